@@ -1,0 +1,45 @@
+"""Which files a run checks: the paths given, folders walked recursively."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+from typing import Iterator
+
+SKIPPED_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "build", "dist", "__pycache__",
+        ".tox", ".nox", ".eggs", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+        "site-packages", ".ipynb_checkpoints",
+    }
+)
+
+
+class UsageError(Exception):
+    """A problem with how initlint was called: one line, exit code 2."""
+
+
+def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
+    text = path.as_posix()
+    return any(fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}") for pat in patterns)
+
+
+def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> Iterator[str]:
+    """Yield the Python files under `paths` in a stable order; a missing path is a UsageError."""
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise UsageError(f"{raw}: no such file or directory")
+        if path.is_file():
+            # A file named explicitly is checked even when it matches an exclude pattern
+            # only by its folder; an explicitly excluded name is honoured.
+            if not _excluded(path, exclude):
+                yield raw
+            continue
+        for root, dirs, files in os.walk(path):
+            root_path = Path(root)
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info") and not _excluded(root_path / d, exclude))
+            for name in sorted(files):
+                if name.endswith((".py", ".pyi")) and not _excluded(root_path / name, exclude):
+                    yield str(root_path / name)

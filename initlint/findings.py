@@ -1,0 +1,53 @@
+"""What the engine hands to reporters: positioned, self-describing findings."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SEVERITIES = ("error", "warning", "note")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the source between two 1-based (line, column) positions with `text`."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    edits: tuple[Edit, ...]
+    safe: bool = True
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnostic. Lines and columns are 1-based; `end_*` is exclusive."""
+
+    code: str
+    name: str
+    message: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    severity: str = "warning"
+    fix: Fix | None = None
+    # Evidence a reviewer or a fix can use: the layer, the init op, source lines.
+    details: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.code, self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if self.fix is None:
+            data["fix"] = None
+        return data

@@ -1,0 +1,49 @@
+"""The contract every rule module fulfils.
+
+A rule reads the shared analysis (never the syntax tree again) and yields
+`Violation`s anchored on CST nodes; the engine turns them into positioned
+`Finding`s, applies configuration and `# noqa`, and hands them to reporters.
+
+Each rule carries its own documentation and its own good/bad examples. In a
+bad example, every line that must be reported ends with `# expect: INInnn`;
+the test suite runs every example of every rule automatically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis import Analysis
+
+
+@dataclass(frozen=True)
+class Violation:
+    node: cst.CSTNode
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    severity: ClassVar[str] = "warning"
+    default_enabled: ClassVar[bool] = True
+    #: Tool rules (INI9xx) are emitted by the engine itself, not by `check`.
+    emitted_by_engine: ClassVar[bool] = False
+    #: Markdown, ruff-style: What it does / Why is this bad? / Example / Use instead / Fix safety.
+    docs: ClassVar[str]
+    good_examples: ClassVar[tuple[str, ...]] = ()
+    bad_examples: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, analysis: "Analysis") -> Iterator[Violation]:
+        return iter(())
+
+    @classmethod
+    def documentation(cls) -> str:
+        status = "on by default" if cls.default_enabled else "off by default (opt in with `select`)"
+        return f"# {cls.code} `{cls.name}`\n\n{cls.summary}\n\n_{status}; severity {cls.severity}._\n\n{cls.docs.strip()}\n"
