@@ -1,11 +1,34 @@
 """Settings for one run: rule selection and the project's own conventions.
 
-`[tool.initlint]` loading lives here too (see `load_settings`).
+`[tool.initlint]` in `pyproject.toml` is read by `load_settings`. Which file: the given
+`--config`, else the closest `pyproject.toml` *that has a `[tool.initlint]` table*, searched
+from the checked paths upward (a sub-package's pyproject without the table does not hide the
+project's). Every key is validated: an unknown key, a wrong type or an unknown rule code is a
+`ConfigError` (one line, exit code 2), never silently ignored.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import difflib
+import fnmatch
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from initlint.files import UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+class ConfigError(UsageError):
+    """An invalid `[tool.initlint]` table or an unknown rule code."""
 
 
 @dataclass(frozen=True)
@@ -27,21 +50,225 @@ class Settings:
     select: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    #: (glob, codes) pairs; globs match paths relative to `root` (or the bare file name).
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     ignore_noqa: bool = False
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
+    #: The folder of the pyproject.toml the settings came from ("" = current directory).
+    root: str = ""
+    #: The pyproject.toml the settings came from, if any.
+    config_path: str = ""
+    #: Sub-tables of `[tool.initlint]` (e.g. "runtime") as read; their owners validate them.
+    subtables: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False, hash=False)
+
+    def ignored_for(self, path: str) -> tuple[str, ...]:
+        """The codes `per-file-ignores` switches off for `path`."""
+        if not self.per_file_ignores or not path:
+            return ()
+        candidates = _path_forms(path, self.root)
+        codes: list[str] = []
+        for pattern, pattern_codes in self.per_file_ignores:
+            if any(fnmatch.fnmatch(candidate, pattern) for candidate in candidates):
+                codes.extend(pattern_codes)
+        return tuple(codes)
 
 
-def code_matches(code: str, selectors: tuple[str, ...]) -> bool:
+def _path_forms(path: str, root: str) -> tuple[str, ...]:
+    """`path` relative to the project root (posix), and its bare file name."""
+    absolute = Path(os.path.abspath(path))
+    base = Path(os.path.abspath(root or os.curdir))
+    try:
+        relative = absolute.relative_to(base).as_posix()
+    except ValueError:
+        relative = absolute.as_posix()
+    return (relative, absolute.name)
+
+
+def code_matches(code: str, selectors: Iterable[str]) -> bool:
     """`INI0` selects every static rule, `INI001` just one, `ALL` everything."""
     return any(sel == "ALL" or code.startswith(sel) for sel in selectors)
 
 
-def is_enabled(code: str, default_enabled: bool, settings: Settings) -> bool:
-    if code_matches(code, settings.ignore):
+def is_enabled(code: str, default_enabled: bool, settings: Settings, path: str = "") -> bool:
+    if code_matches(code, settings.ignore) or code_matches(code, settings.ignored_for(path)):
         return False
     if settings.select:
         return code_matches(code, settings.select) or code_matches(code, settings.extend_select)
     return default_enabled or code_matches(code, settings.extend_select)
+
+
+# --- rule codes ------------------------------------------------------------------------------
+
+_SELECTOR_SHAPE = re.compile(r"^INI[0-9]{0,3}$")
+
+
+def validate_codes(codes: Iterable[str], where: str) -> tuple[str, ...]:
+    """Normalise selectors to upper case; an unknown code or prefix is a ConfigError."""
+    from initlint.rules import all_rules
+
+    known = [rule.code for rule in all_rules()]
+    result = []
+    for raw in codes:
+        code = raw.strip().upper()
+        if code != "ALL" and not (_SELECTOR_SHAPE.match(code) and any(k.startswith(code) for k in known)):
+            hint = difflib.get_close_matches(code, known, n=1)
+            suggestion = f" (did you mean {hint[0]}?)" if hint else " (`initlint rules` lists them)"
+            raise ConfigError(f"{where}: unknown rule code {raw!r}{suggestion}")
+        result.append(code)
+    return tuple(result)
+
+
+def parse_code_list(text: str) -> tuple[str, ...]:
+    """`"INI001, INI002"` -> `("INI001", "INI002")` (command-line form)."""
+    return tuple(part.strip() for part in re.split(r"[,\s]+", text) if part.strip())
+
+
+# --- [tool.initlint] ------------------------------------------------------------------------
+
+CONFIG_FILE = "pyproject.toml"
+
+
+def _string_list(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise ConfigError(f"{where}: expected a list of non-empty strings, got {_describe(value)}")
+    return tuple(item.strip() for item in value)
+
+
+def _dotted_names(value: Any, where: str) -> tuple[str, ...]:
+    names = _string_list(value, where)
+    for name in names:
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise ConfigError(f"{where}: {name!r} is not a Python name or dotted name")
+    return names
+
+
+def _positive_number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{where}: expected a positive number, got {_describe(value)}")
+    return float(value)
+
+
+def _per_file_ignores(value: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a table of glob = [codes], got {_describe(value)}")
+    return tuple(
+        (pattern, validate_codes(_string_list(codes, f"{where}.{pattern!r}"), f"{where}.{pattern!r}"))
+        for pattern, codes in value.items()
+    )
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def _codes(value: Any, where: str) -> tuple[str, ...]:
+    return validate_codes(_string_list(value, where), where)
+
+
+#: key -> (Settings or AnalysisOptions field, parser). Keys use TOML's dashed style.
+_SETTINGS_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
+    "select": ("select", _codes),
+    "extend-select": ("extend_select", _codes),
+    "ignore": ("ignore", _codes),
+    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
+    "exclude": ("exclude", _string_list),
+    "extend-exclude": ("extend_exclude", _string_list),
+}
+_ANALYSIS_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
+    "depth-names": ("depth_names", _dotted_names),
+    "writer-names": ("writer_names", _dotted_names),
+    "init-helpers": ("init_helpers", _dotted_names),
+    "base-std": ("base_std", _positive_number),
+}
+#: Sub-tables other parts of initlint own; their keys are validated where they are used.
+SUBTABLES = ("runtime",)
+
+
+def settings_from_table(table: Mapping[str, Any], source: str = CONFIG_FILE, root: str = "") -> Settings:
+    """Build Settings from a `[tool.initlint]` table; `source` names it in error messages."""
+    settings: dict[str, Any] = {}
+    analysis: dict[str, Any] = {}
+    subtables: dict[str, Mapping[str, Any]] = {}
+    for key, value in table.items():
+        where = f"{source}: [tool.initlint] {key}"
+        if key in _SETTINGS_KEYS:
+            name, parse_value = _SETTINGS_KEYS[key]
+            settings[name] = parse_value(value, where)
+        elif key in _ANALYSIS_KEYS:
+            name, parse_value = _ANALYSIS_KEYS[key]
+            analysis[name] = parse_value(value, where)
+        elif key in SUBTABLES:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{source}: [tool.initlint.{key}] must be a table, got {_describe(value)}")
+            subtables[key] = value
+        else:
+            known = sorted([*_SETTINGS_KEYS, *_ANALYSIS_KEYS, *SUBTABLES])
+            hint = difflib.get_close_matches(key, known, n=1)
+            suggestion = f"did you mean {hint[0]!r}?" if hint else "known keys: " + ", ".join(known)
+            raise ConfigError(f"{source}: [tool.initlint] unknown key {key!r} ({suggestion})")
+    return Settings(
+        **settings,
+        analysis=AnalysisOptions(**analysis),
+        root=root,
+        config_path=source,
+        subtables=subtables,
+    )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+
+
+def _initlint_table(data: Mapping[str, Any], path: Path) -> Mapping[str, Any] | None:
+    tool = data.get("tool")
+    if not isinstance(tool, dict) or "initlint" not in tool:
+        return None
+    table = tool["initlint"]
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.initlint] must be a table, got {_describe(table)}")
+    return table
+
+
+def find_config(paths: Iterable[str]) -> Path | None:
+    """The closest pyproject.toml with a `[tool.initlint]` table above the checked paths."""
+    absolute = [os.path.abspath(path) for path in paths] or [os.path.abspath(os.curdir)]
+    try:
+        start = Path(os.path.commonpath(absolute))
+    except ValueError:  # paths on different drives
+        start = Path(absolute[0])
+    if not start.is_dir():
+        start = start.parent
+    for folder in (start, *start.parents):
+        candidate = folder / CONFIG_FILE
+        if candidate.is_file() and _initlint_table(_read_toml(candidate), candidate) is not None:
+            return candidate
+    return None
+
+
+def load_settings(paths: Iterable[str] = (), config: str | os.PathLike | None = None) -> Settings:
+    """Settings from `config` (an explicit pyproject.toml) or the one found above `paths`."""
+    if config is not None:
+        path = Path(config)
+        if not path.is_file():
+            raise ConfigError(f"{path}: config file not found")
+    else:
+        found = find_config(paths)
+        if found is None:
+            return Settings()
+        path = found
+    table = _initlint_table(_read_toml(path), path) or {}
+    return settings_from_table(table, str(path), root=str(path.parent))
+
+
+def with_overrides(settings: Settings, **overrides: Any) -> Settings:
+    """Command-line values replace the config's; `None` means "flag not given"."""
+    return replace(settings, **{key: value for key, value in overrides.items() if value is not None})

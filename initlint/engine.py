@@ -16,6 +16,7 @@ from typing import Iterable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from initlint import noqa
 from initlint.config import Settings, is_enabled
 from initlint.findings import Finding
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
@@ -29,7 +30,7 @@ def might_define_model(source: str) -> bool:
 
 
 def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:
-    return [rule for rule in all_rules() if is_enabled(rule.code, rule.default_enabled, settings)]
+    return [rule for rule in all_rules() if is_enabled(rule.code, rule.default_enabled, settings, path)]
 
 
 def tool_finding(code: str, path: str, message: str, line: int = 1, column: int = 1) -> Finding:
@@ -100,6 +101,24 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
     settings = settings or Settings()
     if not might_define_model(source):
         return []
+    return finish(check_source(source, path, settings), source, path, settings)
+
+
+def finish(findings: list[Finding], source: str, path: str, settings: Settings) -> list[Finding]:
+    """Selection (per-file-ignores included) for tool findings too, then `# noqa`."""
+    findings = [finding for finding in findings if _code_enabled(finding.code, settings, path)]
+    if settings.ignore_noqa:
+        return findings
+    return noqa.filter_findings(findings, source, path, settings)
+
+
+def _code_enabled(code: str, settings: Settings, path: str) -> bool:
+    rule = rule_by_code(code)
+    return is_enabled(code, rule.default_enabled if rule else True, settings, path)
+
+
+def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
+    """Parse and check; no noqa filtering (the flake8 plugin leaves that to flake8)."""
     try:
         module = parse(source)
     except cst.ParserSyntaxError as error:
