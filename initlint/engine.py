@@ -19,14 +19,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from initlint import noqa
 from initlint.config import Settings, is_enabled
 from initlint.findings import Finding
+# The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
+from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
-
-#: Files without any of these never reach the parser: they cannot define a torch model.
-TEXT_MARKERS = ("torch", "nn.", "Module", "init")
-
-
-def might_define_model(source: str) -> bool:
-    return any(marker in source for marker in TEXT_MARKERS)
 
 
 def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:

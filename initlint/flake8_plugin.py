@@ -1,0 +1,119 @@
+"""initlint as a flake8 plugin (entry point `INI` in the `flake8.extension` group).
+
+flake8 runs every installed plugin on every file, whatever `--select` says, so this module
+costs every flake8 user: importing it must not import LibCST (the engine is imported on the
+first file that passes the text pre-filter), and nothing may escape `run()` (one exception
+aborts the user's whole flake8 run; an internal error becomes one INI902 finding instead).
+
+What flake8 does itself, the plugin leaves to it: `# noqa` (the CLI matches it the same way, see
+`initlint.noqa`), `--select`/`--ignore`, per-file-ignores. flake8 never reads pyproject.toml, so
+the plugin runs with initlint's defaults; the rules it runs are those flake8 would report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar, Iterator
+
+from initlint import __version__
+from initlint.prefilter import might_define_model
+
+Result = tuple[int, int, str, type]
+
+
+@lru_cache(maxsize=1)
+def off_by_default_codes() -> tuple[str, ...]:
+    """Codes of the opt-in rules, read from the rule modules' source text: importing the rules
+    would import LibCST, and flake8 asks for this at start-up of every run."""
+    codes = []
+    for module in sorted((Path(__file__).parent / "rules").glob("ini*.py")):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                values = {
+                    target.id: statement.value.value
+                    for statement in node.body
+                    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
+                    for target in statement.targets
+                    if isinstance(target, ast.Name)
+                }
+                if values.get("default_enabled") is False and isinstance(values.get("code"), str):
+                    codes.append(values["code"])
+    return tuple(sorted(codes))
+
+
+def _run_settings(options: argparse.Namespace | None):
+    """Settings for the rules flake8 would report under `options` (None: initlint's defaults,
+    as when the plugin is driven outside flake8); None when flake8 would report none of them.
+    `# noqa` stays flake8's job (`ignore_noqa`)."""
+    from initlint.config import Settings
+    from initlint.rules import all_rules
+
+    if options is None:
+        return Settings(ignore_noqa=True)
+    codes = tuple(rule.code for rule in all_rules())
+    try:
+        from flake8.style_guide import Decision, DecisionEngine
+
+        decide = DecisionEngine(options).decision_for
+        codes = tuple(code for code in codes if decide(code) is Decision.Selected)
+    except Exception:  # a flake8 without this internal API: run every rule, flake8 filters
+        pass
+    return Settings(select=codes, ignore_noqa=True) if codes else None
+
+
+class InitlintChecker:
+    name = "initlint"
+    version = __version__
+
+    #: Set by flake8 through `parse_options`; the same for every file of the run.
+    _options: ClassVar[argparse.Namespace | None] = None
+    #: `_run_settings(_options)`, computed on the first file that gets parsed (it imports LibCST).
+    _settings: ClassVar[tuple[Any] | None] = None
+
+    def __init__(self, tree: ast.AST, lines: list[str], filename: str) -> None:
+        # `tree` must be accepted for flake8 to treat this as a tree plugin; the source is
+        # re-parsed by LibCST from flake8's own lines (stdin, encodings and BOM already handled).
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, manager: Any) -> None:
+        manager.extend_default_ignore(list(off_by_default_codes()))
+
+    @classmethod
+    def parse_options(cls, options: argparse.Namespace) -> None:
+        cls._options = options
+        cls._settings = None
+
+    def run(self) -> Iterator[Result]:
+        try:
+            results = self._results()
+        except Exception as error:  # never abort the user's flake8 run
+            reason = " ".join(f"{type(error).__name__}: {error}".split())
+            results = [(1, 0, f"INI902 initlint failed on this file ({reason}); please report it", type(self))]
+        yield from results
+
+    def _results(self) -> list[Result]:
+        source = "".join(self.lines)
+        if not might_define_model(source):
+            return []
+        cls = type(self)
+        if cls._settings is None:
+            cls._settings = (_run_settings(cls._options),)
+        settings = cls._settings[0]
+        if settings is None:  # flake8 would report none of initlint's codes
+            return []
+        from initlint import engine, noqa
+
+        findings = engine.lint_source(source, self.filename, settings)
+        if not getattr(self._options, "disable_noqa", False):
+            # flake8 hides what `# noqa` covers; INI903/INI904 judge the directives themselves.
+            findings = noqa.filter_findings(
+                findings, source, self.filename, replace(settings, ignore_noqa=False), drop_hidden=False
+            )
+        # flake8 adds 1 to the column; Finding columns are 1-based.
+        return [(f.line, f.column - 1, f"{f.code} {f.message}", type(self)) for f in findings]
