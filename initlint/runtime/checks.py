@@ -1,0 +1,325 @@
+"""Checks only a built model can answer: is the init idempotent, does the meta-device path
+give the same model as the eager one, and are any blocks clones of each other?
+
+Distributions are compared, never values: a second init draws new numbers, so two versions
+of a parameter agree when their stds agree within sampling noise (a two-sample test on
+ln(S1^2 / S2^2), whose variance is 2/(n1-1) + 2/(n2-1) for normal draws -- conservative for
+lighter-tailed uniform and truncated draws), with the same Bonferroni family and practical
+floor as the test against a request, and constants agree exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from initlint.runtime.probe import measurement_finding
+from initlint.runtime.stats import FAMILY_FALSE_ALARM, PRACTICAL_FLOOR, TensorStats, critical_z, parameter_stats, single_threaded, tensor_stats
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+    from torch import nn
+
+ENTRY_POINTS = ("init_weights", "reset_parameters", "post_init")
+#: Fills integer buffers before a meta-path init so that values never recomputed stand out.
+_INTEGER_SENTINEL = -7_777_777
+
+
+def init_entry_point(model: "nn.Module") -> tuple[str, Callable[[], Any]] | None:
+    """The model's public init, callable without arguments, as (description, callable)."""
+    for name in ENTRY_POINTS:
+        method = getattr(model, name, None)
+        if callable(method) and _callable_without_arguments(method):
+            return f"{name}()", method
+    per_module = getattr(model, "_init_weights", None)
+    if callable(per_module):
+        return "apply(_init_weights)", lambda: model.apply(per_module)
+    return None
+
+
+def _callable_without_arguments(method: Callable[..., Any]) -> bool:
+    try:
+        inspect.signature(method).bind()
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class DistributionChange:
+    name: str
+    before: TensorStats
+    after: TensorStats
+    std_ratio: float  # after / before
+    z: float
+    description: str
+
+
+def compare_distributions(
+    before: Mapping[str, TensorStats],
+    after: Mapping[str, TensorStats],
+    family_false_alarm: float = FAMILY_FALSE_ALARM,
+    floor: float = PRACTICAL_FLOOR,
+) -> list[DistributionChange]:
+    """Parameters (present in both) whose distribution differs beyond sampling noise."""
+    names = [name for name in before if name in after]
+    tests = sum(_comparable(before[name], after[name]) for name in names)
+    limit = critical_z(tests, family_false_alarm)
+    changes = []
+    for name in names:
+        change = _compare_one(name, before[name], after[name], limit, floor)
+        if change is not None:
+            changes.append(change)
+    return changes
+
+
+def _comparable(first: TensorStats, second: TensorStats) -> bool:
+    return first.numel >= 2 and first.finite and second.finite and first.constant is None and second.constant is None
+
+
+def _compare_one(name: str, before: TensorStats, after: TensorStats, limit: float, floor: float) -> DistributionChange | None:
+    if before.finite != after.finite:
+        return DistributionChange(name, before, after, math.nan, math.inf, f"{after.nonfinite} non-finite elements (before: {before.nonfinite})")
+    if not before.finite:
+        return None
+    if before.constant is not None or after.constant is not None:
+        if before.constant == after.constant:
+            return None
+        return DistributionChange(name, before, after, math.nan, math.inf, f"{_describe(before)} became {_describe(after)}")
+    if before.numel < 2 or before.std == 0:
+        return None
+    ratio = after.std / before.std
+    spread = math.sqrt(2.0 / (before.numel - 1) + 2.0 / (after.numel - 1))
+    z = 2.0 * math.log(ratio) / spread
+    if abs(z) > limit and abs(ratio - 1.0) > floor:
+        return DistributionChange(name, before, after, ratio, z, f"std {before.std:.4g} became {after.std:.4g} ({ratio:.3f}x, z = {z:+.1f})")
+    return None
+
+
+def _describe(stats: TensorStats) -> str:
+    return f"constant {stats.constant:g}" if stats.constant is not None else f"std {stats.std:.4g}"
+
+
+# --- idempotency ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IdempotencyResult:
+    entry_point: str | None  # None: the model has no public init to call
+    changes: list[DistributionChange] = field(default_factory=list)
+
+
+def check_idempotency(model: "nn.Module", seed: int = 0) -> IdempotencyResult:
+    """Call the init entry point again on a deep copy; every distribution must stay the same."""
+    import torch
+
+    before = parameter_stats(model)
+    twin = copy.deepcopy(model)
+    entry = init_entry_point(twin)
+    if entry is None:
+        return IdempotencyResult(None)
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        entry[1]()
+    return IdempotencyResult(entry[0], compare_distributions(before, parameter_stats(twin)))
+
+
+# --- meta parity ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MetaParityResult:
+    entry_point: str
+    untouched: dict[str, int]  # parameter -> elements the init never wrote
+    lost_buffers: list[str]  # buffers whose values differ from the eager build (or never written)
+    missing_buffers: list[str]  # in one build and not the other
+    lost_ties: list[tuple[str, ...]]  # parameter groups sharing storage eagerly but not after materialising
+    changes: list[DistributionChange]
+
+    @property
+    def ok(self) -> bool:
+        return not (self.untouched or self.lost_buffers or self.missing_buffers or self.lost_ties or self.changes)
+
+
+def check_meta_parity(factory: Callable[[], "nn.Module"], seed: int = 0, device: Any = "cpu") -> MetaParityResult:
+    """Build on meta, `to_empty`, init (entry point, `tie_weights()` when defined); compare with eager.
+
+    Before the init every parameter is filled with NaN and every buffer with a sentinel, so
+    whatever the init does not write is found deterministically (in real life it is garbage).
+    """
+    import torch
+
+    torch.manual_seed(seed)
+    eager = factory().to(device)
+    with torch.device("meta"):
+        materialised = factory()
+    materialised.to_empty(device=device)
+    with torch.no_grad():
+        for tensor in materialised.parameters():
+            tensor.fill_(math.nan)
+        for tensor in materialised.buffers():
+            tensor.fill_(math.nan if tensor.is_floating_point() else _INTEGER_SENTINEL)
+    torch.manual_seed(seed)
+    description = _run_init(materialised)
+    return MetaParityResult(
+        entry_point=description,
+        untouched=_untouched(materialised),
+        lost_buffers=_lost_buffers(eager, materialised),
+        missing_buffers=sorted(set(_buffer_names(eager)) ^ set(_buffer_names(materialised))),
+        lost_ties=_lost_ties(eager, materialised),
+        changes=compare_distributions(parameter_stats(eager), _finite_parameter_stats(materialised)),
+    )
+
+
+def _run_init(model: "nn.Module") -> str:
+    import torch
+
+    entry = init_entry_point(model)
+    with torch.no_grad():
+        if entry is not None:
+            description = entry[0]
+            entry[1]()
+        else:
+            # The recipe torch's own FSDP uses for models without a root init.
+            description = "reset_parameters() of every submodule"
+            for module in model.modules():
+                if callable(getattr(module, "reset_parameters", None)):
+                    module.reset_parameters()
+        if callable(getattr(model, "tie_weights", None)):
+            model.tie_weights()
+            description += " + tie_weights()"
+    return description
+
+
+def _untouched(model: "nn.Module") -> dict[str, int]:
+    import torch
+
+    with single_threaded():
+        counts = {name: int(torch.isnan(tensor).sum()) for name, tensor in model.named_parameters()}
+    return {name: count for name, count in counts.items() if count}
+
+
+def _finite_parameter_stats(model: "nn.Module") -> dict[str, TensorStats]:
+    # Untouched parameters are reported once, as untouched, not again as a distribution change.
+    return {name: stats for name, stats in parameter_stats(model).items() if stats.finite}
+
+
+def _buffer_names(model: "nn.Module") -> list[str]:
+    return [name for name, _ in model.named_buffers()]
+
+
+def _lost_buffers(eager: "nn.Module", materialised: "nn.Module") -> list[str]:
+    import torch
+
+    theirs = dict(materialised.named_buffers())
+    lost = []
+    for name, expected in eager.named_buffers():
+        found = theirs.get(name)
+        if found is None or found.shape != expected.shape:
+            continue
+        same = torch.allclose(found, expected, equal_nan=True) if expected.is_floating_point() else torch.equal(found, expected)
+        if not same:
+            lost.append(name)
+    return lost
+
+
+def _storage_groups(model: "nn.Module") -> set[tuple[str, ...]]:
+    groups: dict[int, list[str]] = {}
+    for name, tensor in model.named_parameters(remove_duplicate=False):
+        groups.setdefault(tensor.untyped_storage().data_ptr(), []).append(name)
+    return {tuple(sorted(names)) for names in groups.values() if len(names) > 1}
+
+
+def _lost_ties(eager: "nn.Module", materialised: "nn.Module") -> list[tuple[str, ...]]:
+    return sorted(_storage_groups(eager) - _storage_groups(materialised))
+
+
+# --- clones -----------------------------------------------------------------------------------
+
+
+def find_clones(model: "nn.Module") -> list[tuple[str, ...]]:
+    """Groups of distinct (untied) non-constant parameters holding exactly the same values.
+
+    Identical tensors give bit-identical chunked statistics, so grouping on (shape, mean,
+    std) finds the candidates in one pass; `torch.equal` confirms them.
+    """
+    import torch
+
+    candidates: dict[tuple, list[tuple[str, "torch.Tensor"]]] = {}
+    for name, tensor in model.named_parameters():
+        stats = tensor_stats(tensor)
+        if stats.constant is not None or not stats.finite or stats.numel < 2:
+            continue
+        candidates.setdefault((tuple(tensor.shape), tensor.dtype, stats.mean, stats.std), []).append((name, tensor))
+    groups = []
+    for members in candidates.values():
+        while len(members) > 1:
+            (first_name, first), rest = members[0], members[1:]
+            same = [name for name, tensor in rest if torch.equal(tensor, first)]
+            if same:
+                groups.append((first_name, *same))
+            members = [(name, tensor) for name, tensor in rest if name not in same]
+    return sorted(groups)
+
+
+# --- findings ---------------------------------------------------------------------------------
+
+
+def _change_list(changes: list[DistributionChange], limit: int = 3) -> str:
+    shown = "; ".join(f"{change.name}: {change.description}" for change in changes[:limit])
+    return shown + (f"; and {len(changes) - limit} more" if len(changes) > limit else "")
+
+
+def idempotency_findings(result: IdempotencyResult) -> list[dict[str, Any]]:
+    if not result.changes:
+        return []
+    message = f"calling {result.entry_point} a second time changes {len(result.changes)} parameter(s): {_change_list(result.changes)}"
+    return [
+        measurement_finding(
+            "INI104",
+            message,
+            [change.name for change in result.changes],
+            entry_point=result.entry_point,
+            changes={change.name: change.description for change in result.changes},
+        )
+    ]
+
+
+def meta_parity_findings(result: MetaParityResult) -> list[dict[str, Any]]:
+    if result.ok:
+        return []
+    parts = []
+    if result.untouched:
+        parts.append(f"{len(result.untouched)} parameter(s) never written: " + ", ".join(f"{name} ({count} elements)" for name, count in list(result.untouched.items())[:3]))
+    if result.lost_buffers:
+        parts.append("buffers not recomputed: " + ", ".join(result.lost_buffers))
+    if result.missing_buffers:
+        parts.append("buffers present in only one build: " + ", ".join(result.missing_buffers))
+    if result.lost_ties:
+        parts.append("weight ties lost: " + ", ".join(" = ".join(group) for group in result.lost_ties))
+    if result.changes:
+        parts.append(f"distributions differ: {_change_list(result.changes)}")
+    params = sorted({*result.untouched, *(name for group in result.lost_ties for name in group), *(change.name for change in result.changes)})
+    message = f"meta build + to_empty + {result.entry_point} differs from the eager build: " + "; ".join(parts)
+    return [
+        measurement_finding(
+            "INI105",
+            message,
+            params,
+            untouched=result.untouched,
+            lost_buffers=result.lost_buffers,
+            missing_buffers=result.missing_buffers,
+            lost_ties=[list(group) for group in result.lost_ties],
+        )
+    ]
+
+
+def clone_findings(groups: list[tuple[str, ...]]) -> list[dict[str, Any]]:
+    if not groups:
+        return []
+    shown = "; ".join(" = ".join(group) for group in groups[:3]) + (f"; and {len(groups) - 3} more groups" if len(groups) > 3 else "")
+    message = f"{len(groups)} group(s) of parameters start with identical values (a copied prototype never re-drawn): {shown}"
+    return [measurement_finding("INI106", message, [name for group in groups for name in group], groups=[list(group) for group in groups])]

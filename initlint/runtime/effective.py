@@ -1,0 +1,266 @@
+"""What the residual stream really receives: effective writer stds and the stream's variance.
+
+A writer's weight std is not what the stream sees when the forward scales the branch before
+the add (`x + attn(x) / sqrt(2L)`, a LayerScale gain, `torch.add(x, y, alpha=...)`). One
+forward pass under a `TorchFunctionMode` follows each writer's output through the ops that
+keep its shape (dropout, scalar and per-channel products, views, casts) to the add that merges
+it into a same-shaped tensor (the stream). The runtime factor is std(added operand) /
+std(writer output): exact for scalar factors, an RMS average for per-channel gains. The
+effective std is the writer's weight std times that factor.
+
+Hooks on the writer module capture its output; `nn.MultiheadAttention` calls its `out_proj`
+weight directly (the submodule's hooks never fire), so its own output stands in for it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from initlint.runtime.probe import block_container, evaluating, first_tensor, measurement_finding
+from initlint.runtime.stats import FAMILY_FALSE_ALARM, PRACTICAL_FLOOR, critical_z, std_z, tensor_stats
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+    from torch import nn
+
+#: A runtime factor within this of 1 is no runtime scaling: the weight std test covers it.
+RUNTIME_FACTOR_TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class WriterEffect:
+    writer: str  # module name
+    weight_std: float
+    weight_numel: int
+    output_std: float  # the writer module's output
+    branch_std: float  # the operand merged into the stream
+    runtime_factor: float  # branch_std / output_std; nan when no add into the stream was seen
+
+    @property
+    def effective_std(self) -> float:
+        return self.weight_std * self.runtime_factor
+
+
+@dataclass(frozen=True)
+class StreamPoint:
+    depth: int  # 0: the stream entering the first block; d: after block d-1
+    block: str
+    variance: float
+
+
+def _std(tensor: "torch.Tensor") -> float:
+    return float(tensor.detach().double().std())
+
+
+def writer_module(model: "nn.Module", name: str) -> tuple[str, "nn.Module"]:
+    """Resolve a writer given as a module or parameter name to the module whose output to watch."""
+    from torch import nn
+
+    modules = dict(model.named_modules())
+    if name not in modules and name.rpartition(".")[0] in modules:
+        name = name.rpartition(".")[0]
+    if name not in modules:
+        raise KeyError(f"no module or parameter named {name!r} in the model")
+    parent_name = name.rpartition(".")[0]
+    parent = modules.get(parent_name)
+    if isinstance(parent, nn.MultiheadAttention) and modules[name] is parent.out_proj:
+        return parent_name, parent
+    return name, modules[name]
+
+
+def _branch_tracker_class():
+    """Built on first use: `torch.overrides` must not load before torch is wanted."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    adds = {torch.add, torch.Tensor.add, torch.Tensor.add_, torch.Tensor.__add__, torch.Tensor.__radd__, torch.Tensor.__iadd__}
+
+    class BranchTracker(TorchFunctionMode):
+        """Tags each writer's output and the tensors derived from it shape for shape; records the add."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags: dict[int, tuple[str, torch.Tensor]] = {}
+            self.branch_std: dict[str, float] = {}
+
+        def tag(self, tensor: torch.Tensor, writer: str) -> None:
+            self.tags[id(tensor)] = (writer, tensor)  # the reference keeps the id from being reused
+
+        def writer_of(self, value: Any) -> str | None:
+            entry = self.tags.get(id(value)) if isinstance(value, torch.Tensor) else None
+            return entry[0] if entry is not None and entry[1] is value else None
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            result = func(*args, **kwargs)
+            tensors = [value for value in (*args, *kwargs.values()) if isinstance(value, torch.Tensor)]
+            tagged = [(value, writer) for value in tensors if (writer := self.writer_of(value)) is not None]
+            if not tagged or not isinstance(result, torch.Tensor):
+                return result
+            if func in adds and len(tensors) >= 2 and self._merges(tensors, tagged, result):
+                alpha = abs(float(kwargs.get("alpha", 1.0)))
+                for value, writer in tagged:
+                    self.branch_std.setdefault(writer, _std(value) * alpha)
+                return result
+            if len(tagged) == 1 and result.numel() == tagged[0][0].numel() and self.writer_of(result) is None:
+                self.tag(result, tagged[0][1])
+            return result
+
+        def _merges(self, tensors, tagged, result) -> bool:
+            if len(tagged) >= 2:
+                return True  # two branches joining (parallel block): each is measured here
+            return any(self.writer_of(value) is None and value.shape == result.shape for value in tensors)
+
+    return BranchTracker
+
+
+def writer_effects(model: "nn.Module", writers: Iterable[str], inputs: Any) -> list[WriterEffect]:
+    """One forward pass on `inputs` (a tensor, or a tuple/dict of arguments); one result per writer."""
+    resolved = [writer_module(model, name) for name in writers]
+    tracker = _branch_tracker_class()()
+    output_std: dict[str, float] = {}
+
+    def watch(name: str):
+        def hook(module, args, output):
+            tensor = output if not isinstance(output, (tuple, list)) else output[0]
+            if name not in output_std:
+                with _paused(tracker):
+                    output_std[name] = _std(tensor)
+            tracker.tag(tensor, name)
+
+        return hook
+
+    handles = [module.register_forward_hook(watch(name)) for name, module in resolved]
+    try:
+        with evaluating(model), tracker:
+            _call(model, inputs)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return [_effect(name, module, output_std, tracker.branch_std) for name, module in resolved]
+
+
+class _paused:
+    """Measure inside a hook without the tracker seeing (and tagging) the measuring ops."""
+
+    def __init__(self, tracker) -> None:
+        self.tracker = tracker
+
+    def __enter__(self) -> None:
+        from torch.overrides import _pop_mode_temporarily
+
+        self.context = _pop_mode_temporarily()
+        self.context.__enter__()
+
+    def __exit__(self, *exc) -> None:
+        self.context.__exit__(*exc)
+
+
+def _effect(name: str, module: "nn.Module", output_std: dict[str, float], branch_std: dict[str, float]) -> WriterEffect:
+    from torch import nn
+
+    weight = module.out_proj.weight if isinstance(module, nn.MultiheadAttention) else module.weight
+    stats = tensor_stats(weight)
+    seen_output = output_std.get(name, math.nan)
+    seen_branch = branch_std.get(name, math.nan)
+    factor = seen_branch / seen_output if seen_output > 0 else math.nan
+    return WriterEffect(name, stats.std, stats.numel, seen_output, seen_branch, factor)
+
+
+def _call(model: "nn.Module", inputs: Any) -> Any:
+    if isinstance(inputs, dict):
+        return model(**inputs)
+    if isinstance(inputs, tuple):
+        return model(*inputs)
+    return model(inputs)
+
+
+def stream_variance(model: "nn.Module", inputs: Any) -> list[StreamPoint]:
+    """Variance of the residual stream entering the block stack and after every block."""
+    found = block_container(model)
+    if found is None:
+        return []
+    container_name, blocks = found
+    points: list[StreamPoint] = []
+
+    def record(depth: int, block_name: str, value: Any) -> None:
+        tensor = first_tensor(value, preferred=("last_hidden_state",))
+        if tensor is not None and tensor.is_floating_point():
+            points.append(StreamPoint(depth, block_name, float(tensor.detach().double().var())))
+
+    names = [f"{container_name}.{index}" if container_name else str(index) for index in range(len(blocks))]
+    handles = [blocks[0].register_forward_pre_hook(lambda module, args, kwargs: record(0, names[0], args or tuple(kwargs.values())), with_kwargs=True)]
+    for index, block in enumerate(blocks):
+        handles.append(block.register_forward_hook(lambda module, args, output, index=index: record(index + 1, names[index], output)))
+    try:
+        with evaluating(model):
+            _call(model, inputs)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return points
+
+
+@dataclass(frozen=True)
+class EffectVerdict:
+    effect: WriterEffect
+    expected_std: float
+    ratio: float  # effective / expected
+    z: float
+    flagged: bool
+    reason: str
+
+
+def judge_effects(
+    effects: Iterable[WriterEffect],
+    expected: Mapping[str, float],
+    family_false_alarm: float = FAMILY_FALSE_ALARM,
+    floor: float = PRACTICAL_FLOOR,
+) -> list[EffectVerdict]:
+    """Runtime scaling that moves a writer's effective std off its expected std.
+
+    Only writers with a runtime factor beyond 5% of 1 are judged here (without one, the
+    effective std is the weight std, which the parameter tests already cover). The weight's
+    sample std is tested against expected / factor, so sampling noise is accounted for.
+    """
+    items = [effect for effect in effects if effect.writer in expected]
+    scaled = [effect for effect in items if _has_runtime_factor(effect)]
+    limit = critical_z(len(scaled), family_false_alarm)
+    verdicts = []
+    for effect in items:
+        target = expected[effect.writer]
+        ratio = effect.effective_std / target if target > 0 else math.nan
+        z, reason = 0.0, ""
+        if effect in scaled and target > 0:
+            z = std_z(effect.weight_std, target / effect.runtime_factor, effect.weight_numel)
+            if abs(z) > limit and abs(ratio - 1.0) > floor:
+                reason = (
+                    f"writer {effect.writer} adds std {effect.effective_std:.4g} to the stream, expected {target:.4g}"
+                    f" ({ratio:.3f}x): weight std {effect.weight_std:.4g} times a runtime factor {effect.runtime_factor:.4g}"
+                )
+        verdicts.append(EffectVerdict(effect, target, ratio, z, bool(reason), reason))
+    return verdicts
+
+
+def _has_runtime_factor(effect: WriterEffect) -> bool:
+    return math.isfinite(effect.runtime_factor) and abs(effect.runtime_factor - 1.0) > RUNTIME_FACTOR_TOLERANCE
+
+
+def effect_findings(verdicts: Iterable[EffectVerdict]) -> list[dict[str, Any]]:
+    return [
+        measurement_finding(
+            "INI108",
+            verdict.reason,
+            [f"{verdict.effect.writer}.weight"],
+            expected_std=verdict.expected_std,
+            effective_std=verdict.effect.effective_std,
+            weight_std=verdict.effect.weight_std,
+            runtime_factor=verdict.effect.runtime_factor,
+            ratio=verdict.ratio,
+            z=verdict.z,
+        )
+        for verdict in verdicts
+        if verdict.flagged
+    ]

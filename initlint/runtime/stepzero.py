@@ -1,0 +1,75 @@
+"""Cross-entropy at step zero: the output scale of a language model against ln(vocab).
+
+With targets drawn independently of the inputs, no model can beat ln V; Gaussian logits of
+std s add about s^2/2 on top (E[logsumexp] ~ ln V + s^2/2 for small s), so a correct init
+(logit std ~0.6) sits near ln V + 0.2, while a tied embedding or head left at std 1 makes
+the logits' std ~sqrt(width) and the loss tens of nats higher. Depth scaling is invisible
+here (the final norm hides it): the effective writer stds and the stream variance see it.
+Targets equal to the inputs would be wrong with tied embeddings: each token's own logit is
+then large, and the loss drops below ln V.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from initlint.runtime.probe import evaluating, first_tensor, measurement_finding, random_tokens, token_probe
+
+if TYPE_CHECKING:  # pragma: no cover
+    from torch import nn
+
+#: Excess loss (nats) above which the output scale is reported: a logit std of ~1.4.
+EXCESS_LIMIT = 1.0
+
+
+@dataclass(frozen=True)
+class StepZeroResult:
+    vocab_size: int
+    loss: float
+    ln_vocab: float
+    logit_std: float
+    targets: int
+    output_parameters: tuple[str, ...]  # parameters with a vocabulary-sized dimension: embedding, head
+
+    @property
+    def excess(self) -> float:
+        return self.loss - self.ln_vocab
+
+    @property
+    def flagged(self) -> bool:
+        return self.excess > EXCESS_LIMIT
+
+
+def step_zero_loss(model: "nn.Module", batch: int = 4, length: int = 32, seed: int = 0) -> StepZeroResult:
+    """Mean cross-entropy of the model's logits on random tokens against independent targets."""
+    import torch
+    import torch.nn.functional as F
+
+    tokens = token_probe(model, batch, length, seed)
+    with evaluating(model):
+        logits = first_tensor(model(tokens), preferred=("logits",))
+    if logits is None or not logits.is_floating_point() or logits.dim() < 2:
+        raise ValueError("the model's output holds no logits tensor (expected a tensor, `.logits` or a tuple)")
+    vocab = logits.shape[-1]
+    flat = logits.detach().double().reshape(-1, vocab)
+    # Models that return only the last position (nanoGPT without targets) get fewer targets.
+    targets = random_tokens(vocab, 1, flat.shape[0], seed + 1, device=flat.device).reshape(-1)
+    loss = float(F.cross_entropy(flat, targets))
+    output_parameters = tuple(name for name, tensor in model.named_parameters() if vocab in tensor.shape)
+    return StepZeroResult(vocab, loss, math.log(vocab), float(flat.std()), flat.shape[0], output_parameters)
+
+
+def step_zero_findings(result: StepZeroResult) -> list[dict[str, Any]]:
+    if not result.flagged:
+        return []
+    message = (
+        f"step-zero cross-entropy {result.loss:.3g} on random tokens vs ln({result.vocab_size}) = {result.ln_vocab:.3g}"
+        f" (+{result.excess:.3g} nats; logit std {result.logit_std:.3g}): an embedding or output head is initialised too large"
+    )
+    return [
+        measurement_finding(
+            "INI107", message, list(result.output_parameters), loss=result.loss, ln_vocab=result.ln_vocab, excess=result.excess, logit_std=result.logit_std
+        )
+    ]
