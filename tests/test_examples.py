@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import subprocess
 import sys
@@ -65,10 +66,45 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "initlint", "check", *args],
         cwd=REPO,
+        env={**os.environ, "NO_COLOR": "1"},
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+SOURCE_LINE = re.compile(r"^\s*(?P<line>\d+) \| (?P<text>.*)$")
+CARET_LINE = re.compile(r"^\s+\| \s*\^+$")
+SUMMARY_LINE = re.compile(r"^Found (?P<count>\d+) findings? in \d+ files?")
+
+
+def parse_text_report(stdout: str) -> list[dict]:
+    """The default text report, read strictly: each finding's headline, the source line it
+    points at (which must be that file's line) with a caret under it, and one summary line."""
+    findings: list[dict] = []
+    summaries: list[int] = []
+    lines = stdout.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        headline, summary = TEXT_FINDING.match(line), SUMMARY_LINE.match(line)
+        if summary:
+            summaries.append(int(summary["count"]))
+            index += 1
+            continue
+        assert headline, f"unexpected line in the text report: {line!r}"
+        finding = {**headline.groupdict(), "line": int(headline["line"]), "column": int(headline["column"])}
+        findings.append(finding)
+        index += 1
+        shown = SOURCE_LINE.match(lines[index]) if index < len(lines) else None
+        if shown:
+            assert int(shown["line"]) == finding["line"]
+            source = (REPO / finding["path"]).read_text(encoding="utf-8").splitlines()
+            assert shown["text"] == source[finding["line"] - 1]
+            assert index + 1 < len(lines) and CARET_LINE.match(lines[index + 1]), lines[index + 1 : index + 2]
+            index += 2
+    assert summaries == ([len(findings)] if findings else []), summaries
+    return findings
 
 
 @lru_cache(maxsize=None)
@@ -77,14 +113,7 @@ def cli_findings(output_format: str) -> dict[str, list[dict]]:
     result = run_cli("--format", output_format, "examples")
     assert result.returncode in (0, 1), f"exit {result.returncode}: {result.stderr.strip()}"
     assert "Traceback" not in result.stderr, result.stderr
-    if output_format == "json":
-        findings = json.loads(result.stdout)
-    else:
-        findings = []
-        for line in result.stdout.splitlines():
-            match = TEXT_FINDING.match(line)
-            assert match, f"not a finding line: {line!r}"
-            findings.append({**match.groupdict(), "line": int(match["line"]), "column": int(match["column"])})
+    findings = json.loads(result.stdout) if output_format == "json" else parse_text_report(result.stdout)
     assert result.returncode == (1 if findings else 0)
     grouped: dict[str, list[dict]] = {}
     for finding in findings:
@@ -155,7 +184,7 @@ def test_one_file_alone_gives_the_same_findings_and_exit_code(path: Path) -> Non
     assert "Traceback" not in result.stderr, result.stderr
     expected = expected_findings(path)
     assert result.returncode == (1 if expected else 0), result.stdout + result.stderr
-    got = Counter((m["code"], int(m["line"])) for m in map(TEXT_FINDING.match, result.stdout.splitlines()) if m)
+    got = Counter((finding["code"], finding["line"]) for finding in parse_text_report(result.stdout))
     assert got == expected
 
 
