@@ -1,0 +1,195 @@
+"""Requested distributions against a policy: rows for the table, findings for the report.
+
+Deterministic: the trace knows exactly what each parameter is asked to hold, so no statistics
+are involved here (those are `stats.py`'s, for `--materialize`). Rows that share one bug are
+reported as one finding (every residual writer missing its depth factor is one finding).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from initlint.runtime.policy import (
+    AUTO_CANDIDATES, WEIGHT_ROLES, Expected, ModelFacts, Policy, constant_matches, expected_for, std_matches,
+)
+from initlint.runtime.report import Row, RuntimeFinding, layer_index, name_pattern
+from initlint.runtime.trace import Requested
+from initlint.runtime.writers import ForwardMap
+
+#: A runtime factor within this of 1 is no runtime scaling.
+FACTOR_TOLERANCE = 0.05
+
+
+@dataclass
+class ParamFacts:
+    name: str
+    shape: list[int]
+    requested: Requested
+    history: list[Requested]
+
+    @property
+    def fan_in(self) -> int:
+        if len(self.shape) < 2:
+            return max(math.prod(self.shape), 1)
+        return self.shape[1] * math.prod(self.shape[2:])
+
+
+def model_facts(params: Sequence[ParamFacts], fmap: ForwardMap, base_std: float) -> ModelFacts:
+    writers = fmap.writer_names
+    blocks = {layer_index(name) for name in writers} - {None}
+    width = next((p.shape[-1] for p in params if fmap.roles.get(p.name) == "embedding" and len(p.shape) == 2), 0)
+    if not width:
+        width = next((max(p.shape) for p in params if p.name in writers), 1)
+    writes = len(fmap.writes)
+    return ModelFacts(writes=writes, blocks=len(blocks) or max(writes // 2, 1), width=width, base_std=base_std)
+
+
+def _compared_std(requested: Requested) -> float:
+    # A truncated normal is judged by the std it was asked for; the exact std is in the row.
+    return requested.nominal_std if requested.kind == "trunc_normal" else requested.std
+
+
+def make_row(param: ParamFacts, role: str, factor: float | None, policy_name: str, facts: ModelFacts,
+             norm_offset: float) -> Row:
+    requested = param.requested
+    expected = expected_for(policy_name, role, layer_index(param.name), param.fan_in, facts)
+    row = Row(param.name, role, list(param.shape), requested.describe(), requested.std or None,
+              expected.describe() if expected else "", expected.std if expected else None, None, "not judged",
+              factor=factor, source=list(requested.source) if requested.source else None)
+    if requested.kind == "uninitialised" or requested.unwritten_fraction > 0:
+        row.verdict = "uninitialised"
+    elif expected is None or requested.kind in ("unknown", "computed"):
+        row.verdict = "not judged"
+    elif expected.constant is not None:
+        value = requested.mean + (norm_offset if role == "norm-gain" else 0.0)
+        row.verdict = "ok" if requested.is_constant and constant_matches(value, expected) else "mismatch"
+        if role == "norm-gain" and norm_offset:
+            row.requested = f"{requested.describe()} (gain w{norm_offset:+g} = {value:g})"
+    else:
+        std = _compared_std(requested)
+        if factor is not None and abs(factor - 1) > FACTOR_TOLERANCE:
+            std *= abs(factor)
+        row.ratio = std / expected.std if expected.std else None
+        row.verdict = "ok" if std_matches(std, requested.mean, expected, 0.10) else "mismatch"
+    return row
+
+
+def judge(params: Sequence[ParamFacts], fmap: ForwardMap, policy: Policy, base_std: float
+          ) -> tuple[str, list[Row], list[RuntimeFinding]]:
+    """(policy used, rows, findings). `auto` picks the first recognised scheme that fits all weights."""
+    facts = model_facts(params, fmap, base_std)
+    factors = fmap.factors()
+    writers = fmap.writer_names
+
+    def rows_for(policy_name: str) -> list[Row]:
+        return [
+            make_row(p, "writer" if p.name in writers else fmap.roles.get(p.name, "unused"), factors.get(p.name),
+                     policy_name, facts, fmap.norm_offsets.get(p.name, 0.0))
+            for p in params
+        ]
+
+    chosen = policy.name
+    if policy.name == "auto":
+        chosen, rows = "gpt2", None
+        for candidate in AUTO_CANDIDATES:
+            candidate_rows = rows_for(candidate)
+            if rows is None:
+                rows = candidate_rows
+            judged = [r for r in candidate_rows if r.role in WEIGHT_ROLES and r.verdict in ("ok", "mismatch")]
+            if judged and all(r.verdict == "ok" for r in judged):
+                chosen, rows = candidate, candidate_rows
+                break
+        label = f"auto -> {chosen}"
+    else:
+        rows = rows_for(chosen)
+        label = chosen
+    by_name = {p.name: p for p in params}
+    return label, rows, findings_from_rows(rows, by_name, facts, chosen)
+
+
+def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: ModelFacts, policy_name: str
+                       ) -> list[RuntimeFinding]:
+    groups: dict[tuple, list[Row]] = {}
+    for row in rows:
+        if row.verdict not in ("mismatch", "uninitialised"):
+            continue
+        code = _code(row)
+        key = (code, row.requested, row.expected, None if row.ratio is None else round(row.ratio, 3))
+        groups.setdefault(key, []).append(row)
+    findings = []
+    for (code, requested, expected, ratio), members in groups.items():
+        first = members[0]
+        patterns = sorted({m.pattern for m in members})
+        what = f"{', '.join(patterns)} ({len(members)} tensor{'s' if len(members) > 1 else ''})"
+        history = params[first.name].history
+        if code == "INI103":
+            fraction = params[first.name].requested.unwritten_fraction
+            part = f"{fraction:.0%} of " if fraction else ""
+            message = f"{part}{what} never written after torch.empty: the values are whatever memory held"
+        else:
+            ratio_text = f" (ratio {first.ratio:.3g})" if first.ratio is not None else ""
+            subject = {"INI101": "residual writer", "INI108": "residual writer"}.get(code, first.role)
+            via = ""
+            if code == "INI108" and first.ratio is not None and first.expected_std:
+                via = (f", multiplied by {first.factor:.4g} in forward: effective std "
+                       f"{first.ratio * first.expected_std:.4g} into the stream")
+            message = (f"{subject} {what}: requested {requested}{via}, policy {policy_name} expects "
+                       f"{expected}{ratio_text}")
+            hint = _hint(first, params[first.name], facts, history, policy_name)
+            if hint:
+                message += f"; {hint}"
+        details = {"params": [m.name for m in members], "requested": requested, "expected": expected,
+                   "ratio": first.ratio, "policy": policy_name, "role": first.role,
+                   "history": [h.describe() + (f" at line {h.source[1]}" if h.source else "") for h in history]}
+        findings.append(RuntimeFinding(code, message, [m.name for m in members], first.source, details))
+    return findings
+
+
+def _code(row: Row) -> str:
+    if row.verdict == "uninitialised":
+        return "INI103"
+    if row.role == "writer":
+        runtime = row.factor is not None and abs(row.factor - 1) > FACTOR_TOLERANCE
+        return "INI108" if runtime else "INI101"
+    return "INI102"
+
+
+def _close(value: float, target: float, tolerance: float = 0.05) -> bool:
+    return target > 0 and abs(value / target - 1) <= tolerance
+
+
+def _hint(row: Row, param: ParamFacts, facts: ModelFacts, history: list[Requested], policy_name: str) -> str:
+    requested = param.requested
+    expected = expected_for(policy_name, row.role, layer_index(row.name), param.fan_in, facts)
+    for earlier in history[:-1]:
+        if expected is not None and earlier.kind not in ("uninitialised", "unknown", "computed") and (
+            (expected.constant is not None and earlier.is_constant and constant_matches(earlier.mean, expected))
+            or (expected.std is not None and _close(_compared_std(earlier), expected.std, 0.10))
+        ):
+            where = f" (line {earlier.source[1]})" if earlier.source else ""
+            later = f" at line {requested.source[1]}" if requested.source else ""
+            return f"the right init{where} is overwritten later{later}"
+    if requested.kind == "uniform" and len(param.shape) >= 2 and _close(requested.high, 1 / math.sqrt(param.fan_in)):
+        return "this is PyTorch's default init: no custom init reached this parameter"
+    if row.role == "embedding" and requested.kind == "normal" and _close(requested.std, 1.0):
+        return "this is nn.Embedding's default N(0, 1): the custom init skips it"
+    if row.ratio is None or row.role != "writer":
+        return ""
+    writes = max(facts.writes, 1)
+    if _close(row.ratio, math.sqrt(writes)):
+        return f"no depth scaling (the {writes} residual writes need 1/sqrt({writes}))"
+    if _close(row.ratio, math.sqrt(2)):
+        return f"scaled by the number of blocks instead of the {writes} residual writes (n_layer instead of 2*n_layer?)"
+    if _close(row.ratio, 1 / math.sqrt(writes)):
+        return "the depth factor is applied twice"
+    return ""
+
+
+def expected_std_per_writer(rows: list[Row]) -> dict[str, float]:
+    """Writer parameter name -> the std the policy expects (for the effective-std measurement)."""
+    return {row.name: row.expected_std for row in rows if row.role == "writer" and row.expected_std}
+
+
+__all__ = ["ParamFacts", "judge", "expected_std_per_writer", "Expected"]

@@ -1,0 +1,318 @@
+"""The runtime pipeline for one model, cheapest first:
+
+1. build on the meta device under the init trace (no parameter memory): what each parameter
+   is asked to hold (`trace.py`);
+2. one forward on meta on a tiny input: who writes into the residual stream (`writers.py`),
+   falling back to a real CPU build when meta cannot run the forward;
+3. requested vs the policy (`judge.py`);
+4. with `materialize`: a real build, measured stats vs the request (`stats.py`), effective
+   writer stds and stream variance (`effective.py`), idempotency, meta parity, clones
+   (`checks.py`) and the step-zero loss (`stepzero.py`).
+
+Runs wherever it is called: in the CLI's child process, or in-process under `verify`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import torch
+from torch import nn
+
+from initlint.runtime import build, judge as judging, trace
+from initlint.runtime.policy import DEFAULT_BASE_STD, Policy
+from initlint.runtime.report import ModelReport, RuntimeFinding
+from initlint.runtime.writers import ForwardMap, map_forward
+
+#: Above this many parameters a failed meta forward is not retried on a real CPU build.
+EAGER_FALLBACK_LIMIT = 300_000_000
+PROBE_LENGTH = 8
+
+
+@dataclass
+class Options:
+    policy: Policy = field(default_factory=Policy)
+    device: str = "cpu"
+    materialize: bool = False
+    input_shape: tuple[int, ...] | None = None
+    seed: int = 0
+    focus_files: tuple[str, ...] = ()
+    base_std: float | None = None  # [tool.initlint] base-std, under the policy's own
+    progress: Callable[[str], None] = lambda message: None
+
+
+def verify_factory(label: str, factory: Callable[[], nn.Module], options: Options) -> ModelReport:
+    report = ModelReport(model=label, policy=options.policy.spec())
+    clock = _Clock(report)
+    options.progress(f"{label}: tracing the init on the meta device")
+    model, tracer = _traced_build(factory, options, report)
+    clock.lap("trace")
+    requested = trace.requested_per_parameter(model, tracer)
+    params = [judging.ParamFacts(name, list(p.shape), *requested[name])
+              for name, p in model.named_parameters(remove_duplicate=False)]
+    report.source_file, report.class_line = _class_location(type(model))
+    options.progress(f"{label}: finding residual writers")
+    fmap = _forward_map(model, factory, options, report)
+    clock.lap("writers")
+    _judge(report, params, fmap, model, options)
+    clock.lap("judge")
+    if options.materialize:
+        options.progress(f"{label}: building real tensors and measuring")
+        real = _eager(factory, options)
+        _measure(report, real, factory, {p.name: p.requested for p in params}, fmap, options)
+        clock.lap("measure")
+    _locate(report, model)
+    return report
+
+
+def verify_module(model: nn.Module, options: Options, label: str | None = None) -> ModelReport:
+    """An already built model: roles from a forward, requests read off its measured values."""
+    from initlint.runtime.stats import parameter_stats
+
+    report = ModelReport(model=label or type(model).__name__, policy=options.policy.spec())
+    report.notes.append("judged from the measured values (pass a factory to trace the init itself)")
+    stats = parameter_stats(model)
+    params = []
+    for name, tensor in model.named_parameters(remove_duplicate=False):
+        measured = stats.get(name)
+        if measured is None:
+            measured = next((s for n, s in stats.items() if tensor is dict(model.named_parameters())[n]), None)
+        requested = trace.UNKNOWN if measured is None else (
+            trace.constant(measured.constant, "measured") if measured.constant is not None
+            else trace.normal(measured.mean, measured.std, "measured"))
+        params.append(judging.ParamFacts(name, list(tensor.shape), requested, [requested]))
+    fmap = _forward_map(model, None, options, report)
+    _judge(report, params, fmap, model, options)
+    _measure(report, model, None, {}, fmap, options)
+    _locate(report, model)
+    return report
+
+
+# -- stages ------------------------------------------------------------------------------------
+
+class _Clock:
+    def __init__(self, report: ModelReport) -> None:
+        self.report, self.start = report, time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.report.timings[name] = round(now - self.start, 4)
+        self.start = now
+
+
+def _traced_build(factory, options: Options, report: ModelReport):
+    build.seeded(options.seed)
+    try:
+        with torch.device("meta"), trace.tracing(options.focus_files) as tracer:
+            model = factory()
+            _check_model(model)
+            if build.finish_hf_init(model):
+                report.notes.append("transformers skips init on meta: ran initialize_weights() explicitly")
+        return model, tracer
+    except build.BuildError:
+        raise
+    except Exception as error:  # noqa: BLE001 -- some constructors compute with real values
+        report.notes.append(f"built on CPU, not meta (meta construction failed: {_one_line(error)})")
+    build.seeded(options.seed)
+    with trace.tracing(options.focus_files) as tracer:
+        model = factory()
+        _check_model(model)
+    return model, tracer
+
+
+def _check_model(model: Any) -> None:
+    if not isinstance(model, nn.Module):
+        raise build.BuildError(f"the factory returned {type(model).__name__}, not an nn.Module")
+
+
+def _eager(factory, options: Options) -> nn.Module:
+    build.seeded(options.seed)
+    with torch.device(options.device):
+        model = factory()
+    _check_model(model)
+    return model
+
+
+def probe_inputs(model: nn.Module, options: Options) -> dict[str, Any] | tuple | None:
+    from initlint.runtime.probe import model_device, token_probe, vocab_size
+
+    device = model_device(model)
+    if options.input_shape:
+        generator = torch.Generator().manual_seed(options.seed)
+        return (torch.randn(options.input_shape, generator=generator).to(device),)
+    if not any(isinstance(m, nn.Embedding) for m in model.modules()) or vocab_size(model) is None:
+        return None
+    tokens = token_probe(model, batch=1, length=PROBE_LENGTH, seed=options.seed)
+    return {"input_ids": tokens} if build.is_hf_model(model) else (tokens,)
+
+
+def _forward_map(model: nn.Module, factory, options: Options, report: ModelReport) -> ForwardMap:
+    inputs = probe_inputs(model, options)
+    if inputs is None:
+        report.notes.append("no token embedding and no --input-shape: residual writers not observed")
+        return ForwardMap()
+    try:
+        return map_forward(model, inputs)
+    except Exception as error:  # noqa: BLE001 -- e.g. fused MoE kernels that reject meta tensors
+        reason = _one_line(error)
+    size = sum(p.numel() for p in model.parameters())
+    if factory is None or size > EAGER_FALLBACK_LIMIT:
+        report.notes.append(f"the forward failed on {_device_of(model)} ({reason}); residual writers not observed"
+                            + ("; pass a smaller --config" if factory is not None else ""))
+        return ForwardMap()
+    real = _eager(factory, Options(device="cpu", seed=options.seed))
+    fmap = map_forward(real, probe_inputs(real, options))
+    fmap.materialised = True
+    report.notes.append(f"writers found on a real CPU build: the meta forward failed ({reason})")
+    return fmap
+
+
+def _base_std(model: nn.Module, options: Options) -> float:
+    if options.policy.base_std is not None:
+        return options.policy.base_std
+    configured = getattr(getattr(model, "config", None), "initializer_range", None)
+    if isinstance(configured, (int, float)) and configured > 0:
+        return float(configured)
+    return options.base_std or DEFAULT_BASE_STD
+
+
+def _judge(report: ModelReport, params, fmap: ForwardMap, model: nn.Module, options: Options) -> None:
+    label, rows, findings = judging.judge(params, fmap, options.policy, _base_std(model, options))
+    report.policy, report.rows = label, rows
+    report.findings.extend(findings)
+    if fmap.post_norm:
+        report.notes.append("post-norm residuals (norm(x + f(x))): depth scaling is not the GPT-2 setting here")
+
+
+def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fmap: ForwardMap,
+             options: Options) -> None:
+    """The measurement engineer's checks; one failing check is a note, never the whole report."""
+    from initlint.runtime import checks, effective, stats, stepzero
+
+    inputs = probe_inputs(model, options)
+    rows = {row.name: row for row in report.rows}
+
+    def attempt(name: str, run: Callable[[], list[dict]]) -> None:
+        try:
+            for item in run():
+                _add_measurement(report, item)
+        except Exception as error:  # noqa: BLE001
+            report.notes.append(f"{name} skipped: {_one_line(error)}")
+
+    def stds() -> list[dict]:
+        measured = stats.parameter_stats(model)
+        wanted = [(n, measured[n], _to_stats_request(requested[n])) for n in measured
+                  if n in requested and _to_stats_request(requested[n]) is not None]
+        found = []
+        for verdict in stats.judge_stds(wanted):
+            if verdict.name in rows:
+                if verdict.requested.kind != "constant":
+                    rows[verdict.name].measured_std = verdict.measured_std
+                rows[verdict.name].measured_verdict = "flagged" if verdict.flagged else "ok"
+            if verdict.flagged:
+                found.append({"code": "INI109", "message": f"{verdict.name}: {verdict.reason}",
+                              "params": [verdict.name], "details": {"z": verdict.z, "ratio": verdict.ratio}})
+        if not requested:  # an instance: still show what was measured
+            for name, value in measured.items():
+                if name in rows:
+                    rows[name].measured_std = value.std
+        return found
+
+    def effects() -> list[dict]:
+        expected = {name.rpartition(".")[0]: std for name, std in judging.expected_std_per_writer(report.rows).items()
+                    if name.endswith("weight")}
+        if not expected or inputs is None:
+            return []
+        found = effective.writer_effects(model, list(expected), inputs)
+        return effective.effect_findings(effective.judge_effects(found, expected))
+
+    def stream() -> list[dict]:
+        if inputs is not None:
+            report.stream_variance = [[p.depth, p.variance] for p in effective.stream_variance(model, inputs)]
+        return []
+
+    attempt("measured stds", stds)
+    attempt("effective writer stds", effects)
+    attempt("stream variance", stream)
+    attempt("idempotency", lambda: checks.idempotency_findings(checks.check_idempotency(model, options.seed)))
+    if factory is not None:
+        attempt("meta parity", lambda: checks.meta_parity_findings(
+            checks.check_meta_parity(factory, options.seed, options.device)))
+    attempt("clones", lambda: checks.clone_findings(checks.find_clones(model)))
+    if isinstance(inputs, tuple) and not options.input_shape or isinstance(inputs, dict):
+        attempt("step-zero loss", lambda: stepzero.step_zero_findings(stepzero.step_zero_loss(model, seed=options.seed)))
+
+
+def _to_stats_request(requested: trace.Requested):
+    from initlint.runtime.stats import Requested
+
+    if requested.unwritten_fraction or requested.partial_fraction:
+        return None
+    if requested.kind == "normal":
+        return Requested.normal(requested.std, requested.mean)
+    if requested.kind == "uniform":
+        return Requested.uniform(requested.low, requested.high)
+    if requested.kind == "trunc_normal":
+        return Requested.trunc_normal(requested.nominal_std, requested.mean, requested.low, requested.high)
+    if requested.kind == "constant":
+        return Requested.constant(requested.mean)
+    return None
+
+
+def _add_measurement(report: ModelReport, item: dict) -> None:
+    """A measurement result, unless the trace already reported the same code for those params."""
+    params = list(item.get("params", []))
+    for existing in report.findings:
+        if existing.code == item["code"] and (set(existing.params) & set(params) or not params):
+            return
+    report.findings.append(RuntimeFinding(item["code"], item["message"], params, None, dict(item.get("details", {}))))
+
+
+def _locate(report: ModelReport, model: nn.Module) -> None:
+    """Findings without a source line point at the init line of their first parameter, else at
+    the class that owns it."""
+    sources = {row.name: row.source for row in report.rows if row.source}
+    modules = dict(model.named_modules())
+    for finding in report.findings:
+        if finding.source:
+            continue
+        for name in finding.params:
+            if name in sources:
+                finding.source = sources[name]
+                break
+            owner = modules.get(name.rpartition(".")[0])
+            if owner is not None:
+                path, line = _class_location(type(owner))
+                if path:
+                    finding.source = [path, line]
+                    break
+        if not finding.source and report.source_file:
+            finding.source = [report.source_file, report.class_line]
+
+
+def _class_location(cls: type) -> tuple[str, int]:
+    try:
+        return inspect.getsourcefile(cls) or "", inspect.getsourcelines(cls)[1]
+    except (TypeError, OSError):
+        return "", 0
+
+
+def _device_of(model: nn.Module) -> str:
+    return next((p.device.type for p in model.parameters()), "cpu")
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    first = text[0] if text else ""
+    return f"{type(error).__name__}: {first}"[:300] if first else type(error).__name__
+
+
+__all__ = ["Options", "verify_factory", "verify_module", "probe_inputs"]
+
+
+def verify_many(factories: Sequence[tuple[str, Callable[[], nn.Module]]], options: Options) -> list[ModelReport]:
+    return [verify_factory(label, factory, options) for label, factory in factories]
+

@@ -1,0 +1,151 @@
+"""The runtime report: one row per parameter, findings grouped so one bug is one finding.
+
+Everything here is plain data (no torch), so a report built in the child process travels to
+the parent as JSON (`to_dict` / `from_dict`) and becomes `Finding`s there.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+_INDEX = re.compile(r"(?<=\.)\d+(?=\.)|^\d+(?=\.)")
+
+
+def name_pattern(name: str) -> str:
+    """`transformer.h.3.attn.c_proj.weight` -> `transformer.h.*.attn.c_proj.weight`."""
+    return _INDEX.sub("*", name)
+
+
+def layer_index(name: str) -> int | None:
+    match = _INDEX.search(name)
+    return int(match.group()) if match else None
+
+
+@dataclass
+class Row:
+    name: str
+    role: str
+    shape: list[int]
+    requested: str  # Requested.describe()
+    requested_std: float | None
+    expected: str  # Expected.describe(), "" when the policy does not judge it
+    expected_std: float | None
+    ratio: float | None  # requested (or effective) / expected std
+    verdict: str  # ok | mismatch | uninitialised | not judged
+    factor: float | None = None  # runtime factor between writer and residual add
+    measured_std: float | None = None
+    measured_verdict: str = ""
+    source: list | None = None  # [file, line] of the op that decided the request
+
+    @property
+    def pattern(self) -> str:
+        return name_pattern(self.name)
+
+
+@dataclass
+class RuntimeFinding:
+    code: str
+    message: str
+    params: list[str]
+    source: list | None = None  # [file, line]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ModelReport:
+    model: str
+    policy: str
+    rows: list[Row] = field(default_factory=list)
+    findings: list[RuntimeFinding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    stream_variance: list[list] = field(default_factory=list)  # [depth, variance]
+    source_file: str = ""
+    class_line: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ModelReport":
+        data = dict(data)
+        data["rows"] = [Row(**row) for row in data.get("rows", [])]
+        data["findings"] = [RuntimeFinding(**item) for item in data.get("findings", [])]
+        return cls(**data)
+
+    def table(self) -> str:
+        return render_table(self.rows)
+
+    def __str__(self) -> str:
+        lines = [f"{self.model}: policy {self.policy}, {len(self.rows)} parameters, "
+                 f"{len(self.findings)} finding{'s' if len(self.findings) != 1 else ''}"]
+        lines += [f"  note: {note}" for note in self.notes]
+        lines.append(self.table())
+        lines += [f"  {item.code} {item.message}" for item in self.findings]
+        return "\n".join(lines)
+
+
+@dataclass
+class Report:
+    """What `verify` returns: `assert report.ok, report` prints the table and the findings."""
+
+    models: list[ModelReport] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and all(model.ok for model in self.models)
+
+    @property
+    def findings(self) -> list[RuntimeFinding]:
+        return [item for model in self.models for item in model.findings]
+
+    def codes(self) -> list[str]:
+        return sorted(item.code for item in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"models": [model.to_dict() for model in self.models], "errors": list(self.errors)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Report":
+        return cls([ModelReport.from_dict(m) for m in data.get("models", [])], list(data.get("errors", [])))
+
+    def __str__(self) -> str:
+        parts = [f"error: {error}" for error in self.errors] + [str(model) for model in self.models]
+        return "\n".join(parts) or "no model verified"
+
+    __repr__ = __str__
+
+
+def _number(value: float | None, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.{digits}g}"
+
+
+def render_table(rows: list[Row]) -> str:
+    """One line per (role, name pattern, request): expected vs requested vs measured, ratio, verdict."""
+    groups: dict[tuple, list[Row]] = {}
+    for row in rows:
+        groups.setdefault((row.role, row.pattern, row.requested, row.expected, row.verdict), []).append(row)
+    header = ("role", "parameters", "n", "expected", "requested", "measured", "ratio", "verdict")
+    lines = [header]
+    for (role, pattern, requested, expected, verdict), members in groups.items():
+        measured = [m.measured_std for m in members if m.measured_std is not None]
+        measured_text = "-" if not measured else (
+            _number(measured[0]) if len(measured) == 1 else f"{_number(min(measured), 3)}..{_number(max(measured), 3)}")
+        ratios = [m.ratio for m in members if m.ratio is not None]
+        ratio_text = "-" if not ratios else (
+            f"{min(ratios):.3g}" if max(ratios) - min(ratios) < 1e-3 else f"{min(ratios):.3g}..{max(ratios):.3g}")
+        flags = {m.measured_verdict for m in members if m.measured_verdict}
+        lines.append((role, pattern, str(len(members)), expected or "-", requested, measured_text, ratio_text,
+                      verdict + (f" / measured {', '.join(sorted(flags))}" if flags else "")))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    return "\n".join("  " + "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)

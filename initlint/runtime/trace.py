@@ -1,0 +1,448 @@
+"""Init trace: what every parameter is *asked* to hold once construction and init are done.
+
+The model is built on the meta device (no parameter memory) under a `TorchDispatchMode`
+that records, per storage, every op that writes it: factory ops (`empty` means
+uninitialised), `normal_`, `uniform_`, `zero_`, `fill_`, in-place scalar `mul_`/`div_`/`add_`,
+`copy_` from a tensor whose distribution is known, and partial writes through views (a
+zeroed padding row). Keying by storage identity makes `p`, `p.data`, views and tied
+parameters one record. `nn.init` functions that do nothing visible on meta
+(`trunc_normal_`, `orthogonal_`, ...) are wrapped for the duration of the trace, including
+references user modules took with `from torch.nn.init import ...`.
+
+The fold of a storage's ops is a `Requested` distribution with an exact std (truncation
+included), the source line of the op that decided it, and whether parts were never written.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterator
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+aten = torch.ops.aten
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_INITLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_STDLIB_DIR = os.path.dirname(os.__file__)
+_LIBRARY_DIRS = (_TORCH_DIR, _INITLINT_DIR, _STDLIB_DIR)
+
+
+def storage_key(tensor: torch.Tensor) -> int:
+    return tensor.untyped_storage()._cdata
+
+
+@dataclass(frozen=True)
+class Requested:
+    """The distribution a parameter is asked to hold.
+
+    kind: uninitialised | normal | uniform | trunc_normal | constant | orthogonal | computed | unknown.
+    `std` is exact for the kind (truncation and uniform bounds included); `nominal_std` is the
+    std argument the code passed (equal to `std` except for truncated normals).
+    """
+
+    kind: str
+    mean: float = 0.0
+    std: float = 0.0
+    nominal_std: float = 0.0
+    low: float = -math.inf
+    high: float = math.inf
+    op: str = ""
+    source: tuple[str, int] | None = None
+    #: Fraction of elements never written after an uninitialised factory op.
+    unwritten_fraction: float = 0.0
+    #: Fraction of elements overwritten by a later partial write (a zeroed padding row).
+    partial_fraction: float = 0.0
+
+    @property
+    def is_constant(self) -> bool:
+        return self.kind == "constant"
+
+    def scaled(self, factor: float, op: str, source) -> "Requested":
+        if self.kind in ("uninitialised", "unknown", "computed"):
+            return replace(self, op=op, source=source)
+        low, high = sorted((self.low * factor, self.high * factor))
+        return replace(
+            self, mean=self.mean * factor, std=self.std * abs(factor), nominal_std=self.nominal_std * abs(factor),
+            low=low, high=high, op=op, source=source,
+        )
+
+    def shifted(self, offset: float, op: str, source) -> "Requested":
+        if self.kind in ("uninitialised", "unknown", "computed"):
+            return replace(self, op=op, source=source)
+        return replace(self, mean=self.mean + offset, low=self.low + offset, high=self.high + offset, op=op, source=source)
+
+    def describe(self) -> str:
+        if self.kind == "constant":
+            return f"constant {self.mean:g}"
+        if self.kind in ("normal", "uniform", "orthogonal"):
+            return f"{self.kind} std {self.std:.4g}"
+        if self.kind == "trunc_normal":
+            return f"trunc_normal std {self.nominal_std:.4g} (exact {self.std:.4g})"
+        return self.kind
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {k: v for k, v in self.__dict__.items() if not (isinstance(v, float) and math.isinf(v))}
+        data["source"] = list(self.source) if self.source else None
+        return data
+
+
+def truncated_normal_std(mean: float, std: float, low: float, high: float) -> float:
+    """Exact std of N(mean, std^2) truncated to [low, high]."""
+    if std <= 0:
+        return 0.0
+    alpha, beta = (low - mean) / std, (high - mean) / std
+    pdf = lambda x: math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi) if math.isfinite(x) else 0.0  # noqa: E731
+    cdf = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2)))  # noqa: E731
+    mass = cdf(beta) - cdf(alpha)
+    if mass <= 0:
+        return 0.0
+    a_term = alpha * pdf(alpha) if math.isfinite(alpha) else 0.0
+    b_term = beta * pdf(beta) if math.isfinite(beta) else 0.0
+    variance = 1 + (a_term - b_term) / mass - ((pdf(alpha) - pdf(beta)) / mass) ** 2
+    return std * math.sqrt(max(variance, 0.0))
+
+
+def normal(mean: float, std: float, op: str, source=None) -> Requested:
+    return Requested("normal", mean, abs(std), abs(std), op=op, source=source)
+
+
+def uniform(low: float, high: float, op: str, source=None) -> Requested:
+    std = (high - low) / math.sqrt(12)
+    return Requested("uniform", (low + high) / 2, std, std, low, high, op=op, source=source)
+
+
+def constant(value: float, op: str, source=None) -> Requested:
+    return Requested("constant", float(value), 0.0, 0.0, float(value), float(value), op=op, source=source)
+
+
+UNINITIALISED = Requested("uninitialised", op="empty")
+UNKNOWN = Requested("unknown", op="unknown")
+
+
+@dataclass
+class StorageRecord:
+    numel: int
+    state: Requested
+    #: Every full write in order (the last is `state`): shows an init that was overwritten.
+    history: list[Requested] = field(default_factory=list)
+    #: Elements written (or overwritten) by partial writes, summed: views rarely overlap.
+    partial_elements: int = 0
+    keepalive: Any = None
+
+
+def _number(value) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+class InitTracer(TorchDispatchMode):
+    """Records init ops per storage while construction and init run.
+
+    `focus_files` are the files whose lines are preferred as the source of an op (the model's
+    own file); otherwise the innermost frame outside torch, initlint and the stdlib is used.
+    """
+
+    _FACTORY = {
+        aten.empty.memory_format: UNINITIALISED, aten.empty_strided.default: UNINITIALISED,
+        aten.new_empty.default: UNINITIALISED, aten.new_empty_strided.default: UNINITIALISED,
+        aten.empty_like.default: UNINITIALISED,
+    }
+
+    def __init__(self, focus_files: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.records: dict[int, StorageRecord] = {}
+        self.focus_files = tuple(os.path.abspath(f) for f in focus_files)
+        self._suppress = 0
+        self.active = True
+
+    # -- where the op came from -------------------------------------------------------------
+    def source(self) -> tuple[str, int] | None:
+        frame = sys._getframe(2)
+        fallback = None
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            if filename in self.focus_files or os.path.abspath(filename) in self.focus_files:
+                return (filename, frame.f_lineno)
+            if fallback is None and not filename.startswith(_LIBRARY_DIRS) and not filename.startswith("<"):
+                fallback = (filename, frame.f_lineno)
+            frame = frame.f_back
+        return fallback
+
+    # -- recording -------------------------------------------------------------------------
+    def _record_for(self, tensor: torch.Tensor) -> StorageRecord:
+        key = storage_key(tensor)
+        record = self.records.get(key)
+        if record is None:
+            numel = tensor.untyped_storage().nbytes() // max(tensor.element_size(), 1)
+            record = self.records[key] = StorageRecord(numel, UNKNOWN, keepalive=tensor.untyped_storage())
+        return record
+
+    def state_of(self, tensor: torch.Tensor) -> Requested:
+        record = self.records.get(storage_key(tensor))
+        return record.state if record is not None else UNKNOWN
+
+    def write(self, tensor: torch.Tensor, new_state: Requested, label: str) -> None:
+        """Record an op that gives `tensor` (maybe a view) the distribution `new_state`."""
+        record = self._record_for(tensor)
+        if tensor.numel() >= record.numel:
+            record.state = new_state
+            record.history.append(new_state)
+            record.partial_elements = 0
+            return
+        # A partial write: the rest keeps what it had (or stays unwritten).
+        record.partial_elements = min(record.numel, record.partial_elements + tensor.numel())
+        if record.state.kind == "uninitialised":
+            unwritten = 1 - record.partial_elements / record.numel
+            record.state = replace(new_state, unwritten_fraction=unwritten, op=label, source=new_state.source)
+        else:
+            record.state = replace(record.state, partial_fraction=record.partial_elements / record.numel)
+
+    def record_call(self, tensor: torch.Tensor, new_state: Requested) -> None:
+        """Entry point for wrapped `nn.init` functions."""
+        self.write(tensor, new_state, new_state.op)
+
+    @contextmanager
+    def suppressed(self) -> Iterator[None]:
+        self._suppress += 1
+        try:
+            yield
+        finally:
+            self._suppress -= 1
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if self._suppress:
+            return out
+        try:
+            self._observe(func, args, kwargs, out)
+        except Exception:  # noqa: BLE001 -- observing must never change what the model does
+            pass
+        return out
+
+    def _observe(self, func, args, kwargs, out) -> None:
+        name = func.overloadpacket.__name__
+        if func in self._FACTORY and isinstance(out, torch.Tensor):
+            self.write(out, replace(UNINITIALISED, source=self.source()), name)
+            return
+        if name in _CREATORS and isinstance(out, torch.Tensor):
+            self.write(out, _CREATORS[name](args, kwargs, name, self.source()), name)
+            return
+        if name.endswith("_") and args and isinstance(args[0], torch.Tensor):
+            target = args[0]
+            state = self._in_place(name, target, args[1:], kwargs)
+            if state is not None:
+                self.write(target, state, name)
+            return
+        if name in _VALUE_PRESERVING and isinstance(out, torch.Tensor) and args and isinstance(args[0], torch.Tensor):
+            self._derive(out, args, name)
+
+    def _in_place(self, name: str, target: torch.Tensor, rest: tuple, kwargs: dict) -> Requested | None:
+        source = self.source()
+        current = self.state_of(target)
+        first = rest[0] if rest else None
+        if name == "normal_":
+            return normal(_number(kwargs.get("mean", first)) or 0.0, _arg(rest, kwargs, 1, "std", 1.0), name, source)
+        if name == "uniform_":
+            return uniform(_arg(rest, kwargs, 0, "from", 0.0), _arg(rest, kwargs, 1, "to", 1.0), name, source)
+        if name == "zero_":
+            return constant(0.0, name, source)
+        if name == "fill_":
+            value = _number(first)
+            return constant(value, name, source) if value is not None else replace(UNKNOWN, op=name, source=source)
+        if name in ("mul_", "div_"):
+            factor = _number(first)
+            if factor is None:
+                return replace(UNKNOWN, op=name, source=source)
+            return current.scaled(factor if name == "mul_" else 1 / factor, name, source)
+        if name in ("add_", "sub_"):
+            offset = _number(first)
+            if offset is None:
+                return replace(UNKNOWN, op=name, source=source)
+            alpha = _number(kwargs.get("alpha", 1)) or 1.0
+            return current.shifted(offset * alpha * (1 if name == "add_" else -1), name, source)
+        if name == "copy_" and isinstance(first, torch.Tensor):
+            copied = self.state_of(first)
+            return replace(copied, op=f"copy_ ({copied.op})", source=source, unwritten_fraction=copied.unwritten_fraction)
+        if name in _IGNORED_IN_PLACE:
+            return None
+        return replace(UNKNOWN, op=name, source=source)
+
+    def _derive(self, out: torch.Tensor, args: tuple, name: str) -> None:
+        """Out-of-place arithmetic on a tensor of known distribution (`torch.randn(...) * 0.02`)."""
+        if storage_key(out) == storage_key(args[0]):
+            return  # a view: same record already
+        state = self.state_of(args[0])
+        if state.kind == "unknown":
+            return
+        other = _number(args[1]) if len(args) > 1 else None
+        if name in ("mul", "div") and other is not None:
+            state = state.scaled(other if name == "mul" else 1 / other, name, state.source)
+        elif name in ("add", "sub") and other is not None:
+            state = state.shifted(other if name == "add" else -other, name, state.source)
+        elif name not in ("clone", "_to_copy", "contiguous", "to"):
+            return
+        record = self._record_for(out)
+        record.state = state
+
+
+def _arg(rest: tuple, kwargs: dict, index: int, key: str, default: float) -> float:
+    value = kwargs.get(key, rest[index] if len(rest) > index else default)
+    number = _number(value)
+    return default if number is None else number
+
+
+def _creator_full(args, kwargs, name, source) -> Requested:
+    value = _number(args[1] if len(args) > 1 else kwargs.get("fill_value"))
+    return constant(value, name, source) if value is not None else replace(UNKNOWN, op=name, source=source)
+
+
+_CREATORS: dict[str, Callable[..., Requested]] = {
+    "zeros": lambda a, k, n, s: constant(0.0, n, s),
+    "zeros_like": lambda a, k, n, s: constant(0.0, n, s),
+    "new_zeros": lambda a, k, n, s: constant(0.0, n, s),
+    "ones": lambda a, k, n, s: constant(1.0, n, s),
+    "ones_like": lambda a, k, n, s: constant(1.0, n, s),
+    "new_ones": lambda a, k, n, s: constant(1.0, n, s),
+    "full": _creator_full,
+    "new_full": _creator_full,
+    "randn": lambda a, k, n, s: normal(0.0, 1.0, n, s),
+    "randn_like": lambda a, k, n, s: normal(0.0, 1.0, n, s),
+    "rand": lambda a, k, n, s: uniform(0.0, 1.0, n, s),
+    "rand_like": lambda a, k, n, s: uniform(0.0, 1.0, n, s),
+    "arange": lambda a, k, n, s: Requested("computed", op=n, source=s),
+    "linspace": lambda a, k, n, s: Requested("computed", op=n, source=s),
+    "eye": lambda a, k, n, s: Requested("computed", op=n, source=s),
+    "scalar_tensor": lambda a, k, n, s: Requested("computed", op=n, source=s),
+    "lift_fresh": lambda a, k, n, s: Requested("computed", op=n, source=s),
+}
+_VALUE_PRESERVING = {"mul", "div", "add", "sub", "clone", "_to_copy", "contiguous", "to"}
+#: In-place ops that do not change values (autograd bookkeeping, resizing of fresh tensors).
+_IGNORED_IN_PLACE = {"requires_grad_", "detach_", "resize_", "set_", "share_memory_", "_coalesced_"}
+
+
+# -- nn.init functions that are invisible on meta ---------------------------------------------
+
+def _fan_in_out(tensor: torch.Tensor) -> tuple[int, int]:
+    if tensor.dim() < 2:
+        return tensor.numel(), tensor.numel()
+    receptive = math.prod(tensor.shape[2:]) if tensor.dim() > 2 else 1
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _trunc_normal(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, *rest, **kwargs) -> Requested:
+    exact = truncated_normal_std(mean, std, a, b)
+    return Requested("trunc_normal", float(mean), exact, float(std), float(a), float(b), op="trunc_normal_")
+
+
+def _orthogonal(tensor, gain=1.0, *rest, **kwargs) -> Requested:
+    rows = tensor.shape[0] if tensor.dim() else 1
+    cols = tensor.numel() // max(rows, 1)
+    std = gain / math.sqrt(max(rows, cols, 1))
+    return Requested("orthogonal", 0.0, std, std, op="orthogonal_")
+
+
+def _sparse(tensor, sparsity, std=0.01, *rest, **kwargs) -> Requested:
+    return Requested("unknown", op="sparse_")
+
+
+def _eye_like(name: str) -> Callable[..., Requested]:
+    return lambda tensor, *rest, **kwargs: Requested("computed", op=name)
+
+
+#: nn.init functions that emit no dispatch on meta, with the distribution they request.
+INVISIBLE_ON_META: dict[str, Callable[..., Requested]] = {
+    "trunc_normal_": _trunc_normal,
+    "orthogonal_": _orthogonal,
+    "sparse_": _sparse,
+    "eye_": _eye_like("eye_"),
+    "dirac_": _eye_like("dirac_"),
+}
+
+
+def _wrapper(original: Callable, describe: Callable[..., Requested], tracer: InitTracer) -> Callable:
+    def traced(tensor, *args, **kwargs):
+        if not tracer.active:  # a reference taken while tracing (a lazy import) outlives the trace
+            return original(tensor, *args, **kwargs)
+        source = tracer.source()
+        with tracer.suppressed():
+            result = original(tensor, *args, **kwargs)
+        tracer.record_call(tensor, replace(describe(tensor, *args, **kwargs), source=source))
+        return result
+
+    traced.__wrapped__ = original  # type: ignore[attr-defined]
+    traced.__name__ = getattr(original, "__name__", "init")
+    return traced
+
+
+@contextmanager
+def patched_init_functions(tracer: InitTracer) -> Iterator[None]:
+    """Swap the invisible `nn.init` functions everywhere user code may hold them.
+
+    Modules that did `from torch.nn.init import trunc_normal_` (and module-level dicts of init
+    functions, as some libraries keep) hold the original object: those references are swapped
+    too and all restored on exit.
+    """
+    init_module = torch.nn.init
+    originals = {name: getattr(init_module, name) for name in INVISIBLE_ON_META if hasattr(init_module, name)}
+    replacement = {id(fn): _wrapper(fn, INVISIBLE_ON_META[name], tracer) for name, fn in originals.items()}
+    undo: list[tuple[dict, str]] = []
+
+    def swap_in(namespace: dict) -> None:
+        for key, value in list(namespace.items()):
+            new = replacement.get(id(value))
+            if new is not None:
+                undo.append((namespace, key))
+                namespace[key] = new
+            elif isinstance(value, dict) and 0 < len(value) < 64 and namespace is not init_module.__dict__:
+                for inner_key, inner in list(value.items()):
+                    if id(inner) in replacement:
+                        undo.append((value, inner_key))
+                        value[inner_key] = replacement[id(inner)]
+
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if isinstance(namespace, dict) and not getattr(module, "__name__", "").startswith("torch."):
+            swap_in(namespace)
+    swap_in(init_module.__dict__)
+    saved = [(ns, key, ns[key].__wrapped__) for ns, key in undo]
+    try:
+        yield
+    finally:
+        for namespace, key, original in saved:
+            namespace[key] = original
+
+
+@contextmanager
+def tracing(focus_files: tuple[str, ...] = ()) -> Iterator[InitTracer]:
+    """Trace init ops of whatever runs inside (construction on meta, an explicit init call)."""
+    tracer = InitTracer(focus_files)
+    try:
+        with patched_init_functions(tracer), tracer:
+            yield tracer
+    finally:
+        tracer.active = False
+
+
+def requested_per_parameter(model: torch.nn.Module, tracer: InitTracer) -> dict[str, tuple[Requested, list[Requested]]]:
+    """Every parameter name (ties: each name) with its requested distribution and write history."""
+    result: dict[str, tuple[Requested, list[Requested]]] = {}
+    for name, param in model.named_parameters(remove_duplicate=False):
+        record = tracer.records.get(storage_key(param))
+        result[name] = (record.state, list(record.history)) if record is not None else (UNKNOWN, [])
+    return result
+
+
+def tied_groups(model: torch.nn.Module) -> list[list[str]]:
+    """Names of parameters that share one storage (weight ties)."""
+    groups: dict[int, list[str]] = {}
+    for name, param in model.named_parameters(remove_duplicate=False):
+        groups.setdefault(storage_key(param), []).append(name)
+    return [names for names in groups.values() if len(names) > 1]

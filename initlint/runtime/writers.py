@@ -1,0 +1,318 @@
+"""Residual writers by observation: which parameters add their output into the stream.
+
+One eval-mode forward on a tiny input runs under a `TorchDispatchMode` that tags tensors:
+
+- *stream*: the model input and every embedding output, then whatever the residual adds
+  produce (`x + f(x)`); a norm of the stream stays the stream but is marked *normed* (a
+  residual add into a normed tensor is post-norm, where GPT-2 depth scaling does not apply);
+- *branch*: the output of a matmul/conv with a parameter weight, carried through views,
+  activations, attention and element-wise products, with the scalar factors applied to it
+  since that weight (`/ math.sqrt(2 * n_layer)` at run time);
+- *derived*: anything else computed from the stream (norm statistics, GELU's `x**3` term).
+
+An add of a stream and a branch is a residual write by the branch's weight. Seeding from the
+embedding output avoids calling GELU's `x + 0.044715 * x**3` a residual add, and matmuls on
+parameters see weights used without a hook (`nn.MultiheadAttention.out_proj`, HF Conv1D).
+The same pass names the other roles: embedding, head (produces the output), linear, norm gain
+(with the offset of `x * (1 + w)` norms), norm bias, bias, gain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from initlint.runtime.trace import storage_key
+
+_LINEAR_OPS = {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "convolution", "conv1d", "conv2d", "_convolution"}
+_NORM_OPS = {"native_layer_norm", "layer_norm", "native_group_norm", "group_norm", "rms_norm", "_fused_rms_norm",
+             "native_batch_norm", "_native_batch_norm_legit_no_training", "_native_batch_norm_legit"}
+_ADD_OPS = {"add", "add_", "sub", "sub_"}
+_SCALE_OPS = {"mul", "mul_", "div", "div_"}
+#: Ops whose outputs carry their input's tag unchanged (views, copies, eval-mode dropout).
+_CARRY_OPS = {"view", "_unsafe_view", "reshape", "t", "transpose", "permute", "expand", "unsqueeze", "squeeze",
+              "contiguous", "clone", "alias", "detach", "_to_copy", "to", "slice", "select", "split", "split_with_sizes",
+              "chunk", "unbind", "flatten", "unflatten", "cat", "native_dropout", "dropout", "_reshape_alias",
+              "as_strided", "index_select", "narrow", "repeat", "repeat_interleave", "roll", "flip"}
+
+
+@dataclass
+class Tag:
+    kind: str  # stream | branch | derived | gain (param + constant)
+    normed: bool = False
+    writer: int | None = None  # storage key of the weight
+    factor: float | None = 1.0  # scalar factor since the weight; None once non-linear
+    offset: float = 0.0  # for `gain`: w + offset is the effective gain
+
+
+@dataclass
+class ResidualWrite:
+    param_key: int
+    factor: float | None
+    into_normed: bool
+    order: int
+
+
+@dataclass
+class ForwardMap:
+    """What the forward pass showed, by parameter name (ties: every name)."""
+
+    roles: dict[str, str] = field(default_factory=dict)
+    #: Residual writes in forward order: (parameter names, factor, post-norm, order).
+    writes: list[tuple[list[str], float | None, bool, int]] = field(default_factory=list)
+    norm_offsets: dict[str, float] = field(default_factory=dict)
+    materialised: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def writer_names(self) -> set[str]:
+        return {name for names, *_ in self.writes for name in names}
+
+    @property
+    def post_norm(self) -> bool:
+        return bool(self.writes) and all(into_normed for _, _, into_normed, _ in self.writes)
+
+    def factors(self) -> dict[str, float | None]:
+        return {name: factor for names, factor, _, _ in self.writes for name in names}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"roles": self.roles, "writes": [list(w) for w in self.writes], "norm_offsets": self.norm_offsets,
+                "materialised": self.materialised, "notes": self.notes}
+
+
+def _scalar(value) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+class ProvenanceMode(TorchDispatchMode):
+    def __init__(self, param_keys: dict[int, torch.nn.Parameter], inputs: list[torch.Tensor]) -> None:
+        super().__init__()
+        self.params = param_keys
+        self.tags: dict[int, Tag] = {}
+        self._alive: list[torch.Tensor] = []  # ids stay unique while the pass runs
+        self.roles: dict[int, str] = {}
+        self.offsets: dict[int, float] = {}
+        self.writes: list[ResidualWrite] = []
+        for tensor in inputs:
+            self._tag(tensor, Tag("stream"))
+
+    def _tag(self, tensor, tag: Tag | None) -> None:
+        if isinstance(tensor, torch.Tensor) and tag is not None:
+            self.tags[id(tensor)] = tag
+            self._alive.append(tensor)
+
+    def tag_of(self, value) -> Tag | None:
+        return self.tags.get(id(value)) if isinstance(value, torch.Tensor) else None
+
+    def param_key(self, value) -> int | None:
+        if not isinstance(value, torch.Tensor):
+            return None
+        key = storage_key(value)
+        return key if key in self.params else None
+
+    def _role(self, key: int, role: str) -> None:
+        # A weight seen as a writer stays one; an embedding that is also the head is "embedding".
+        current = self.roles.get(key)
+        rank = ("gain", "bias", "linear", "norm-bias", "norm-gain", "head", "position", "embedding", "writer")
+        if current is None or rank.index(role) > rank.index(current):
+            self.roles[key] = role
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        try:
+            self._observe(func.overloadpacket.__name__, args, kwargs, out)
+        except Exception:  # noqa: BLE001 -- observation must never break the forward
+            pass
+        return out
+
+    def _observe(self, name: str, args: tuple, kwargs: dict, out) -> None:
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        first_out = out[0] if isinstance(out, (tuple, list)) and out else out
+        if name in ("embedding", "_embedding_bag"):
+            key = self.param_key(args[0])
+            if key is not None:
+                self._role(key, "embedding")
+            self._tag(first_out, Tag("stream"))
+        elif name in _LINEAR_OPS:
+            self._linear(name, args, out)
+        elif name in _NORM_OPS:
+            self._norm(args, first_out, out)
+        elif name in _ADD_OPS:
+            self._add(name, args, kwargs, out)
+        elif name in _SCALE_OPS:
+            self._scale(name, args, out)
+        elif name in _CARRY_OPS:
+            tag = self.tag_of(args[0]) if args else None
+            for item in out if isinstance(out, (tuple, list)) else (out,):
+                self._tag(item, tag)
+        else:
+            self._default(tensors, out)
+
+    def _linear(self, name: str, args: tuple, out) -> None:
+        weights = [(i, self.param_key(a)) for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+        weight_key = next((key for i, key in weights if key is not None and args[i].dim() >= 2), None)
+        for i, key in weights:
+            if key is not None and key != weight_key:
+                self._role(key, "bias")
+        if weight_key is not None:
+            self._role(weight_key, "linear")
+            self._tag(out, Tag("branch", writer=weight_key))
+            return
+        # activation x activation (attention): the value side (last operand) carries the writer.
+        carried = [self.tag_of(a) for a in args if self.tag_of(a) is not None and self.tag_of(a).kind == "branch"]
+        self._tag(out, Tag("branch", writer=carried[-1].writer, factor=carried[-1].factor) if carried else
+                  (Tag("derived") if any(self.tag_of(a) for a in args) else None))
+
+    def _norm(self, args: tuple, first_out, out) -> None:
+        tag = self.tag_of(args[0])
+        for index, role in ((2, "norm-gain"), (3, "norm-bias")):
+            if len(args) > index:
+                key = self.param_key(args[index])
+                if key is not None:
+                    self._role(key, role)
+        if len(args) > 1 and isinstance(args[1], torch.Tensor):  # group/batch norm: weight at 1
+            key = self.param_key(args[1])
+            if key is not None:
+                self._role(key, "norm-gain")
+        if tag is not None and tag.kind == "stream":
+            self._tag(first_out, Tag("stream", normed=True))
+        else:
+            self._tag(first_out, tag)
+
+    def _add(self, name: str, args: tuple, kwargs: dict, out) -> None:
+        left, right = args[0], args[1] if len(args) > 1 else None
+        alpha = _scalar(kwargs.get("alpha", args[2] if len(args) > 2 else 1)) or 1.0
+        if name.startswith("sub"):
+            alpha = -alpha
+        left_key, right_key = self.param_key(left), self.param_key(right)
+        if _scalar(right) is not None:
+            if left_key is not None:  # `1 + w`: a gain applied as an offset
+                self._tag(out, Tag("gain", writer=left_key, offset=_scalar(right) * alpha))
+            else:
+                self._tag(out, self.tag_of(left))
+            return
+        ltag, rtag = self.tag_of(left), self.tag_of(right)
+        for key, other in ((left_key, rtag), (right_key, ltag)):
+            if key is not None:
+                is_table = isinstance(args[0 if key == left_key else 1], torch.Tensor) and args[0 if key == left_key else 1].dim() >= 2
+                self._role(key, "position" if other is not None and other.kind == "stream" and is_table else "bias")
+        stream, branch = _pair(ltag, rtag, alpha)
+        if stream is not None and branch is not None:
+            tag, factor = branch
+            if tag.writer is not None:
+                self.writes.append(ResidualWrite(tag.writer, factor, stream.normed, len(self.writes)))
+                self._role(tag.writer, "writer")
+            self._tag(out, Tag("stream"))
+        elif stream is not None:
+            self._tag(out, Tag("stream"))
+        else:
+            self._tag(out, ltag if ltag is not None and ltag.kind == "branch" else rtag or ltag)
+
+    def _scale(self, name: str, args: tuple, out) -> None:
+        left, right = args[0], args[1] if len(args) > 1 else None
+        number = _scalar(right)
+        ltag = self.tag_of(left)
+        if number is not None:
+            if ltag is not None:
+                factor = None if ltag.factor is None else ltag.factor * (number if name.startswith("mul") else 1 / number)
+                self._tag(out, Tag(ltag.kind, ltag.normed, ltag.writer, factor, ltag.offset))
+            return
+        rtag = self.tag_of(right)
+        operands = ((left, ltag), (right, rtag))
+        stream = next(((t, tag) for t, tag in operands if tag is not None and tag.kind == "stream"), None)
+        if stream is not None:
+            other_tensor, other_tag = next((t, tag) for t, tag in operands if t is not stream[0])
+            key = self.param_key(other_tensor)
+            if other_tag is not None and other_tag.kind == "gain":  # x_normed * (1 + w)
+                self._role(other_tag.writer, "norm-gain")
+                self.offsets[other_tag.writer] = other_tag.offset
+                self._tag(out, Tag("stream", normed=True))
+            elif key is not None:
+                self._role(key, "norm-gain" if stream[1].normed else "gain")
+                self._tag(out, Tag("stream", normed=stream[1].normed))
+            elif other_tag is not None and other_tag.kind == "derived" and isinstance(other_tensor, torch.Tensor) \
+                    and other_tensor.numel() < stream[0].numel():
+                self._tag(out, Tag("stream", normed=True))  # x * rsqrt(mean(x**2)): a hand-written norm
+            else:
+                self._tag(out, Tag("derived"))
+            return
+        for tensor, tag in operands:
+            key = self.param_key(tensor)
+            if key is not None:
+                self._role(key, "gain")
+        branch = next((tag for _, tag in operands if tag is not None and tag.kind == "branch"), None)
+        if branch is not None:
+            self._tag(out, Tag("branch", writer=branch.writer, factor=None))
+        elif ltag is not None or rtag is not None:
+            self._tag(out, Tag("derived"))
+
+    def _default(self, tensors: list, out) -> None:
+        tags = [self.tag_of(t) for t in tensors if self.tag_of(t) is not None]
+        if not tags:
+            return
+        branch = next((tag for tag in tags if tag.kind == "branch"), None)
+        tag = Tag("branch", writer=branch.writer, factor=None) if branch is not None else Tag("derived")
+        for item in out if isinstance(out, (tuple, list)) else (out,):
+            self._tag(item, tag)
+
+
+def _pair(ltag: Tag | None, rtag: Tag | None, alpha: float):
+    """(stream tag, (branch tag, factor)) when an add joins a stream and a branch."""
+    if ltag is not None and ltag.kind == "stream" and rtag is not None and rtag.kind == "branch":
+        return ltag, (rtag, None if rtag.factor is None else rtag.factor * alpha)
+    if rtag is not None and rtag.kind == "stream" and ltag is not None and ltag.kind == "branch":
+        return rtag, (ltag, ltag.factor)
+    if ltag is not None and ltag.kind == "stream":
+        return ltag, None
+    if rtag is not None and rtag.kind == "stream":
+        return rtag, None
+    return None, None
+
+
+def _output_tensor(output) -> torch.Tensor | None:
+    if isinstance(output, torch.Tensor):
+        return output
+    if isinstance(output, dict) or hasattr(output, "values"):
+        output = list(output.values())
+    if isinstance(output, (tuple, list)):
+        for item in output:
+            found = _output_tensor(item)
+            if found is not None and found.is_floating_point():
+                return found
+    return None
+
+
+def map_forward(model: torch.nn.Module, inputs: dict[str, Any] | tuple) -> ForwardMap:
+    """Run one eval-mode forward under the provenance mode; the model's device decides where."""
+    keys: dict[int, list[str]] = {}
+    params: dict[int, torch.nn.Parameter] = {}
+    for name, param in model.named_parameters(remove_duplicate=False):
+        keys.setdefault(storage_key(param), []).append(name)
+        params[storage_key(param)] = param
+    tensor_inputs = [v for v in (inputs.values() if isinstance(inputs, dict) else inputs) if isinstance(v, torch.Tensor)]
+    was_training = model.training
+    model.eval()
+    mode = ProvenanceMode(params, tensor_inputs)
+    try:
+        with torch.no_grad(), mode:
+            output = model(**inputs) if isinstance(inputs, dict) else model(*inputs)
+            head = mode.tag_of(_output_tensor(output))
+    finally:
+        model.train(was_training)
+    if head is not None and head.kind == "branch" and head.writer is not None and mode.roles.get(head.writer) != "embedding":
+        mode.roles[head.writer] = "head"
+    result = ForwardMap()
+    for key, role in mode.roles.items():
+        for name in keys.get(key, []):
+            result.roles[name] = role
+    for key, offset in mode.offsets.items():
+        for name in keys.get(key, []):
+            result.norm_offsets[name] = offset
+    result.writes = [(keys.get(w.param_key, []), w.factor, w.into_normed, w.order) for w in mode.writes]
+    return result
