@@ -1,9 +1,9 @@
-"""The shared analysis, one pass per stage over one parse:
+"""The shared analysis, one stage after another over one parse:
 
-    source -> index (classes, layers, forward data flow)     `index.py`
-           -> model tree (instances the root classes build)  `tree.py`
-           -> residual writers (data flow through forward)   `residual.py`
-           -> init plan (what each parameter gets, in order) `plan.py`
+    source -> index (imports, classes, functions)                  `index.py`
+           -> model trees + init plan (abstract interpretation)    `interp.py`
+           -> residual writers (data flow through forward)         `residual.py`
+           -> stacks: blocks, depth, adds, writers with their plan `stacks.py`
 
 Rules read the resulting `Analysis`; they never walk the syntax tree again.
 """
@@ -13,11 +13,6 @@ from __future__ import annotations
 import libcst as cst
 
 from initlint.analysis.model import Analysis
-from initlint.config import AnalysisOptions
+from initlint.analysis.stacks import analyze, static_summary
 
-__all__ = ["Analysis", "analyze"]
-
-
-def analyze(module: cst.Module, options: AnalysisOptions | None = None) -> Analysis:
-    options = options or AnalysisOptions()
-    return Analysis(module=module, options=options)
+__all__ = ["Analysis", "analyze", "static_summary"]

@@ -1,17 +1,242 @@
-"""Data types of the shared analysis (filled in by the pipeline stages)."""
+"""Data types of the shared analysis: the model tree, the init plan, the residual stacks."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Iterator
 
 import libcst as cst
 
+from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
+
+#: Init kinds that set a parameter afresh (as opposed to rescaling what is there).
+ABSOLUTE_KINDS = frozenset(
+    {"default", "normal", "trunc_normal", "uniform", "zeros", "ones", "constant", "xavier_uniform", "xavier_normal",
+     "kaiming_uniform", "kaiming_normal", "orthogonal", "empty", "copy", "unknown"}
+)
+
+
+@dataclass(frozen=True)
+class InitOp:
+    """One operation in a parameter's init plan."""
+
+    kind: str  # an ABSOLUTE_KINDS member, or "scale"
+    #: The std the parameter has after this op (absolute kinds) or the factor applied ("scale").
+    std: Monomial | None
+    #: The call that does it; None for a constructor's own default (then the layer's line is used).
+    node: cst.CSTNode | None
+    #: How the op reaches the parameter, outermost first, e.g. ("GPT.__init__", "self.apply(self._init_weights)", "GPT._init_weights").
+    via: tuple[str, ...] = ()
+    #: False when a condition we could not decide guards it, or a call we could not follow may do it.
+    certain: bool = True
+    label: str = ""
+    #: The std argument expression as written (for messages).
+    std_source: str = ""
+
+
+@dataclass(eq=False)
+class Param:
+    name: str
+    owner: "ModuleNode"
+    ops: list[InitOp] = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        prefix = self.owner.path
+        return f"{prefix}.{self.name}" if prefix else self.name
+
+
+@dataclass(eq=False)
+class ModuleNode:
+    """One module instance a root class builds (a ModuleList of N blocks keeps one representative)."""
+
+    name: str
+    kind: str  # linear, embedding, norm, container, sequential, dropout, activation, attention, module, unknown
+    type_name: str  # qualified constructor name, or the local class name
+    cls: ClassInfo | None = None
+    parent: "ModuleNode | None" = None
+    #: The statement or expression that created the layer (where layer findings are reported).
+    created_at: cst.CSTNode | None = None
+    children: dict[str, "ModuleNode"] = field(default_factory=dict)
+    params: dict[str, Param] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    #: How many copies this representative stands for (a block container's depth).
+    repeat: Monomial | None = None
+
+    @property
+    def path(self) -> str:
+        parts: list[str] = []
+        node: ModuleNode | None = self
+        while node is not None and node.parent is not None:
+            parts.append(node.name)
+            node = node.parent
+        return ".".join(reversed(parts))
+
+    def add_child(self, name: str, child: "ModuleNode") -> "ModuleNode":
+        child.name = name
+        child.parent = self
+        self.children[name] = child
+        return child
+
+    def post_order(self) -> Iterator["ModuleNode"]:
+        """The order `nn.Module.apply` visits: children first, then the module itself."""
+        for child in list(self.children.values()):
+            yield from child.post_order()
+        yield self
+
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, "ModuleNode"]]:
+        yield prefix, self
+        for name, child in list(self.children.items()):
+            yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Param]]:
+        for name, module in self.named_modules(prefix):
+            for pname, param in module.params.items():
+                yield (f"{name}.{pname}" if name else pname), param
+
+    def descend(self, relative: str) -> "ModuleNode | None":
+        node: ModuleNode | None = self
+        for part in relative.split(".") if relative else ():
+            node = node.children.get(part) if node is not None else None
+        return node
+
+
+@dataclass(frozen=True)
+class FinalInit:
+    """What a parameter ends up with after its whole plan."""
+
+    std: Monomial | None
+    op: InitOp | None
+    certain: bool
+    #: Every op after the last absolute one (scales), with it.
+    chain: tuple[InitOp, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return self.op.kind if self.op else "unknown"
+
+
+def final_init(param: Param) -> FinalInit:
+    std: Monomial | None = None
+    last: InitOp | None = None
+    certain = True
+    chain: list[InitOp] = []
+    for op in param.ops:
+        if op.kind == "scale":
+            if std is not None and op.std is not None:
+                std = std * op.std
+            else:
+                std = None
+            chain.append(op)
+        elif op.certain:
+            std, last, chain = op.std, op, [op]
+        else:
+            # An op that may or may not run leaves the outcome open.
+            certain = False
+            chain.append(op)
+        if not op.certain:
+            certain = False
+        if op.kind == "unknown":
+            certain = False
+    return FinalInit(std, last, certain, tuple(chain))
+
+
+@dataclass
+class ResidualAdd:
+    """`x = x + branch(...)` in a block's forward, with the writers its branch ends in."""
+
+    block: ClassInfo
+    node: cst.CSTNode  # the `+` expression (or the augmented assignment)
+    statement: cst.CSTNode
+    writers: list["WriterRef"] = field(default_factory=list)
+    prenorm: bool | None = None
+    #: A learned gate (LayerScale, ReZero alpha) multiplies the branch.
+    gated: bool = False
+
+
+@dataclass
+class RuntimeScale:
+    """A constant multiplying or dividing a writer's output before it reaches the stream."""
+
+    node: cst.CSTNode
+    factor: Monomial
+    source: str
+
+
+@dataclass
+class WriterRef:
+    """A layer whose output is added into the residual stream, relative to the block."""
+
+    path: str  # e.g. "attn.c_proj"
+    layer_class: ClassInfo  # the class whose __init__ creates it
+    attr: str
+    found_by: str  # "data flow" or "name"
+    scales: list[RuntimeScale] = field(default_factory=list)
+
+
+@dataclass
+class Writer:
+    """A residual writer in a concrete model tree."""
+
+    ref: WriterRef
+    add: ResidualAdd
+    node: ModuleNode
+
+    @property
+    def weight(self) -> Param | None:
+        return self.node.params.get("weight")
+
+
+@dataclass
+class Stack:
+    """A root model's residual stack: the repeated blocks and what writes into the stream."""
+
+    root: ModuleNode
+    container: ModuleNode
+    block: ModuleNode
+    depth: Monomial
+    depth_source: str
+    adds: list[ResidualAdd]
+    writers: list[Writer]
+
+    @property
+    def adds_per_block(self) -> int:
+        return len({id(add.statement) for add in self.adds})
+
+    @property
+    def prenorm(self) -> bool:
+        return bool(self.adds) and all(add.prenorm for add in self.adds)
 
 
 @dataclass
 class Analysis:
     module: cst.Module
     options: AnalysisOptions
-    stacks: list = field(default_factory=list)
-    roots: list = field(default_factory=list)
+    index: ModuleIndex = field(default_factory=ModuleIndex)
+    roots: list[ModuleNode] = field(default_factory=list)
+    stacks: list[Stack] = field(default_factory=list)
+    #: Residual adds found in every block class, by class name (also for blocks no root builds).
+    block_adds: dict[str, list[ResidualAdd]] = field(default_factory=dict)
+    depth_atoms: frozenset[str] = frozenset()
+    #: The file deliberately uses a scheme with its own rules (muP, unit scaling).
+    deliberate_scheme: str | None = None
+
+    _positions: Any = field(default=None, repr=False)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node).strip()
+
+    def positions(self):
+        """LibCST positions, computed once and only for files that have something to report."""
+        if self._positions is None:
+            from libcst.metadata import MetadataWrapper, PositionProvider
+
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        code_range = self.positions().get(node)
+        return code_range.start.line if code_range is not None else 0
+

@@ -1,0 +1,134 @@
+"""Abstract values the interpreter computes with (numbers are `Monomial`s)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from initlint.analysis.index import ClassInfo
+from initlint.analysis.model import InitOp, ModuleNode, Param
+from initlint.analysis.values import Monomial
+
+
+class Unknown:
+    """Anything we cannot (or need not) model. Its truth value is undecided."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Num:
+    value: Monomial
+
+
+@dataclass(frozen=True)
+class Const:
+    """A Python constant: str, bool, None, or a number we keep exact."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """An object we do not model (a config, an argument). Numeric use makes an atom of its name."""
+
+    name: str
+
+
+@dataclass
+class Seq:
+    """A tuple/list; `repeat` is set for `[Block(...) for _ in range(N)]`."""
+
+    items: list
+    repeat: Monomial | None = None
+
+
+@dataclass
+class Mapping:
+    items: dict
+
+
+@dataclass(frozen=True)
+class ModRef:
+    node: ModuleNode
+
+
+@dataclass(frozen=True)
+class ParamRef:
+    param: Param
+
+
+@dataclass(frozen=True)
+class NewTensor:
+    """`torch.ones(d)`, `torch.randn(a, b) * 0.02`: how a fresh nn.Parameter starts."""
+
+    op: InitOp
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    cls: ClassInfo
+
+
+@dataclass(frozen=True)
+class ExtRef:
+    """Something imported: a function, class or module, by qualified name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class FuncRef:
+    func: cst.FunctionDef
+    owner: ClassInfo | None = None
+    bound: Any = None
+    partial_args: tuple = ()
+    partial_kwargs: tuple = ()
+
+
+@dataclass(frozen=True)
+class Lambda:
+    node: cst.Lambda
+
+
+@dataclass(frozen=True)
+class SuperRef:
+    instance: Any
+    cls: ClassInfo
+
+
+@dataclass
+class Env:
+    names: dict = field(default_factory=dict)
+
+    def child(self) -> "Env":
+        return Env(dict(self.names))
+
+
+def as_number(value: Any) -> Monomial | None:
+    if isinstance(value, Num):
+        return value.value
+    if isinstance(value, Const) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+        return Monomial.of(value.value)
+    if isinstance(value, Opaque):
+        return Monomial.atom(value.name)
+    return None
+
+
+def truth(value: Any) -> bool | None:
+    """Python truthiness where it is known."""
+    if isinstance(value, Const):
+        return bool(value.value)
+    if isinstance(value, Num):
+        return value.value.const != 0 if value.value.is_constant else None
+    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, NewTensor)):
+        return True
+    if isinstance(value, Seq):
+        return bool(value.items) if value.repeat is None else None
+    return None

@@ -1,0 +1,184 @@
+"""Stage 1: the index of one module — imports, classes, functions, constants.
+
+Only top-level statements and class bodies are read (plus `if`/`try` blocks around
+them, where imports hide); nothing is executed or imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+#: Bases that make a class an `nn.Module` even though they are defined elsewhere.
+MODULE_BASES = frozenset(
+    {
+        "torch.nn.Module",
+        "torch.nn.modules.module.Module",
+        "transformers.PreTrainedModel",
+        "transformers.modeling_utils.PreTrainedModel",
+        "PreTrainedModel",
+        "torch.nn.Linear",
+        "torch.nn.Embedding",
+        "torch.nn.LayerNorm",
+        "torch.nn.ModuleList",
+        "torch.nn.Sequential",
+        "torch.nn.ModuleDict",
+    }
+)
+
+#: Library bases whose `post_init()` / `init_weights()` applies `_init_weights` to every module.
+HF_PRETRAINED_BASES = frozenset({"transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel", "PreTrainedModel"})
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """`torch.nn.init.normal_` for an Attribute chain of Names, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    node: cst.ClassDef
+    bases: tuple[str, ...]
+    methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    attributes: dict[str, cst.BaseExpression] = field(default_factory=dict)
+
+
+@dataclass
+class ModuleIndex:
+    imports: dict[str, str] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    constants: dict[str, cst.BaseExpression] = field(default_factory=dict)
+
+    def resolve(self, node: cst.BaseExpression) -> str | None:
+        """The qualified name an expression refers to, through import aliases."""
+        name = dotted_name(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        target = self.imports.get(head)
+        if target is None:
+            return name
+        return f"{target}.{rest}" if rest else target
+
+    def base_chain(self, cls: ClassInfo, _seen: frozenset[str] = frozenset()) -> list[str]:
+        """Qualified names of all bases, walking through classes defined in this file."""
+        chain: list[str] = []
+        for base in cls.bases:
+            chain.append(base)
+            local = self.classes.get(base)
+            if local is not None and base not in _seen and local is not cls:
+                chain.extend(self.base_chain(local, _seen | {cls.name}))
+        return chain
+
+    def is_module_class(self, cls: ClassInfo) -> bool:
+        chain = self.base_chain(cls)
+        if any(base in MODULE_BASES or base.endswith("PreTrainedModel") or base.endswith(".Module") for base in chain):
+            return True
+        # A base from elsewhere that we cannot see: a class with a forward is a module.
+        return "forward" in cls.methods and any(base not in self.classes for base in chain)
+
+    def is_hf_pretrained(self, cls: ClassInfo) -> bool:
+        return any(base in HF_PRETRAINED_BASES or base.endswith(".PreTrainedModel") for base in self.base_chain(cls))
+
+    def find_method(self, cls: ClassInfo, name: str) -> tuple[ClassInfo, cst.FunctionDef] | None:
+        """Method lookup through the local base chain (MRO approximated depth-first)."""
+        seen: set[str] = set()
+        stack = [cls]
+        while stack:
+            current = stack.pop(0)
+            if current.name in seen:
+                continue
+            seen.add(current.name)
+            if name in current.methods:
+                return current, current.methods[name]
+            stack.extend(self.classes[b] for b in current.bases if b in self.classes)
+        return None
+
+    def module_classes(self) -> list[ClassInfo]:
+        return [cls for cls in self.classes.values() if self.is_module_class(cls)]
+
+
+def _record_import(index: ModuleIndex, stmt: cst.Import | cst.ImportFrom) -> None:
+    if isinstance(stmt, cst.Import):
+        for alias in stmt.names:
+            full = dotted_name(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                index.imports[alias.asname.name.value] = full
+            else:
+                head = full.split(".")[0]
+                index.imports.setdefault(head, head)
+        return
+    if isinstance(stmt.names, cst.ImportStar):
+        return
+    module = dotted_name(stmt.module) if stmt.module is not None else ""
+    if stmt.relative:
+        module = "." * len(stmt.relative) + (module or "")
+    for alias in stmt.names:
+        name = dotted_name(alias.name)
+        if name is None:
+            continue
+        local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+        index.imports[local] = f"{module}.{name}" if module else name
+
+
+def _class_info(index: ModuleIndex, node: cst.ClassDef) -> ClassInfo:
+    bases = []
+    for arg in node.bases:
+        if arg.keyword is None:
+            resolved = index.resolve(arg.value)
+            if resolved is not None:
+                bases.append(resolved)
+    info = ClassInfo(node.value if isinstance(node, cst.Name) else node.name.value, node, tuple(bases))
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef):
+            info.methods[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    info.attributes[small.targets[0].target.value] = small.value
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                    info.attributes[small.target.value] = small.value
+    return info
+
+
+def _index_block(index: ModuleIndex, body) -> None:
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    _record_import(index, small)
+                elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    index.constants[small.targets[0].target.value] = small.value
+        elif isinstance(stmt, cst.ClassDef):
+            index.classes[stmt.name.value] = _class_info(index, stmt)
+        elif isinstance(stmt, cst.FunctionDef):
+            index.functions[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.If):
+            _index_block(index, stmt.body.body)
+            orelse = stmt.orelse
+            while orelse is not None:
+                _index_block(index, orelse.body.body)
+                orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+        elif isinstance(stmt, cst.Try):
+            _index_block(index, stmt.body.body)
+            for handler in stmt.handlers:
+                _index_block(index, handler.body.body)
+
+
+def build_index(module: cst.Module) -> ModuleIndex:
+    index = ModuleIndex()
+    _index_block(index, module.body)
+    return index

@@ -1,0 +1,478 @@
+"""Stage 2: an abstract interpreter over `__init__` and the init code it reaches.
+
+Running a root class's `__init__` symbolically builds its model tree (which layers
+exist, under which names, how many copies) and, in the same order PyTorch would,
+records every init operation that reaches each parameter: constructor defaults,
+`self.apply(fn)` (post-order, like PyTorch), HF `post_init()`, `named_parameters()`
+loops with their name tests, direct `nn.init.*_` calls and in-place rescaling.
+
+Whatever we cannot follow is recorded as uncertain rather than guessed, so rules
+that need certainty stay silent.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import libcst as cst
+
+from initlint.analysis import python_semantics, torch_semantics
+from initlint.analysis.abstract import (
+    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef,
+    Seq, SuperRef, as_number, truth,
+)
+from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.analysis.layers import LayerType, layer_type
+from initlint.analysis.model import InitOp, ModuleNode, Param
+from initlint.analysis.values import Monomial, fraction_of
+from initlint.config import AnalysisOptions
+
+MAX_STEPS = 400_000
+MAX_CALL_DEPTH = 24
+MAX_LOOP_ITEMS = 4000
+#: The atom standing for "this block's index" inside a repeated container.
+LAYER_INDEX = "@layer"
+
+
+class BudgetExceeded(Exception):
+    """The file needs more interpretation than a linter should spend on it."""
+
+
+@dataclass(frozen=True)
+class Ctx:
+    certain: bool = True
+    via: tuple[str, ...] = ()
+    depth: int = 0
+    owner: ClassInfo | None = None
+    self_value: Any = None
+    repeat: Monomial | None = None
+
+    def uncertain(self) -> "Ctx":
+        return replace(self, certain=False) if self.certain else self
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Interpreter:
+    def __init__(self, index: ModuleIndex, module: cst.Module, options: AnalysisOptions) -> None:
+        self.index = index
+        self.module = module
+        self.options = options
+        self.steps = 0
+        self.building: list[str] = []
+        self._constants: dict[str, Any] = {}
+        #: Set when something that may init parameters could not be followed.
+        self.incomplete = False
+        #: ids of the function definitions the interpretation ran.
+        self.executed: set[int] = set()
+
+    # ----------------------------------------------------------------- helpers
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise BudgetExceeded(f"more than {MAX_STEPS} interpretation steps")
+
+    def code(self, node: cst.CSTNode) -> str:
+        try:
+            return self.module.code_for_node(node).strip()
+        except Exception:  # code generation of a detached node
+            return "<expr>"
+
+    def global_value(self, name: str) -> Any:
+        index = self.index
+        if name in index.classes:
+            return ClassRef(index.classes[name])
+        if name in index.functions:
+            return FuncRef(index.functions[name])
+        if name in index.imports:
+            return ExtRef(index.imports[name])
+        if name in index.constants:
+            if name not in self._constants:
+                self._constants[name] = UNKNOWN  # guards self-reference
+                self._constants[name] = self.eval(index.constants[name], Env(), Ctx())
+            return self._constants[name]
+        if name in python_semantics.CONSTANTS:
+            return Const(python_semantics.CONSTANTS[name])
+        if name in python_semantics.BUILTIN_NAMES:
+            return ExtRef(f"builtins.{name}")
+        return Opaque(name)
+
+    # ------------------------------------------------------------ construction
+    def build_root(self, cls: ClassInfo) -> ModuleNode:
+        return self.instantiate(cls, [], {}, cls.node, Ctx(via=()), root=True).node
+
+    def instantiate(self, cls: ClassInfo, args: list, kwargs: dict, call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
+        if cls.name in self.building or len(self.building) > 16:
+            return UNKNOWN
+        node = ModuleNode(name="", kind="module", type_name=cls.name, cls=cls, created_at=call)
+        for base in self.index.base_chain(cls):
+            if base not in self.index.classes:
+                known = layer_type(base)
+                if known is not None and known.kind not in ("container", "sequential"):
+                    node.kind = known.kind
+                    self.add_default_params(node, known, {}, ctx)
+                    break
+        found = self.index.find_method(cls, "__init__")
+        if found is not None:
+            owner, func = found
+            self.building.append(cls.name)
+            try:
+                if root:
+                    args = [Opaque(p.name.value) for p in func.params.params[1:]]
+                self.call_function(FuncRef(func, owner, ModRef(node)), args, kwargs, replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)))
+            finally:
+                self.building.pop()
+        return ModRef(node)
+
+    def add_default_params(self, node: ModuleNode, known: LayerType, kwargs: dict, ctx: Ctx) -> None:
+        for pname, kind, std in known.defaults:
+            if pname == "bias" and isinstance(kwargs.get("bias"), Const) and kwargs["bias"].value is False:
+                continue
+            param = node.params.setdefault(pname, Param(pname, node))
+            param.ops.append(InitOp(kind, std, None, (f"PyTorch's default init for {known.class_name}",), True, torch_semantics.default_label(kind, known.class_name)))
+
+    def construct_layer(self, qualified: str, known: LayerType | None, args: list, kwargs: dict, call: cst.Call, ctx: Ctx) -> ModRef:
+        kind = known.kind if known else "unknown"
+        node = ModuleNode(name="", kind=kind, type_name=qualified, created_at=call)
+        if known is None:
+            return ModRef(node)
+        if kind in ("container", "sequential"):
+            items: list[tuple[str, Any]] = []
+            repeat = None
+            source = args[0] if args else None
+            if kind == "sequential" and len(args) != 1 or kind == "sequential" and not isinstance(source, (Seq, Mapping)):
+                items = [(str(i), value) for i, value in enumerate(args)]
+            elif isinstance(source, Seq):
+                items = [(str(i), value) for i, value in enumerate(source.items)]
+                repeat = source.repeat
+            elif isinstance(source, Mapping):
+                items = [(str(key), value) for key, value in source.items.items()]
+            for key, value in items:
+                if isinstance(value, ModRef):
+                    child = node.add_child(key, value.node)
+                    child.repeat = repeat or child.repeat
+            return ModRef(node)
+        self.add_default_params(node, known, kwargs, ctx)
+        if known.class_name == "MultiheadAttention":
+            out = node.add_child("out_proj", ModuleNode(name="out_proj", kind="linear", type_name="torch.nn.Linear", created_at=call))
+            self.add_default_params(out, layer_type("torch.nn.Linear"), {}, ctx)
+        if known.init_from_argument:
+            weight = node.params.setdefault("weight", Param("weight", node))
+            node.params.setdefault("bias", Param("bias", node))
+            method = kwargs.get(known.init_from_argument, UNKNOWN)
+            label = f"{known.init_from_argument}= of {known.class_name}"
+            if isinstance(method, (FuncRef, Lambda)):
+                self.call_value(method, [ParamRef(weight)], {}, replace(ctx, via=ctx.via + (label,)), call)
+            if not weight.ops:
+                weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
+        return ModRef(node)
+
+    # ------------------------------------------------------------------- calls
+    def call_function(self, ref: FuncRef, args: list, kwargs: dict, ctx: Ctx) -> Any:
+        if ctx.depth >= MAX_CALL_DEPTH:
+            self.incomplete = True
+            return UNKNOWN
+        func = ref.func
+        self.executed.add(id(func))
+        env = Env()
+        positional = list(ref.partial_args) + list(args)
+        if ref.bound is not None:
+            positional = [ref.bound] + positional
+        named = dict(ref.partial_kwargs)
+        named.update(kwargs)
+        params = func.params
+        all_params = list(params.posonly_params) + list(params.params)
+        for i, param in enumerate(all_params):
+            name = param.name.value
+            if i < len(positional):
+                env.names[name] = positional[i]
+            elif name in named:
+                env.names[name] = named.pop(name)
+            elif param.default is not None:
+                env.names[name] = self.eval(param.default, Env(), ctx)
+            else:
+                env.names[name] = Opaque(name)
+        for param in params.kwonly_params:
+            name = param.name.value
+            if name in named:
+                env.names[name] = named.pop(name)
+            elif param.default is not None:
+                env.names[name] = self.eval(param.default, Env(), ctx)
+            else:
+                env.names[name] = Opaque(name)
+        if isinstance(params.star_arg, cst.Param):
+            env.names[params.star_arg.name.value] = Seq(positional[len(all_params):])
+        if isinstance(params.star_kwarg, cst.Param):
+            env.names[params.star_kwarg.name.value] = Mapping(named)
+        self_value = positional[0] if ref.owner is not None and positional else ctx.self_value
+        inner = replace(ctx, depth=ctx.depth + 1, owner=ref.owner or ctx.owner, self_value=self_value)
+        body = func.body
+        try:
+            if isinstance(body, cst.IndentedBlock):
+                self.exec_block(body.body, env, inner)
+            else:
+                self.exec_block([body], env, inner)
+        except _Return as ret:
+            return ret.value
+        return Const(None)
+
+    def call_value(self, callee: Any, args: list, kwargs: dict, ctx: Ctx, call: cst.CSTNode) -> Any:
+        self.tick()
+        if isinstance(callee, FuncRef):
+            return self.call_function(callee, args, kwargs, ctx)
+        if isinstance(callee, Lambda):
+            env = Env()
+            for param, value in zip(callee.node.params.params, args):
+                env.names[param.name.value] = value
+            return self.eval(callee.node.body, env, ctx)
+        if isinstance(callee, ClassRef):
+            return self.instantiate(callee.cls, args, kwargs, call, ctx)
+        if isinstance(callee, ExtRef):
+            return torch_semantics.call_external(self, callee.name, args, kwargs, ctx, call)
+        if isinstance(callee, python_semantics.BoundMethod):
+            return torch_semantics.call_method(self, callee, args, kwargs, ctx, call)
+        self.mark_unknown_targets(args, kwargs, ctx, call, "a call initlint cannot follow")
+        return UNKNOWN
+
+    def mark_unknown_targets(self, args: list, kwargs: dict, ctx: Ctx, call: cst.CSTNode, why: str) -> None:
+        """A call we cannot follow receives modules or parameters: it may initialise them."""
+        touched = False
+        for value in list(args) + list(kwargs.values()):
+            params: list[Param] = []
+            if isinstance(value, ModRef):
+                params = [p for _, p in value.node.named_parameters()]
+            elif isinstance(value, ParamRef):
+                params = [value.param]
+            for param in params:
+                touched = True
+                param.ops.append(InitOp("unknown", None, call, ctx.via + (self.code(call)[:80],), False, why))
+        if touched:
+            self.incomplete = True
+
+    # -------------------------------------------------------------- statements
+    def exec_block(self, stmts, env: Env, ctx: Ctx) -> None:
+        for stmt in stmts:
+            self.exec_stmt(stmt, env, ctx)
+
+    def exec_stmt(self, stmt: cst.CSTNode, env: Env, ctx: Ctx) -> None:
+        self.tick()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.exec_small(small, env, ctx)
+        elif isinstance(stmt, cst.BaseSmallStatement):
+            self.exec_small(stmt, env, ctx)
+        elif isinstance(stmt, cst.If):
+            self.exec_if(stmt, env, ctx)
+        elif isinstance(stmt, cst.For):
+            self.exec_for(stmt, env, ctx)
+        elif isinstance(stmt, cst.While):
+            self.exec_branch(stmt.body.body, env, ctx.uncertain())
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                value = self.eval(item.item, env, ctx)
+                if item.asname is not None:
+                    self.assign(item.asname.name, value, env, ctx, stmt)
+            self.exec_block(stmt.body.body, env, ctx)
+        elif isinstance(stmt, cst.Try):
+            self.exec_block(stmt.body.body, env, ctx)
+            if stmt.finalbody is not None:
+                self.exec_block(stmt.finalbody.body.body, env, ctx)
+        elif isinstance(stmt, cst.FunctionDef):
+            env.names[stmt.name.value] = FuncRef(stmt)
+
+    def exec_branch(self, stmts, env: Env, ctx: Ctx) -> None:
+        """Run a block that may not run: a `return` inside it does not end the caller."""
+        try:
+            self.exec_block(stmts, env, ctx)
+        except _Return:
+            pass
+
+    def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
+        decided = truth(self.eval(stmt.test, env, ctx))
+        orelse = stmt.orelse
+        if decided is True:
+            self.exec_block(stmt.body.body, env, ctx)
+        elif decided is False:
+            if isinstance(orelse, cst.If):
+                self.exec_if(orelse, env, ctx)
+            elif isinstance(orelse, cst.Else):
+                self.exec_block(orelse.body.body, env, ctx)
+        else:
+            self.exec_branch(stmt.body.body, env, ctx.uncertain())
+            if isinstance(orelse, cst.If):
+                self.exec_branch([orelse], env, ctx.uncertain())
+            elif isinstance(orelse, cst.Else):
+                self.exec_branch(orelse.body.body, env, ctx.uncertain())
+
+    def exec_for(self, stmt: cst.For, env: Env, ctx: Ctx) -> None:
+        iterable = python_semantics.iterate(self, self.eval(stmt.iter, env, ctx))
+        if isinstance(iterable, Seq):
+            if iterable.repeat is not None:
+                items, inner = iterable.items[:1], replace(ctx, repeat=iterable.repeat)
+            else:
+                items, inner = iterable.items[:MAX_LOOP_ITEMS], ctx
+            for item in items:
+                self.assign(stmt.target, item, env, inner, stmt)
+                self.exec_block(stmt.body.body, env, inner)
+            return
+        self.assign(stmt.target, UNKNOWN, env, ctx, stmt)
+        self.exec_branch(stmt.body.body, env, ctx.uncertain())
+
+    def exec_small(self, small: cst.BaseSmallStatement, env: Env, ctx: Ctx) -> None:
+        if isinstance(small, cst.Assign):
+            value = self.eval(small.value, env, ctx)
+            for target in small.targets:
+                self.assign(target.target, value, env, ctx, small)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.assign(small.target, self.eval(small.value, env, ctx), env, ctx, small)
+        elif isinstance(small, cst.AugAssign):
+            current = self.eval(small.target, env, ctx)
+            value = python_semantics.binary(self, small.operator, current, self.eval(small.value, env, ctx), small)
+            self.assign(small.target, value, env, ctx, small)
+        elif isinstance(small, cst.Expr):
+            self.eval(small.value, env, ctx)
+        elif isinstance(small, cst.Return):
+            raise _Return(self.eval(small.value, env, ctx) if small.value is not None else Const(None))
+        elif isinstance(small, cst.Raise):
+            raise _Return(UNKNOWN)
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            scratch = ModuleIndex()
+            from initlint.analysis.index import _record_import
+
+            _record_import(scratch, small)
+            for local, qualified in scratch.imports.items():
+                env.names[local] = ExtRef(qualified)
+
+    def assign(self, target: cst.BaseExpression, value: Any, env: Env, ctx: Ctx, stmt: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            env.names[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            items = value.items if isinstance(value, Seq) and value.repeat is None else None
+            elements = target.elements
+            for i, element in enumerate(elements):
+                part = items[i] if items is not None and len(items) == len(elements) else UNKNOWN
+                if isinstance(value, ModRef) and i == 0:
+                    part = value  # `out, _ = self.attn(...)`
+                self.assign(element.value, part, env, ctx, stmt)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value, env, ctx)
+            if isinstance(owner, ModRef):
+                torch_semantics.set_module_attr(self, owner.node, target.attr.value, value, ctx, stmt)
+        elif isinstance(target, cst.Subscript):
+            owner = self.eval(target.value, env, ctx)
+            if isinstance(owner, ModRef) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+                key = self.eval(target.slice[0].slice.value, env, ctx)
+                name = str(key.value) if isinstance(key, Const) else "0"
+                torch_semantics.set_module_attr(self, owner.node, name, value, ctx, stmt)
+            elif isinstance(owner, Mapping) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+                key = self.eval(target.slice[0].slice.value, env, ctx)
+                if isinstance(key, Const):
+                    owner.items[key.value] = value
+
+    # ------------------------------------------------------------- expressions
+    def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
+        self.tick()
+        if node is None:
+            return Const(None)
+        if isinstance(node, cst.Name):
+            if node.value in env.names:
+                return env.names[node.value]
+            return self.global_value(node.value)
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+            try:
+                return Const(ast.literal_eval(self.code(node)))
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                return UNKNOWN
+        if isinstance(node, cst.Attribute):
+            return torch_semantics.get_attr(self, self.eval(node.value, env, ctx), node.attr.value, ctx)
+        if isinstance(node, cst.Call):
+            return self.eval_call(node, env, ctx)
+        if isinstance(node, cst.BinaryOperation):
+            return python_semantics.binary(self, node.operator, self.eval(node.left, env, ctx), self.eval(node.right, env, ctx), node)
+        if isinstance(node, cst.UnaryOperation):
+            return python_semantics.unary(node.operator, self.eval(node.expression, env, ctx), node)
+        if isinstance(node, cst.BooleanOperation):
+            return python_semantics.boolean(self, node, env, ctx)
+        if isinstance(node, cst.Comparison):
+            return python_semantics.compare(self, node, env, ctx)
+        if isinstance(node, cst.IfExp):
+            decided = truth(self.eval(node.test, env, ctx))
+            if decided is True:
+                return self.eval(node.body, env, ctx)
+            if decided is False:
+                return self.eval(node.orelse, env, ctx)
+            body = self.eval(node.body, env, ctx.uncertain())
+            return body if isinstance(body, ModRef) else UNKNOWN
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            items: list = []
+            for element in node.elements:
+                value = self.eval(element.value, env, ctx)
+                if isinstance(element, cst.StarredElement):
+                    if isinstance(value, Seq) and value.repeat is None:
+                        items.extend(value.items)
+                    else:
+                        return UNKNOWN
+                else:
+                    items.append(value)
+            return Seq(items)
+        if isinstance(node, cst.Dict):
+            mapping: dict = {}
+            for element in node.elements:
+                if isinstance(element, cst.DictElement):
+                    key = self.eval(element.key, env, ctx)
+                    if isinstance(key, Const):
+                        mapping[key.value] = self.eval(element.value, env, ctx)
+            return Mapping(mapping)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return python_semantics.comprehension(self, node, env, ctx)
+        if isinstance(node, cst.DictComp):
+            return python_semantics.comprehension(self, node, env, ctx)
+        if isinstance(node, cst.Subscript):
+            return python_semantics.subscript(self, node, env, ctx)
+        if isinstance(node, cst.Lambda):
+            return Lambda(node)
+        if isinstance(node, cst.FormattedString):
+            return UNKNOWN
+        if isinstance(node, cst.NamedExpr):
+            value = self.eval(node.value, env, ctx)
+            self.assign(node.target, value, env, ctx, node)
+            return value
+        return UNKNOWN
+
+    def eval_call(self, node: cst.Call, env: Env, ctx: Ctx) -> Any:
+        callee = self.eval(node.func, env, ctx)
+        args: list = []
+        kwargs: dict = {}
+        for arg in node.args:
+            value = self.eval(arg.value, env, ctx)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            elif arg.star == "*":
+                if isinstance(value, Seq) and value.repeat is None:
+                    args.extend(value.items)
+                else:
+                    args.append(value)
+            elif arg.star == "**":
+                if isinstance(value, Mapping):
+                    kwargs.update({str(k): v for k, v in value.items.items()})
+            else:
+                args.append(value)
+        return self.call_value(callee, args, kwargs, ctx, node)
+
+    def number(self, value: Any) -> Monomial | None:
+        return as_number(value)
+
+
+def exponent_of(value: Any) -> Fraction | None:
+    number = as_number(value)
+    if number is None or not number.is_constant or not math.isfinite(number.const):
+        return None
+    return fraction_of(number.const)

@@ -1,0 +1,381 @@
+"""Python's own semantics for the interpreter: arithmetic, comparisons, strings,
+subscripts, comprehensions and the builtins model code uses in init functions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from initlint.analysis.abstract import (
+    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
+    SuperRef, as_number, truth,
+)
+from initlint.analysis.model import InitOp
+from initlint.analysis.values import Monomial, fraction_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Ctx, Interpreter
+
+CONSTANTS = {"True": True, "False": False, "None": None}
+BUILTIN_NAMES = frozenset(
+    {"isinstance", "hasattr", "getattr", "setattr", "len", "range", "enumerate", "zip", "any", "all", "str", "int",
+     "float", "min", "max", "abs", "print", "super", "object", "dict", "list", "tuple", "sorted", "reversed", "type",
+     "id", "repr", "bool", "round", "sum", "iter", "next", "set", "frozenset", "issubclass"}
+)
+#: Largest constant `range(n)` we unroll; longer ones keep one representative iteration.
+UNROLL_LIMIT = 8
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    receiver: Any
+    name: str
+
+
+def number_sum(left: Monomial, right: Monomial, negate: bool) -> Monomial:
+    if negate:
+        right = right * Monomial.of(-1)
+    if left.atoms == right.atoms:
+        return Monomial(left.const + right.const, left.atoms, left.powers + right.powers)
+    if right.is_constant and right.const == 0:
+        return left
+    if left.is_constant and left.const == 0:
+        return right
+    # `layer_id + 1`, `n_layer + 1`: a new atom named after the sum, so its meaning survives.
+    return Monomial.atom(f"({left.describe()}{'+' if right.const >= 0 else ''}{right.describe()})")
+
+
+def binary(interp: "Interpreter", operator: cst.BaseBinaryOp, left: Any, right: Any, node: cst.CSTNode) -> Any:
+    if isinstance(left, Const) and isinstance(right, Const) and isinstance(left.value, str) and isinstance(right.value, str):
+        return Const(left.value + right.value) if isinstance(operator, (cst.Add, cst.AddAssign)) else UNKNOWN
+    if isinstance(left, NewTensor) and not isinstance(right, NewTensor):
+        factor = as_number(right)
+        if factor is not None and isinstance(operator, (cst.Divide, cst.DivideAssign)):
+            factor = factor.inverse(node)
+        if factor is not None and isinstance(operator, (cst.Multiply, cst.Divide, cst.MultiplyAssign, cst.DivideAssign)):
+            op = left.op
+            std = op.std * factor if op.std is not None else None
+            return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, f"{op.label} * {interp.code(node)}"))
+        return UNKNOWN
+    a, b = as_number(left), as_number(right)
+    if a is None or b is None or isinstance(left, Const) and isinstance(left.value, str) or isinstance(right, Const) and isinstance(right.value, str):
+        if isinstance(left, Seq) and isinstance(right, Const) and isinstance(right.value, int) and left.repeat is None and 0 <= right.value <= UNROLL_LIMIT:
+            return Seq(left.items * right.value) if isinstance(operator, cst.Multiply) else UNKNOWN
+        return UNKNOWN
+    if isinstance(operator, (cst.Add, cst.AddAssign)):
+        return Num(number_sum(a, b, False))
+    if isinstance(operator, (cst.Subtract, cst.SubtractAssign)):
+        return Num(number_sum(a, b, True))
+    if isinstance(operator, (cst.Multiply, cst.MultiplyAssign)):
+        return Num(a * b)
+    if isinstance(operator, (cst.Divide, cst.DivideAssign)):
+        inverse = b.inverse(node)
+        return Num(a * inverse) if inverse is not None else UNKNOWN
+    if isinstance(operator, (cst.Power, cst.PowerAssign)):
+        exponent = fraction_of(b.const) if b.is_constant else None
+        result = a.pow(exponent, node) if exponent is not None and abs(exponent) <= 8 else None
+        return Num(result) if result is not None else UNKNOWN
+    if isinstance(operator, (cst.FloorDivide, cst.Modulo)) and a.is_constant and b.is_constant and b.const != 0:
+        return Const(a.const // b.const if isinstance(operator, cst.FloorDivide) else a.const % b.const)
+    return UNKNOWN
+
+
+def unary(operator: cst.BaseUnaryOp, value: Any, node: cst.CSTNode) -> Any:
+    if isinstance(operator, cst.Not):
+        decided = truth(value)
+        return Const(not decided) if decided is not None else UNKNOWN
+    number = as_number(value)
+    if number is None:
+        return UNKNOWN
+    if isinstance(operator, cst.Minus):
+        return Num(number * Monomial.of(-1))
+    if isinstance(operator, cst.Plus):
+        return Num(number)
+    return UNKNOWN
+
+
+def boolean(interp: "Interpreter", node: cst.BooleanOperation, env: Env, ctx: "Ctx") -> Any:
+    left = truth(interp.eval(node.left, env, ctx))
+    is_and = isinstance(node.operator, cst.And)
+    if left is False and is_and or left is True and not is_and:
+        return Const(left)
+    right = truth(interp.eval(node.right, env, ctx))
+    if left is None:
+        if right is False and is_and or right is True and not is_and:
+            return Const(right)
+        return UNKNOWN
+    return Const(right) if right is not None else UNKNOWN
+
+
+def _compare_one(operator: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    if isinstance(operator, (cst.Is, cst.IsNot)):
+        if isinstance(right, Const) and right.value is None:
+            if isinstance(left, Const):
+                result = left.value is None
+            elif isinstance(left, (ModRef, ParamRef, NewTensor, Num, Seq, Mapping, FuncRef, ClassRef)):
+                result = False
+            else:
+                return None
+            return result if isinstance(operator, cst.Is) else not result
+        if isinstance(left, (ModRef, ParamRef)) and isinstance(right, (ModRef, ParamRef)):
+            result = left == right
+            return result if isinstance(operator, cst.Is) else not result
+        return None
+    if isinstance(operator, (cst.In, cst.NotIn)):
+        result: bool | None = None
+        if isinstance(right, Const) and isinstance(right.value, str) and isinstance(left, Const) and isinstance(left.value, str):
+            result = left.value in right.value
+        elif isinstance(right, Seq) and right.repeat is None and isinstance(left, Const):
+            values = [item.value for item in right.items if isinstance(item, Const)]
+            if len(values) == len(right.items):
+                result = left.value in values
+        elif isinstance(right, Mapping) and isinstance(left, Const):
+            result = left.value in right.items
+        if result is None:
+            return None
+        return result if isinstance(operator, cst.In) else not result
+    a, b = as_number(left), as_number(right)
+    if isinstance(left, Const) and isinstance(right, Const):
+        x, y = left.value, right.value
+    elif a is not None and b is not None and a.is_constant and b.is_constant and not isinstance(left, Opaque) and not isinstance(right, Opaque):
+        x, y = a.const, b.const
+    elif isinstance(left, ModRef) and isinstance(right, ModRef):
+        x, y = id(left.node), id(right.node)
+    else:
+        return None
+    try:
+        if isinstance(operator, cst.Equal):
+            return x == y
+        if isinstance(operator, cst.NotEqual):
+            return x != y
+        if isinstance(operator, cst.LessThan):
+            return x < y
+        if isinstance(operator, cst.GreaterThan):
+            return x > y
+        if isinstance(operator, cst.LessThanEqual):
+            return x <= y
+        if isinstance(operator, cst.GreaterThanEqual):
+            return x >= y
+    except TypeError:
+        return None
+    return None
+
+
+def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -> Any:
+    left = interp.eval(node.left, env, ctx)
+    outcome: bool | None = True
+    for target in node.comparisons:
+        right = interp.eval(target.comparator, env, ctx)
+        result = _compare_one(target.operator, left, right)
+        if result is False:
+            return Const(False)
+        if result is None:
+            outcome = None
+        left = right
+    return Const(True) if outcome else UNKNOWN
+
+
+def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") -> Any:
+    base = interp.eval(node.value, env, ctx)
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return UNKNOWN
+    key = interp.eval(node.slice[0].slice.value, env, ctx)
+    if isinstance(base, Seq):
+        if base.repeat is not None:
+            return base.items[0] if base.items else UNKNOWN
+        if isinstance(key, Const) and isinstance(key.value, int) and -len(base.items) <= key.value < len(base.items):
+            return base.items[key.value]
+        return UNKNOWN
+    if isinstance(base, Mapping):
+        return base.items.get(key.value, UNKNOWN) if isinstance(key, Const) else UNKNOWN
+    if isinstance(base, ModRef):
+        children = base.node.children
+        if isinstance(key, Const) and str(key.value) in children:
+            return ModRef(children[str(key.value)])
+        if isinstance(key, Const) and isinstance(key.value, int) and key.value < 0 and children:
+            return ModRef(list(children.values())[key.value]) if -len(children) <= key.value else UNKNOWN
+        if not isinstance(key, Const) and len(children) == 1:
+            return ModRef(next(iter(children.values())))
+        return UNKNOWN
+    if isinstance(base, Const) and isinstance(base.value, str) and isinstance(key, Const) and isinstance(key.value, int):
+        try:
+            return Const(base.value[key.value])
+        except IndexError:
+            return UNKNOWN
+    return UNKNOWN
+
+
+def iterate(interp: "Interpreter", value: Any) -> Seq | None:
+    if isinstance(value, Seq):
+        return value
+    if isinstance(value, Mapping):
+        return Seq([Const(key) for key in value.items])
+    if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
+        children = list(value.node.children.values())
+        repeat = children[0].repeat if len(children) == 1 else None
+        return Seq([ModRef(child) for child in children], repeat)
+    return None
+
+
+def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx") -> Any:
+    from dataclasses import replace
+
+    results: list = []
+    repeat: Monomial | None = None
+
+    def run(clause: cst.CompFor | None, scope: Env, inner: "Ctx") -> None:
+        nonlocal repeat
+        if clause is None:
+            if isinstance(node, cst.DictComp):
+                results.append((interp.eval(node.key, scope, inner), interp.eval(node.value, scope, inner)))
+            else:
+                results.append(interp.eval(node.elt, scope, inner))
+            return
+        iterable = iterate(interp, interp.eval(clause.iter, scope, inner))
+        if iterable is None:
+            return
+        items = iterable.items[:1] if iterable.repeat is not None else iterable.items[:4000]
+        if iterable.repeat is not None:
+            repeat = iterable.repeat
+            inner = replace(inner, repeat=iterable.repeat)
+        for item in items:
+            local = scope.child()
+            interp.assign(clause.target, item, local, inner, node)
+            if all(truth(interp.eval(cond.search, local, inner)) is not False for cond in clause.ifs):
+                run(clause.inner_for_in, local, inner)
+
+    if isinstance(node, cst.DictComp):
+        run(node.for_in, env.child(), ctx)
+        return Mapping({(k.value if isinstance(k, Const) else str(i)): v for i, (k, v) in enumerate(results)})
+    run(node.for_in, env.child(), ctx)
+    return Seq(results, repeat)
+
+
+def call_python_builtin(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+    """Builtins and a few stdlib functions (`math`, `re`, `functools.partial`); UNKNOWN if not one."""
+    from initlint.analysis import torch_semantics
+
+    if name in ("isinstance",) and len(args) == 2:
+        return torch_semantics.isinstance_of(interp, args[0], args[1])
+    if name in ("hasattr", "getattr") and len(args) >= 2 and isinstance(args[1], Const):
+        return torch_semantics.attribute_probe(interp, name, args, ctx)
+    if name in ("setattr", "object.__setattr__") and len(args) == 3 and isinstance(args[1], Const) and isinstance(args[0], ModRef):
+        torch_semantics.set_module_attr(interp, args[0].node, str(args[1].value), args[2], ctx, call)
+        return Const(None)
+    if name == "len" and args:
+        value = args[0]
+        if isinstance(value, ModRef):
+            children = list(value.node.children.values())
+            if len(children) == 1 and children[0].repeat is not None:
+                return Num(children[0].repeat)
+            return Const(len(children))
+        if isinstance(value, Seq):
+            return Num(value.repeat) if value.repeat is not None else Const(len(value.items))
+        if isinstance(value, Const) and isinstance(value.value, str):
+            return Const(len(value.value))
+        return UNKNOWN
+    if name == "range":
+        bounds = [as_number(a) for a in args]
+        if len(bounds) == 1 and bounds[0] is not None:
+            count = bounds[0]
+            if count.is_constant and 0 <= count.const <= UNROLL_LIMIT and float(count.const).is_integer():
+                return Seq([Const(i) for i in range(int(count.const))])
+            return Seq([Num(Monomial.atom("@layer"))], count)
+        return UNKNOWN
+    if name == "enumerate" and args:
+        seq = iterate(interp, args[0])
+        if seq is None:
+            return UNKNOWN
+        if seq.repeat is not None:
+            return Seq([Seq([Num(Monomial.atom("@layer")), item]) for item in seq.items], seq.repeat)
+        return Seq([Seq([Const(i), item]) for i, item in enumerate(seq.items)])
+    if name == "zip" and args:
+        seqs = [iterate(interp, a) for a in args]
+        if all(s is not None and s.repeat is None for s in seqs):
+            return Seq([Seq(list(group)) for group in zip(*(s.items for s in seqs))])
+        return UNKNOWN
+    if name in ("any", "all") and args:
+        seq = iterate(interp, args[0])
+        if seq is None:
+            return UNKNOWN
+        values = [truth(item) for item in seq.items]
+        if name == "any":
+            return Const(True) if True in values else (Const(False) if None not in values else UNKNOWN)
+        return Const(False) if False in values else (Const(True) if None not in values else UNKNOWN)
+    if name in ("float", "int", "abs", "round") and args:
+        number = as_number(args[0])
+        if number is None:
+            return UNKNOWN
+        if name == "abs" and number.is_constant:
+            return Num(Monomial.of(abs(number.const)))
+        return Num(number)
+    if name in ("min", "max"):
+        numbers = [as_number(a) for a in args]
+        if numbers and all(n is not None and n.is_constant for n in numbers):
+            pick = min if name == "min" else max
+            return Num(Monomial.of(pick(n.const for n in numbers)))
+        return UNKNOWN
+    if name in ("str", "repr") and args:
+        return Const(str(args[0].value)) if isinstance(args[0], Const) else Opaque("str")
+    if name in ("list", "tuple", "sorted", "reversed") and args:
+        seq = iterate(interp, args[0])
+        if seq is None:
+            return UNKNOWN
+        items = list(reversed(seq.items)) if name == "reversed" else list(seq.items)
+        return Seq(items, seq.repeat)
+    if name == "dict":
+        merged = dict(args[0].items) if args and isinstance(args[0], Mapping) else {}
+        merged.update(kwargs)
+        return Mapping(merged)
+    if name == "super":
+        return SuperRef(ctx.self_value, ctx.owner) if ctx.owner is not None else UNKNOWN
+    if name in ("sqrt", "pow", "exp", "log", "rsqrt") and args:
+        number = as_number(args[0])
+        if number is None:
+            return UNKNOWN
+        if name == "sqrt":
+            result = number.pow(Fraction(1, 2), call)
+        elif name == "rsqrt":
+            result = number.pow(Fraction(-1, 2), call)
+        elif name == "pow" and len(args) == 2:
+            exponent = as_number(args[1])
+            frac = fraction_of(exponent.const) if exponent is not None and exponent.is_constant else None
+            result = number.pow(frac, call) if frac is not None else None
+        else:
+            result = None
+        return Num(result) if result is not None else UNKNOWN
+    if name in ("re.match", "re.search", "re.fullmatch") and len(args) >= 2:
+        pattern, text = args[0], args[1]
+        if isinstance(pattern, Const) and isinstance(text, Const) and isinstance(pattern.value, str) and isinstance(text.value, str):
+            try:
+                found = getattr(re, name.split(".")[1])(pattern.value, text.value)
+            except re.error:
+                return UNKNOWN
+            return Const(found is not None)
+        return UNKNOWN
+    if name in ("functools.partial", "partial") and args and isinstance(args[0], FuncRef):
+        ref = args[0]
+        return FuncRef(ref.func, ref.owner, ref.bound, ref.partial_args + tuple(args[1:]), ref.partial_kwargs + tuple(kwargs.items()))
+    return None
+
+
+def string_method(receiver: str, name: str, args: list) -> Any:
+    values = [a.value if isinstance(a, Const) else a for a in args]
+    if isinstance(values[0] if values else "", Seq):
+        seq = values[0]
+        if seq.repeat is None and all(isinstance(i, Const) for i in seq.items):
+            values[0] = tuple(i.value for i in seq.items)
+    if any(not isinstance(v, (str, int, tuple, type(None))) for v in values):
+        return UNKNOWN
+    try:
+        if name in ("endswith", "startswith", "count", "find", "rfind", "replace", "lower", "upper", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"):
+            return Const(getattr(receiver, name)(*values))
+        if name in ("split", "rsplit"):
+            return Seq([Const(part) for part in getattr(receiver, name)(*values)])
+    except (TypeError, ValueError):
+        return UNKNOWN
+    return UNKNOWN

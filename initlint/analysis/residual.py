@@ -1,0 +1,344 @@
+"""Stage 3: which layers write into the residual stream, by data flow through `forward`.
+
+A block's `forward` is read with a small abstract domain: the stream (the block's
+input and every `stream + branch` result), a normalised copy of it, and branches
+(anything computed from it through at least one layer, remembering the layer
+applied last). `stream + branch` is a residual add; its branch's last layer is
+followed into that layer's own `forward` until a linear layer is reached: that
+linear is the residual writer. Scalars multiplying a branch on the way are kept
+(runtime scaling), as are learned gates (LayerScale) and whether the branch input
+was normalised (pre-norm).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from initlint.analysis.abstract import UNKNOWN, Env, ModRef, ParamRef, as_number
+from initlint.analysis.interp import BudgetExceeded, Ctx, Interpreter
+from initlint.analysis.layers import NORM_HINTS, PASS_THROUGH_HINTS
+from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
+
+#: Names of residual writers, only used where the data flow cannot be followed.
+WRITER_NAMES = ("c_proj", "o_proj", "out_proj", "wo", "down_proj", "w2", "fc2", "dense_4h_to_h", "proj", "dense", "out", "to_out", "linear_out", "output_proj")
+#: Tensor methods that keep a value's meaning (reshapes, casts, splits).
+PASS_METHODS = frozenset(
+    {"view", "reshape", "transpose", "contiguous", "permute", "flatten", "unflatten", "to", "float", "half", "bfloat16",
+     "type_as", "clone", "squeeze", "unsqueeze", "expand", "split", "chunk", "unbind", "view_as", "reshape_as", "mT",
+     "tensor_split", "narrow", "masked_fill", "__getitem__", "movedim", "swapaxes"}
+)
+NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
+MAX_FORWARD_DEPTH = 6
+
+
+class Stream:
+    """The residual stream itself."""
+
+
+class Normed:
+    """A normalised copy of the stream."""
+
+
+STREAM, NORMED = Stream(), Normed()
+
+
+@dataclass(frozen=True)
+class Branch:
+    last: tuple[ModuleNode, ...]  # the layer(s) applied last
+    normed: bool
+    scales: tuple[RuntimeScale, ...] = ()
+    gated: bool = False
+
+
+@dataclass
+class _Flow:
+    node: ModuleNode
+    adds: list[ResidualAdd] = field(default_factory=list)
+    returns: list = field(default_factory=list)
+    statement: cst.CSTNode | None = None
+
+
+def _is_norm(node: ModuleNode) -> bool:
+    if node.kind == "norm":
+        return True
+    names = (node.name.lower(), node.type_name.rsplit(".", 1)[-1].lower())
+    return node.kind in ("unknown", "module") and any(hint in n for n in names for hint in NORM_HINTS) and not node.children
+
+
+def _is_pass_through(node: ModuleNode) -> bool:
+    if node.kind in ("dropout", "activation"):
+        return True
+    name = node.name.lower()
+    return node.kind == "unknown" and any(hint in name for hint in PASS_THROUGH_HINTS)
+
+
+def _is_gate(node: ModuleNode) -> bool:
+    """LayerScale-like: a module with its own parameters and no sub-layers."""
+    return node.kind == "module" and not node.children and bool(node.params)
+
+
+def _merge(values: list) -> object:
+    branches = [v for v in values if isinstance(v, Branch)]
+    if branches:
+        last = tuple(dict.fromkeys(m for b in branches for m in b.last))
+        return Branch(last, all(b.normed for b in branches), tuple(s for b in branches for s in b.scales), any(b.gated for b in branches))
+    for marker in (STREAM, NORMED):
+        if marker in values:
+            return marker
+    return UNKNOWN
+
+
+class ForwardReader:
+    def __init__(self, interp: Interpreter) -> None:
+        self.interp = interp
+        self._writers: dict[int, tuple] = {}
+
+    # ------------------------------------------------------------ entry points
+    def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
+        flow = self._read(block, depth=0)
+        return flow.adds if flow is not None else []
+
+    def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[tuple[ModuleNode, str, tuple[RuntimeScale, ...]]], bool]:
+        """The linear layers whose output is `node`'s output, with scales after them; and whether
+        `node` normalises its input first."""
+        key = id(node)
+        if key in self._writers:
+            return self._writers[key]
+        self._writers[key] = ([], False)  # recursion guard
+        result: tuple = ([], False)
+        if node.kind in ("linear", "conv"):
+            result = ([(node, "data flow", ())], False)
+        elif node.kind == "sequential" and node.children:
+            layers = [c for c in node.children.values() if not _is_pass_through(c)]
+            if layers:
+                result = self.writers_of(layers[-1], depth + 1)
+        elif node.kind == "attention" and "out_proj" in node.children:
+            result = ([(node.children["out_proj"], "data flow", ())], False)
+        elif node.kind == "module" and node.cls is not None and depth < MAX_FORWARD_DEPTH:
+            flow = self._read(node, depth + 1)
+            found: list = []
+            normed = False
+            if flow is not None:
+                out = _merge(flow.returns)
+                if isinstance(out, Branch):
+                    normed = out.normed
+                    for last in out.last:
+                        inner, _ = self.writers_of(last, depth + 1)
+                        found.extend((w, how, scales + out.scales) for w, how, scales in inner)
+            if not found:
+                found = self._by_name(node)
+            result = (found, normed)
+        self._writers[key] = result
+        return result
+
+    def _by_name(self, node: ModuleNode) -> list:
+        names = WRITER_NAMES + tuple(self.interp.options.writer_names)
+        for name in names:
+            child = node.children.get(name)
+            if child is not None and child.kind in ("linear", "conv"):
+                return [(child, "name", ())]
+        return []
+
+    # ---------------------------------------------------------------- reading
+    def _read(self, node: ModuleNode, depth: int) -> _Flow | None:
+        found = self.interp.index.find_method(node.cls, "forward") if node.cls is not None else None
+        if found is None:
+            return None
+        _, func = found
+        flow = _Flow(node)
+        env = Env()
+        params = [p.name.value for p in func.params.params]
+        if len(params) < 2:
+            return None
+        env.names[params[0]] = ModRef(node)
+        env.names[params[1]] = STREAM
+        for name in params[2:]:
+            env.names[name] = UNKNOWN
+        try:
+            self._block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow, depth)
+        except BudgetExceeded:
+            raise
+        except RecursionError:
+            return None
+        return flow
+
+    def _block(self, stmts, env: Env, flow: _Flow, depth: int) -> None:
+        for stmt in stmts:
+            self.interp.tick()
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    flow.statement = small
+                    self._small(small, env, flow, depth)
+            elif isinstance(stmt, cst.If):
+                self._block(stmt.body.body, env, flow, depth)
+                orelse = stmt.orelse
+                if isinstance(orelse, cst.If):
+                    self._block([orelse], env, flow, depth)
+                elif isinstance(orelse, cst.Else):
+                    self._block(orelse.body.body, env, flow, depth)
+            elif isinstance(stmt, (cst.For, cst.While, cst.With)):
+                self._block(stmt.body.body, env, flow, depth)
+            elif isinstance(stmt, cst.Try):
+                self._block(stmt.body.body, env, flow, depth)
+
+    def _small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow, depth: int) -> None:
+        if isinstance(small, cst.Assign):
+            value = self._eval(small.value, env, flow, depth)
+            for target in small.targets:
+                self._assign(target.target, value, env)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self._assign(small.target, self._eval(small.value, env, flow, depth), env)
+        elif isinstance(small, cst.AugAssign):
+            current = self._eval(small.target, env, flow, depth)
+            value = self._eval(small.value, env, flow, depth)
+            if isinstance(small.operator, cst.AddAssign):
+                self._assign(small.target, self._add(current, value, small, flow), env)
+            else:
+                self._assign(small.target, self._scale(current, value, small.value, small.operator, env), env)
+        elif isinstance(small, cst.Return) and small.value is not None:
+            flow.returns.append(self._eval(small.value, env, flow, depth))
+        elif isinstance(small, cst.Expr):
+            self._eval(small.value, env, flow, depth)
+
+    def _assign(self, target: cst.BaseExpression, value, env: Env) -> None:
+        if isinstance(target, cst.Name):
+            env.names[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for i, element in enumerate(target.elements):
+                self._assign(element.value, value if i == 0 else UNKNOWN, env)
+
+    def _add(self, left, right, node: cst.CSTNode, flow: _Flow):
+        for stream, branch in ((left, right), (right, left)):
+            if stream is STREAM and isinstance(branch, Branch):
+                add = ResidualAdd(flow.node.cls, node, flow.statement or node, prenorm=branch.normed, gated=branch.gated)
+                add.writers = self._writer_refs(flow.node, branch)
+                flow.adds.append(add)
+                return STREAM
+        return _merge([left, right])
+
+    def _writer_refs(self, block: ModuleNode, branch: Branch) -> list[WriterRef]:
+        refs: list[WriterRef] = []
+        for last in branch.last:
+            writers, _ = self.writers_of(last)
+            for writer, how, scales in writers:
+                relative = writer.path[len(block.path) + 1:] if block.path else writer.path
+                owner = writer.parent.cls if writer.parent is not None and writer.parent.cls is not None else block.cls
+                refs.append(WriterRef(relative, owner, writer.name, how, list(scales) + list(branch.scales)))
+        return refs
+
+    def _scale(self, value, other, other_node: cst.CSTNode, operator, env: Env):
+        if not isinstance(value, Branch):
+            return value
+        if isinstance(other, ParamRef) or isinstance(other, Branch):
+            return replace(value, gated=value.gated or isinstance(other, ParamRef))
+        number = self._number(other_node, env)
+        if number is not None:
+            if isinstance(operator, (cst.Divide, cst.DivideAssign)):
+                number = number.inverse(other_node)
+            if number is not None:
+                scale = RuntimeScale(other_node, number, self.interp.code(other_node))
+                return replace(value, scales=value.scales + (scale,))
+        return value
+
+    def _number(self, node: cst.CSTNode, env: Env):
+        """Evaluate a scalar with the interpreter, `self` bound to the module node."""
+        numeric_env = Env({k: v for k, v in env.names.items() if isinstance(v, ModRef)})
+        try:
+            value = self.interp.eval(node, numeric_env, Ctx(certain=False))
+        except RecursionError:
+            return None
+        return as_number(value)
+
+    def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int):
+        self.interp.tick()
+        if isinstance(node, cst.Name):
+            return env.names.get(node.value, UNKNOWN)
+        if isinstance(node, cst.BinaryOperation):
+            left = self._eval(node.left, env, flow, depth)
+            right = self._eval(node.right, env, flow, depth)
+            if isinstance(node.operator, cst.Add):
+                return self._add(left, right, node, flow)
+            if isinstance(node.operator, (cst.Multiply, cst.Divide)):
+                if isinstance(left, Branch) and isinstance(right, Branch):
+                    return _merge([left, right])
+                if isinstance(left, Branch):
+                    return self._scale(left, right, node.right, node.operator, env)
+                if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
+                    return self._scale(right, left, node.left, node.operator, env)
+            return _merge([left, right]) if isinstance(node.operator, (cst.Subtract, cst.MatrixMultiply)) else (left if left is not UNKNOWN else right)
+        if isinstance(node, cst.Call):
+            return self._call(node, env, flow, depth)
+        if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name) and isinstance(env.names.get(node.value.value), ModRef):
+                owner = env.names[node.value.value].node
+                child = owner.children.get(node.attr.value)
+                if child is not None:
+                    return ModRef(child)
+                param = owner.params.get(node.attr.value)
+                return ParamRef(param) if param is not None else UNKNOWN
+            return self._eval(node.value, env, flow, depth)
+        if isinstance(node, cst.Subscript):
+            base = self._eval(node.value, env, flow, depth)
+            if isinstance(base, ModRef) and len(base.node.children) >= 1:
+                return ModRef(next(iter(base.node.children.values())))
+            return base
+        if isinstance(node, (cst.Tuple, cst.List)):
+            values = [self._eval(e.value, env, flow, depth) for e in node.elements]
+            return next((v for v in values if v is not UNKNOWN), UNKNOWN)
+        if isinstance(node, cst.IfExp):
+            body = self._eval(node.body, env, flow, depth)
+            orelse = self._eval(node.orelse, env, flow, depth)
+            return body if body is not UNKNOWN else orelse
+        if isinstance(node, cst.ParenthesizedWhitespace):
+            return UNKNOWN
+        return UNKNOWN
+
+    def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int):
+        args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
+        carried = _merge([a for a in args if a is STREAM or a is NORMED or isinstance(a, Branch)])
+        func = node.func
+        callee = self._eval(func, env, flow, depth) if isinstance(func, (cst.Attribute, cst.Subscript)) else UNKNOWN
+        if isinstance(callee, ModRef):
+            return self._apply_module(callee.node, carried, depth)
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            receiver = self._eval(func.value, env, flow, depth)
+            if name in NORM_FUNCTIONS:
+                return NORMED if carried is STREAM else carried
+            if name in PASS_METHODS and receiver is not UNKNOWN:
+                return receiver
+            if isinstance(receiver, ModRef) and receiver.node.cls is not None:
+                return self._method(receiver.node, name, args, depth) or carried
+        return carried
+
+    def _method(self, node: ModuleNode, name: str, args: list, depth: int):
+        """A helper method of the same module (`self._attn(q, k, v)`): what it returns."""
+        found = self.interp.index.find_method(node.cls, name)
+        if found is None or depth >= MAX_FORWARD_DEPTH or name == "forward":
+            return None
+        _, func = found
+        env = Env()
+        params = [p.name.value for p in func.params.params]
+        if params:
+            env.names[params[0]] = ModRef(node)
+        for pname, value in zip(params[1:], args):
+            env.names[pname] = value
+        inner = _Flow(node)
+        self._block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner, depth + 1)
+        return _merge(inner.returns) if inner.returns else None
+
+    def _apply_module(self, module: ModuleNode, carried, depth: int):
+        if carried is UNKNOWN:
+            return UNKNOWN
+        if _is_norm(module):
+            return NORMED if carried is STREAM else carried
+        if _is_pass_through(module):
+            return carried
+        if isinstance(carried, Branch) and _is_gate(module):
+            return replace(carried, gated=True)
+        normed = carried is NORMED or isinstance(carried, Branch) and carried.normed
+        if carried is STREAM and module.kind == "module":
+            _, normed = self.writers_of(module, depth)
+        return Branch((module,), normed)

@@ -1,0 +1,106 @@
+"""What a std expression does with depth: GPT-2's 1/sqrt(2L), 1/sqrt(L), per-layer, 1/L..."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from initlint.analysis.model import Analysis, ModuleNode, Stack, final_init
+from initlint.analysis.values import Monomial, Power
+
+LAYER_INDEX_NAMES = frozenset({"@layer", "layer_id", "layer_idx", "layer_number", "layer_index", "layer_num", "block_idx", "block_id", "layer_no"})
+WIDTH_NAMES = frozenset({"n_embd", "hidden_size", "d_model", "dim", "embed_dim", "width", "n_embed", "hidden_dim", "model_dim", "emb_dim", "d_embed", "fan_in", "fan_out", "head_dim"})
+SQRT_HALF = 2 ** -0.5
+
+
+@dataclass(frozen=True)
+class DepthScaling:
+    #: none, sqrt_2l, sqrt_l, per_layer, small_init, zero, other, unknown
+    kind: str
+    atom: str | None = None
+    power: Power | None = None
+
+    @property
+    def has_depth_factor(self) -> bool:
+        return self.kind in ("sqrt_2l", "sqrt_l", "per_layer", "small_init", "other")
+
+
+def is_layer_atom(name: str) -> bool:
+    return name in LAYER_INDEX_NAMES or "@layer" in name or any(f"{n}" in name for n in LAYER_INDEX_NAMES if name.startswith("("))
+
+
+def is_depth_atom(name: str, depth_atoms: frozenset[str]) -> bool:
+    return name in depth_atoms or name.startswith("(") and any(atom in name for atom in depth_atoms)
+
+
+def is_width_atom(name: str) -> bool:
+    return name in WIDTH_NAMES
+
+
+def _close(value: float, target: float) -> bool:
+    return abs(value - target) <= 0.02 * abs(target)
+
+
+def classify(std: Monomial | None, depth_atoms: frozenset[str], base: Monomial | None = None) -> DepthScaling:
+    if std is None:
+        return DepthScaling("unknown")
+    if std.const == 0:
+        return DepthScaling("zero")
+    for name, exp in std.atoms:
+        if exp != 0 and is_layer_atom(name):
+            return DepthScaling("per_layer", name, std.power_of(name))
+    depth = [(name, exp) for name, exp in std.atoms if is_depth_atom(name, depth_atoms)]
+    if not depth:
+        return DepthScaling("none")
+    name, exp = depth[0]
+    power = std.power_of(name)
+    if exp == Fraction(-1):
+        return DepthScaling("small_init", name, power)
+    if exp != Fraction(-1, 2):
+        return DepthScaling("other", name, power)
+    ratio = _ratio_to_base(std, base, name)
+    if power is not None and _close(power.inner_coefficient, 2.0):
+        return DepthScaling("sqrt_2l", name, power)
+    if ratio is not None:
+        if _close(ratio, SQRT_HALF):
+            return DepthScaling("sqrt_2l", name, power)
+        if _close(ratio, 1.0):
+            return DepthScaling("sqrt_l", name, power)
+        return DepthScaling("other", name, power)
+    if power is not None and _close(power.inner_coefficient, 1.0):
+        return DepthScaling("sqrt_l", name, power)
+    return DepthScaling("other", name, power)
+
+
+def _ratio_to_base(std: Monomial, base: Monomial | None, depth_atom: str) -> float | None:
+    """std / base with the depth factor taken out, when both are comparable."""
+    if base is None or base.const == 0:
+        return None
+    without_depth = Monomial(std.const, tuple((n, e) for n, e in std.atoms if n != depth_atom))
+    if without_depth.atoms != base.atoms:
+        return None
+    return without_depth.const / base.const
+
+
+def reference_std(root: ModuleNode, writers: set[int]) -> Monomial | None:
+    """The std most ordinary (non-writer) linear weights of this model end with."""
+    counts: dict[Monomial, int] = {}
+    for _, module in root.named_modules():
+        if module.kind != "linear" or id(module) in writers:
+            continue
+        weight = module.params.get("weight")
+        if weight is None:
+            continue
+        final = final_init(weight)
+        if final.certain and final.std is not None and final.kind in ("normal", "trunc_normal"):
+            key = Monomial(final.std.const, final.std.atoms)
+            counts[key] = counts.get(key, 0) + 1
+    return max(counts, key=counts.get) if counts else None
+
+
+def writer_ids(stack: Stack) -> set[int]:
+    return {id(writer.node) for writer in stack.writers}
+
+
+def stack_scaling(analysis: Analysis, stack: Stack, std: Monomial | None) -> DepthScaling:
+    return classify(std, analysis.depth_atoms, reference_std(stack.root, writer_ids(stack)))

@@ -1,0 +1,131 @@
+"""Stage 4: put it together — roots, their residual stacks, writers and depth."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from initlint.analysis.index import ModuleIndex, build_index
+from initlint.analysis.interp import BudgetExceeded, Interpreter
+from initlint.analysis.model import Analysis, ModuleNode, Stack, Writer
+from initlint.analysis.residual import ForwardReader
+from initlint.config import AnalysisOptions
+
+#: Imports that announce a deliberate parametrisation with its own init rules.
+DELIBERATE_IMPORTS = {"mup": "muP", "unit_scaling": "unit scaling (u-muP)"}
+
+
+def _init_like(name: str) -> bool:
+    lowered = name.lower()
+    return name != "__init__" and ("init" in lowered or lowered.startswith("reset_param"))
+
+
+def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set[int]) -> list[str]:
+    """Init functions of the model that its construction never runs: something else applies them."""
+    names: list[str] = []
+    classes = {node.cls.name: node.cls for _, node in root.named_modules() if node.cls is not None}
+    for cls in classes.values():
+        for owner_name in [cls.name] + index.base_chain(cls):
+            owner = index.classes.get(owner_name)
+            if owner is None:
+                continue
+            for name, func in owner.methods.items():
+                if _init_like(name) and id(func) not in executed:
+                    names.append(f"{owner.name}.{name}")
+    for name, func in index.functions.items():
+        if _init_like(name) and id(func) not in executed:
+            names.append(name)
+    return sorted(set(names))
+
+
+def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
+    stacks: list[Stack] = []
+    for _, container in root.named_modules():
+        if container.kind not in ("container", "sequential") or len(container.children) != 1:
+            continue
+        block = next(iter(container.children.values()))
+        if block.repeat is None or block.kind != "module" or block.cls is None:
+            continue
+        adds = reader.residual_adds(block)
+        writers: list[Writer] = []
+        for add in adds:
+            for ref in add.writers:
+                node = block.descend(ref.path)
+                if node is not None:
+                    writers.append(Writer(ref, add, node))
+        stacks.append(Stack(root, container, block, block.repeat, block.repeat.describe(), adds, writers))
+    return stacks
+
+
+def analyze(module: cst.Module, options: AnalysisOptions | None = None) -> Analysis:
+    options = options or AnalysisOptions()
+    index = build_index(module)
+    analysis = Analysis(module=module, options=options, index=index)
+    for imported in index.imports.values():
+        scheme = DELIBERATE_IMPORTS.get(imported.split(".")[0])
+        if scheme:
+            analysis.deliberate_scheme = scheme
+    interp = Interpreter(index, module, options)
+    trees: list[ModuleNode] = []
+    for cls in index.module_classes():
+        interp.executed = set()
+        interp.incomplete = False
+        try:
+            root = interp.build_root(cls)
+        except (BudgetExceeded, RecursionError):
+            continue
+        root.attrs["@uncalled_init"] = _uncalled_init_functions(index, root, interp.executed)
+        root.attrs["@incomplete"] = interp.incomplete
+        trees.append(root)
+    used = {node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None}
+    analysis.roots = [tree for tree in trees if tree.cls is not None and tree.cls.name not in used]
+    reader = ForwardReader(interp)
+    for root in analysis.roots:
+        try:
+            analysis.stacks.extend(_stacks_of(root, reader))
+        except (BudgetExceeded, RecursionError):
+            continue
+    depth_atoms = set(options.depth_names)
+    for stack in analysis.stacks:
+        depth_atoms.update(name for name in stack.depth.atom_names() if not name.startswith("("))
+    analysis.depth_atoms = frozenset(depth_atoms)
+    return analysis
+
+
+@dataclass(frozen=True)
+class WriterInfo:
+    class_name: str
+    attr: str
+    param_pattern: str
+    root: str
+    line: int
+    found_by: str
+
+
+@dataclass(frozen=True)
+class StaticSummary:
+    root_classes: list[str] = field(default_factory=list)
+    writers: list[WriterInfo] = field(default_factory=list)
+    depth_names: list[str] = field(default_factory=list)
+
+
+def static_summary(source: str) -> StaticSummary:
+    """What the runtime check needs from the static analysis; empty when the file cannot be read."""
+    try:
+        analysis = analyze(cst.parse_module(source))
+    except Exception:  # the static findings report parse problems; the runtime just goes on
+        return StaticSummary()
+    writers: list[WriterInfo] = []
+    seen: set[tuple[str, str]] = set()
+    for stack in analysis.stacks:
+        for writer in stack.writers:
+            pattern = f"{stack.container.path}.*.{writer.ref.path}" if stack.container.path else f"*.{writer.ref.path}"
+            key = (stack.root.type_name, pattern)
+            if key in seen:
+                continue
+            seen.add(key)
+            created = writer.node.created_at
+            line = analysis.line_of(created) if created is not None else 0
+            writers.append(WriterInfo(writer.ref.layer_class.name, writer.ref.attr, pattern, stack.root.type_name, line, writer.ref.found_by))
+    return StaticSummary([root.type_name for root in analysis.roots], writers, sorted(analysis.depth_atoms))

@@ -1,0 +1,473 @@
+"""PyTorch (and Hugging Face) semantics for the interpreter: layers and their
+parameters, `nn.init` and in-place tensor init, `apply`, `named_parameters`,
+`isinstance` against layer classes, flag attributes, and `post_init()`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from initlint.analysis.abstract import (
+    UNKNOWN, ClassRef, Const, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
+    SuperRef, as_number,
+)
+from initlint.analysis.layers import is_known_class_name, isinstance_by_name, layer_type
+from initlint.analysis.model import InitOp, ModuleNode, Param
+from initlint.analysis.python_semantics import BoundMethod, call_python_builtin, string_method
+from initlint.analysis.values import Monomial
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Ctx, Interpreter
+
+_FAN_IN = Monomial.atom("fan_in").pow(Fraction(-1, 2), cst.Name("fan_in"))
+_FAN_AVG = Monomial.atom("fan_avg").pow(Fraction(-1, 2), cst.Name("fan_avg"))
+_HF_STD = Monomial.atom("initializer_range")
+
+#: `nn.init` style functions: name -> (kind, index of the std-like argument, its keyword, default).
+INIT_FUNCTIONS: dict[str, tuple[str, int, str, float]] = {
+    "normal_": ("normal", 2, "std", 1.0),
+    "normal": ("normal", 2, "std", 1.0),
+    "trunc_normal_": ("trunc_normal", 2, "std", 1.0),
+    "trunc_normal_tf_": ("trunc_normal", 2, "std", 1.0),
+    "uniform_": ("uniform", -1, "", 0.0),
+    "uniform": ("uniform", -1, "", 0.0),
+    "zeros_": ("zeros", -1, "", 0.0),
+    "ones_": ("ones", -1, "", 0.0),
+    "constant_": ("constant", -1, "", 0.0),
+    "eye_": ("constant", -1, "", 0.0),
+    "dirac_": ("constant", -1, "", 0.0),
+    "xavier_uniform_": ("xavier_uniform", 1, "gain", 1.0),
+    "xavier_normal_": ("xavier_normal", 1, "gain", 1.0),
+    "kaiming_uniform_": ("kaiming_uniform", -1, "", 0.0),
+    "kaiming_normal_": ("kaiming_normal", -1, "", 0.0),
+    "orthogonal_": ("orthogonal", 1, "gain", 1.0),
+    "lecun_normal_": ("kaiming_normal", -1, "", 0.0),
+}
+#: In-place tensor methods: name -> kind ("scale" rescales what is there).
+TENSOR_METHODS = {
+    "normal_": "normal", "uniform_": "uniform", "zero_": "zeros", "fill_": "constant", "mul_": "scale", "div_": "scale",
+    "copy_": "copy", "trunc_normal_": "trunc_normal",
+}
+MODULE_METHODS = frozenset(
+    {"apply", "named_parameters", "parameters", "modules", "named_modules", "children", "named_children",
+     "reset_parameters", "post_init", "init_weights", "append", "extend", "add_module", "register_module",
+     "register_parameter", "to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type"}
+)
+TENSOR_FACTORIES = {
+    "ones": ("ones", 0.0), "ones_like": ("ones", 0.0), "zeros": ("zeros", 0.0), "zeros_like": ("zeros", 0.0),
+    "empty": ("empty", None), "empty_like": ("empty", None), "Tensor": ("empty", None), "FloatTensor": ("empty", None),
+    "randn": ("normal", 1.0), "randn_like": ("normal", 1.0), "rand": ("uniform", 12 ** -0.5), "rand_like": ("uniform", 12 ** -0.5),
+    "full": ("constant", 0.0), "tensor": ("constant", 0.0), "eye": ("constant", 0.0),
+}
+#: Callables that receive modules or tensors without initialising them.
+HARMLESS = frozenset(
+    {"print", "len", "id", "type", "repr", "str", "isinstance", "hasattr", "getattr", "list", "tuple", "sorted", "iter",
+     "next", "warn", "info", "debug", "warning", "error", "sum", "numel", "no_grad", "enumerate", "zip", "dict", "set"}
+)
+
+
+def default_label(kind: str, class_name: str) -> str:
+    if kind == "default":
+        return f"PyTorch's default init of {class_name} (kaiming_uniform_(a=sqrt(5)), std = 1/sqrt(3*fan_in))"
+    if kind == "normal":
+        return f"PyTorch's default init of {class_name} (normal_(std=1))"
+    return f"PyTorch's default init of {class_name} ({kind})"
+
+
+# --------------------------------------------------------------- attributes
+def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
+    if isinstance(base, ExtRef):
+        return ExtRef(f"{base.name}.{attr}")
+    if isinstance(base, ModRef):
+        return module_attr(interp, base.node, attr, ctx)
+    if isinstance(base, ParamRef):
+        if attr == "data":
+            return base
+        if attr in TENSOR_METHODS:
+            return BoundMethod(base, attr)
+        return Opaque(attr)
+    if isinstance(base, NewTensor):
+        return BoundMethod(base, attr) if attr in TENSOR_METHODS else Opaque(attr)
+    if isinstance(base, SuperRef):
+        return super_attr(interp, base, attr)
+    if isinstance(base, ClassRef):
+        found = interp.index.find_method(base.cls, attr)
+        if found is not None:
+            return FuncRef(found[1], found[0])
+        if attr in base.cls.attributes:
+            return interp.eval(base.cls.attributes[attr], interp_env(), ctx)
+        return Opaque(attr)
+    if isinstance(base, (Const, Seq, Mapping)):
+        return BoundMethod(base, attr)
+    return Opaque(attr)
+
+
+def interp_env():
+    from initlint.analysis.abstract import Env
+
+    return Env()
+
+
+def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") -> Any:
+    if attr in node.children:
+        return ModRef(node.children[attr])
+    if attr in node.params:
+        return ParamRef(node.params[attr])
+    if attr in node.attrs:
+        return node.attrs[attr]
+    if node.cls is not None:
+        found = interp.index.find_method(node.cls, attr)
+        if found is not None:
+            return FuncRef(found[1], found[0], ModRef(node))
+        for cls_name in [node.cls.name] + interp.index.base_chain(node.cls):
+            cls = interp.index.classes.get(cls_name)
+            if cls is not None and attr in cls.attributes:
+                return interp.eval(cls.attributes[attr], interp_env(), ctx)
+    if attr in MODULE_METHODS:
+        return BoundMethod(ModRef(node), attr)
+    if attr in ("weight", "bias") and node.kind == "unknown":
+        # A layer of a type we cannot see: its parameters exist, their init is unknown.
+        param = node.params[attr] = Param(attr, node)
+        param.ops.append(InitOp("unknown", None, node.created_at, (f"{node.type_name}'s own init",), False, f"{node.type_name}'s own init"))
+        return ParamRef(param)
+    if attr in ("weight", "bias") and node.kind in ("linear", "conv", "embedding", "norm"):
+        return Const(None)  # `bias=False`
+    return Opaque(attr)
+
+
+def super_attr(interp: "Interpreter", ref: SuperRef, attr: str) -> Any:
+    for base in ref.cls.bases:
+        local = interp.index.classes.get(base)
+        if local is not None:
+            found = interp.index.find_method(local, attr)
+            if found is not None:
+                return FuncRef(found[1], found[0], ref.instance)
+    return BoundMethod(ref, attr)
+
+
+def set_module_attr(interp: "Interpreter", node: ModuleNode, name: str, value: Any, ctx: "Ctx", stmt: cst.CSTNode) -> None:
+    if isinstance(value, ModRef):
+        child = value.node
+        if child.parent is not None or child is node:
+            node.attrs[name] = value  # an alias of a module registered elsewhere
+            return
+        node.add_child(name, child)
+        if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
+            child.created_at = stmt
+        if ctx.repeat is not None:
+            child.repeat = ctx.repeat
+        return
+    if isinstance(value, ParamRef):
+        node.params[name] = value.param  # weight tying: both names share one tensor
+        return
+    if isinstance(value, NewTensor):
+        param = Param(name, node)
+        param.ops.append(value.op)
+        node.params[name] = param
+        return
+    if name in node.params and isinstance(value, Const) and value.value is None:
+        del node.params[name]
+        return
+    node.attrs[name] = value
+
+
+# ------------------------------------------------------------- isinstance
+def _node_isinstance(interp: "Interpreter", node: ModuleNode, target: Any) -> bool | None:
+    if isinstance(target, ClassRef):
+        if node.cls is None:
+            return False if node.kind != "unknown" else None
+        return target.cls.name == node.cls.name or target.cls.name in interp.index.base_chain(node.cls)
+    if not isinstance(target, ExtRef):
+        return None
+    last = target.name.rsplit(".", 1)[-1]
+    if last == "Module":
+        return True
+    if node.cls is not None:
+        chain = interp.index.base_chain(node.cls)
+        if target.name in chain or any(base.rsplit(".", 1)[-1] == last for base in chain if base not in interp.index.classes):
+            return True
+        external = [b for b in chain if b not in interp.index.classes]
+        if all(b.rsplit(".", 1)[-1] == "Module" or layer_type(b) is not None or b.endswith("PreTrainedModel") for b in external):
+            return False
+        return None
+    known = layer_type(node.type_name)
+    if known is not None:
+        if isinstance_by_name(known, last):
+            return True
+        if is_known_class_name(last) or last == node.type_name.rsplit(".", 1)[-1]:
+            return False
+        return None
+    if node.kind == "unknown" and target.name == node.type_name:
+        return True
+    return None
+
+
+def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
+    if not isinstance(value, ModRef):
+        if isinstance(value, (ParamRef, Num, Const, Seq, Mapping)) and isinstance(classes, (ClassRef, ExtRef)):
+            last = classes.cls.name if isinstance(classes, ClassRef) else classes.name.rsplit(".", 1)[-1]
+            if last in ("Linear", "Embedding", "LayerNorm", "Module", "Conv1D") or isinstance(classes, ClassRef):
+                return Const(False)
+        return UNKNOWN
+    targets = classes.items if isinstance(classes, Seq) and classes.repeat is None else [classes]
+    results = [_node_isinstance(interp, value.node, target) for target in targets]
+    if True in results:
+        return Const(True)
+    return Const(False) if all(r is False for r in results) else UNKNOWN
+
+
+def attribute_probe(interp: "Interpreter", name: str, args: list, ctx: "Ctx") -> Any:
+    """`hasattr(module, "NANOGPT_SCALE_INIT")`, `getattr(module, "FLAG", False)`."""
+    target, attr = args[0], str(args[1].value)
+    if not isinstance(target, ModRef):
+        return UNKNOWN if name == "hasattr" else (args[2] if len(args) > 2 and isinstance(target, Const) else UNKNOWN)
+    node = target.node
+    present = attr in node.attrs or attr in node.children or attr in node.params
+    if not present and node.cls is not None and any(attr in interp.index.classes[c].attributes for c in [node.cls.name] + interp.index.base_chain(node.cls) if c in interp.index.classes):
+        present = True
+    if name == "hasattr":
+        if present:
+            return Const(True)
+        if attr in ("weight", "bias") and node.kind == "unknown":
+            return UNKNOWN
+        return Const(False) if attr.isupper() or node.kind != "unknown" else UNKNOWN
+    if present:
+        return module_attr(interp, node, attr, ctx)
+    if len(args) > 2:
+        return args[2] if attr.isupper() or node.kind != "unknown" else UNKNOWN
+    return UNKNOWN
+
+
+# ------------------------------------------------------------------ init ops
+def _std_for(interp: "Interpreter", kind: str, args: list, kwargs: dict, offset: int, call: cst.Call) -> tuple[Monomial | None, str]:
+    spec = next((s for s in INIT_FUNCTIONS.values() if s[0] == kind), None)
+    source_node = None
+    if kind in ("zeros", "ones", "constant"):
+        return Monomial.of(0.0), ""
+    if kind in ("normal", "trunc_normal"):
+        index, keyword, default = 2 - offset, "std", 1.0
+        value = kwargs.get(keyword, args[index] if len(args) > index else None)
+        source_node = _arg_node(call, index + (1 if offset == 0 else 0) - (1 if offset == 0 else 0), keyword)
+        if value is None:
+            return Monomial.of(default), ""
+        std = as_number(value)
+        if std is not None and kind == "trunc_normal":
+            std = std * Monomial.of(_truncation_factor(kwargs, args, std, offset))
+        return std, interp.code(source_node) if source_node is not None else ""
+    if kind == "uniform":
+        low = as_number(kwargs.get("a", kwargs.get("from", args[1 - offset] if len(args) > 1 - offset else Const(0.0))))
+        high = as_number(kwargs.get("b", kwargs.get("to", args[2 - offset] if len(args) > 2 - offset else Const(1.0))))
+        if low is not None and high is not None and low.is_constant and high.is_constant:
+            return Monomial.of(abs(high.const - low.const) / math.sqrt(12)), ""
+        if low is not None and high is not None:
+            return high * Monomial.of(2 / math.sqrt(12)), ""
+        return None, ""
+    if kind in ("xavier_uniform", "xavier_normal", "orthogonal"):
+        gain = as_number(kwargs.get("gain", args[1] if len(args) > 1 else Const(1.0)))
+        return (gain * _FAN_AVG if gain is not None else None), ""
+    if kind in ("kaiming_uniform", "kaiming_normal"):
+        return _FAN_IN, ""
+    return None, ""
+
+
+def _arg_node(call: cst.Call, index: int, keyword: str) -> cst.CSTNode | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [arg for arg in call.args if arg.keyword is None]
+    return positional[index].value if 0 <= index < len(positional) else None
+
+
+def _truncation_factor(kwargs: dict, args: list, std: Monomial, offset: int) -> float:
+    """std of N(0, s) truncated to [a, b] relative to s (symmetric, constant bounds only)."""
+    low = as_number(kwargs.get("a", args[3 - offset] if len(args) > 3 - offset else Const(-2.0)))
+    high = as_number(kwargs.get("b", args[4 - offset] if len(args) > 4 - offset else Const(2.0)))
+    if low is None or high is None or not (low.is_constant and high.is_constant and std.is_constant) or std.const <= 0:
+        return 1.0
+    alpha, beta = low.const / std.const, high.const / std.const
+    pdf = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    cdf = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2)))  # noqa: E731
+    mass = cdf(beta) - cdf(alpha)
+    if mass <= 1e-12:
+        return 1.0
+    variance = 1 + (alpha * pdf(alpha) - beta * pdf(beta)) / mass - ((pdf(alpha) - pdf(beta)) / mass) ** 2
+    return math.sqrt(max(variance, 0.0))
+
+
+def record_init(interp: "Interpreter", target: Any, kind: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call, offset: int, fname: str) -> Any:
+    params = [target.param] if isinstance(target, ParamRef) else []
+    if kind == "scale":
+        factor = as_number(args[0]) if args else None
+        if factor is not None and fname == "div_":
+            factor = factor.inverse(call)
+        op = InitOp("scale", factor, call, ctx.via, ctx.certain, f"{fname}({interp.code(call.args[0].value) if call.args else ''})")
+    else:
+        std, source = _std_for(interp, kind, args, kwargs, offset, call)
+        label = f"{fname}(std={source})" if source else f"{fname}"
+        op = InitOp(kind, std, call, ctx.via, ctx.certain, label, source)
+    if isinstance(target, NewTensor):
+        return NewTensor(op)
+    for param in params:
+        param.ops.append(op)
+    return target
+
+
+# -------------------------------------------------------------------- calls
+def call_external(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+    short = name[len("builtins."):] if name.startswith("builtins.") else name
+    last = name.rsplit(".", 1)[-1]
+    if last in INIT_FUNCTIONS or name in interp.options.init_helpers or last in interp.options.init_helpers:
+        target = args[0] if args else kwargs.get("tensor", UNKNOWN)
+        if isinstance(target, (ParamRef, NewTensor)):
+            kind = INIT_FUNCTIONS.get(last, ("normal",))[0]
+            return record_init(interp, target, kind, args, kwargs, ctx, call, 0, last)
+    if last == "Parameter":
+        value = args[0] if args else kwargs.get("data", UNKNOWN)
+        if isinstance(value, (NewTensor, ParamRef)):
+            return value
+        return NewTensor(InitOp("unknown", None, call, ctx.via, False, "nn.Parameter(...)"))
+    if name.startswith("torch.") and last in TENSOR_FACTORIES and name.count(".") == 1:
+        kind, std = TENSOR_FACTORIES[last]
+        return NewTensor(InitOp(kind, Monomial.of(std) if std is not None else None, call, ctx.via, ctx.certain, f"torch.{last}(...)"))
+    known = layer_type(name)
+    if known is not None:
+        return interp.construct_layer(name, known, args, kwargs, call, ctx)
+    builtin = call_python_builtin(interp, short if short in ("object.__setattr__",) or "." not in short else _stdlib_name(short), args, kwargs, ctx, call)
+    if builtin is not None:
+        return builtin
+    if last in ("no_grad", "inference_mode", "enable_grad"):
+        return Const(None)
+    if last[:1].isupper() and not name.startswith(("torch.", "math.", "numpy.")):
+        # A layer class from elsewhere: a module whose parameters we cannot see.
+        return interp.construct_layer(name, None, args, kwargs, call, ctx)
+    if last not in HARMLESS:
+        interp.mark_unknown_targets(args, kwargs, ctx, call, f"{last}() from elsewhere")
+    return UNKNOWN
+
+
+def _stdlib_name(name: str) -> str:
+    head, _, last = name.rpartition(".")
+    if head in ("math", "numpy", "np", "torch", "jax.numpy") and last in ("sqrt", "pow", "rsqrt", "exp", "log"):
+        return last
+    return name
+
+
+def call_method(interp: "Interpreter", method: BoundMethod, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+    receiver, name = method.receiver, method.name
+    if isinstance(receiver, (ParamRef, NewTensor)):
+        kind = TENSOR_METHODS.get(name)
+        if kind is None:
+            return UNKNOWN
+        if kind in ("normal", "trunc_normal"):
+            return record_init(interp, receiver, kind, args, kwargs, ctx, call, 1, name)
+        if kind == "uniform":
+            return record_init(interp, receiver, kind, [None] + args, kwargs, ctx, call, 0, name)
+        if kind == "constant":
+            value = as_number(args[0]) if args else None
+            kind = "ones" if value is not None and value.is_constant and value.const == 1 else "zeros" if value is not None and value.is_constant and value.const == 0 else "constant"
+        return record_init(interp, receiver, kind, args, kwargs, ctx, call, 1, name)
+    if isinstance(receiver, ModRef):
+        return module_method(interp, receiver.node, name, args, kwargs, ctx, call)
+    if isinstance(receiver, Const) and isinstance(receiver.value, str):
+        return string_method(receiver.value, name, args)
+    if isinstance(receiver, Seq) and name in ("append", "extend"):
+        items = args[0].items if name == "extend" and args and isinstance(args[0], Seq) else args[:1]
+        receiver.items.extend(items)
+        if ctx.repeat is not None and receiver.repeat is None and not receiver.items[:-len(items) or None]:
+            receiver.repeat = ctx.repeat
+        return Const(None)
+    if isinstance(receiver, Mapping) and name in ("items", "keys", "values"):
+        if name == "items":
+            return Seq([Seq([Const(k), v]) for k, v in receiver.items.items()])
+        return Seq([Const(k) for k in receiver.items] if name == "keys" else list(receiver.items.values()))
+    if isinstance(receiver, SuperRef):
+        if name == "_init_weights" and args and isinstance(args[0], ModRef):
+            hf_generic_init(interp, args[0].node, ctx, call)
+        return Const(None)
+    return UNKNOWN
+
+
+def module_method(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+    if name == "apply":
+        fn = args[0] if args else UNKNOWN
+        via = ctx.via + (interp.code(call),)
+        if isinstance(fn, FuncRef):
+            via += (f"{fn.owner.name}.{fn.func.name.value}" if fn.owner else fn.func.name.value,)
+        for module in list(node.post_order()):
+            if isinstance(fn, (FuncRef, Lambda)):
+                interp.call_value(fn, [ModRef(module)], {}, replace(ctx, via=via), call)
+            else:
+                interp.mark_unknown_targets([ModRef(module)], {}, ctx, call, "an init function initlint cannot see")
+                break
+        return ModRef(node)
+    if name == "named_parameters":
+        seen: set[int] = set()
+        items = []
+        for pname, param in node.named_parameters():
+            if id(param) not in seen:
+                seen.add(id(param))
+                items.append(Seq([Const(pname), ParamRef(param)]))
+        return Seq(items)
+    if name == "parameters":
+        return Seq([item.items[1] for item in module_method(interp, node, "named_parameters", [], {}, ctx, call).items])
+    if name in ("modules", "named_modules"):
+        pairs = list(node.named_modules())
+        return Seq([ModRef(m) if name == "modules" else Seq([Const(n), ModRef(m)]) for n, m in pairs])
+    if name in ("children", "named_children"):
+        return Seq([ModRef(c) if name == "children" else Seq([Const(n), ModRef(c)]) for n, c in node.children.items()])
+    if name in ("reset_parameters",):
+        known = layer_type(node.type_name)
+        if known is not None:
+            interp.add_default_params(node, known, {}, ctx)
+        return Const(None)
+    if name in ("post_init", "init_weights") and node.cls is not None and interp.index.is_hf_pretrained(node.cls):
+        hf_init(interp, node, ctx, call)
+        return Const(None)
+    if name in ("append", "add_module", "register_module", "extend"):
+        values = args[-1:] if name != "extend" else (args[0].items if args and isinstance(args[0], Seq) else [])
+        for value in values:
+            key = str(args[0].value) if name != "append" and name != "extend" and isinstance(args[0], Const) else str(len(node.children))
+            set_module_attr(interp, node, key, value, ctx, call)
+        return Const(None)
+    if name == "register_parameter" and len(args) == 2 and isinstance(args[0], Const):
+        set_module_attr(interp, node, str(args[0].value), args[1], ctx, call)
+        return Const(None)
+    if name in ("to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type"):
+        return ModRef(node)
+    return UNKNOWN
+
+
+def hf_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNode) -> None:
+    """`post_init()`: transformers applies `_init_weights` to every module, children first."""
+    found = interp.index.find_method(node.cls, "_init_weights") if node.cls is not None else None
+    via = ctx.via + (interp.code(call),)
+    inner = replace(ctx, via=via)
+    for module in list(node.post_order()):
+        if found is not None:
+            owner, func = found
+            interp.call_function(FuncRef(func, owner, ModRef(node)), [ModRef(module)], {}, replace_via(inner, f"{owner.name}._init_weights"))
+        else:
+            hf_generic_init(interp, module, inner, call)
+
+
+def replace_via(ctx: "Ctx", step: str) -> "Ctx":
+    return replace(ctx, via=ctx.via + (step,))
+
+
+def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNode) -> None:
+    """transformers' PreTrainedModel._init_weights: normal(initializer_range) for linears and embeddings."""
+    via = ctx.via + ("transformers PreTrainedModel._init_weights",)
+    label = "transformers' generic normal_(std=config.initializer_range)"
+    if node.kind in ("linear", "embedding", "conv"):
+        for pname, param in node.params.items():
+            if pname == "weight":
+                param.ops.append(InitOp("normal", _HF_STD, call, via, ctx.certain, label, "config.initializer_range"))
+            elif pname == "bias":
+                param.ops.append(InitOp("zeros", Monomial.of(0.0), call, via, ctx.certain, "zeros_"))
+    elif node.kind == "norm":
+        for pname, param in node.params.items():
+            param.ops.append(InitOp("ones" if pname == "weight" else "zeros", Monomial.of(0.0), call, via, ctx.certain, "ones_/zeros_"))
