@@ -1,0 +1,168 @@
+"""Reporters: SARIF validated against the official 2.1.0 schema, GitHub escaping, text snippets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from initlint.cli import main
+from initlint.findings import Edit, Finding, Fix
+from initlint.reporters import ReportOptions, render
+from initlint.reporters import statistics
+from initlint.reporters.github import annotation
+from initlint.reporters.sarif import sarif_log
+from initlint.reporters.text import snippet
+from initlint.rules import all_rules
+from sample_models import PLAIN, UNPARSEABLE, gpt_source
+
+
+def _schema_path() -> Path:
+    # CI has ../shared/ beside the clone; developers have it at /work/shared.
+    for shared in (Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")):
+        candidate = shared / "schemas" / "sarif-schema-2.1.0.json"
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("sarif-schema-2.1.0.json not found in ../shared/schemas")
+
+
+@pytest.fixture(scope="module")
+def sarif_validator():
+    schema = json.loads(_schema_path().read_text(encoding="utf-8"))
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+
+
+def finding(**overrides) -> Finding:
+    values = dict(
+        code="INI901", name="unparseable-file", message="cannot parse", path="m.py",
+        line=2, column=5, end_line=2, end_column=9, severity="error",
+    )
+    values.update(overrides)
+    return Finding(**values)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    (tmp_path / "broken.py").write_text(UNPARSEABLE, encoding="utf-8")
+    (tmp_path / "plain.py").write_text(PLAIN, encoding="utf-8")
+    (tmp_path / "stale noqa.py").write_text("import torch\nx = 1  # noqa: INI001\n", encoding="utf-8")
+    (tmp_path / "model.py").write_text(gpt_source(), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+# --- SARIF -----------------------------------------------------------------------------------
+
+
+def test_cli_sarif_validates_and_points_at_the_findings(project, capsys, sarif_validator):
+    assert main(["check", "--isolated", "--format", "sarif", "--extend-select", "INI904", "."]) == 1
+    log = json.loads(capsys.readouterr().out)
+    sarif_validator.validate(log)
+
+    (run,) = log["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == [rule.code for rule in all_rules()]
+    results = {result["ruleId"]: result for result in run["results"]}
+    assert {"INI901", "INI904"} <= set(results)
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+
+    stale = results["INI904"]["locations"][0]["physicalLocation"]
+    assert stale["artifactLocation"] == {"uri": "stale%20noqa.py", "uriBaseId": "%SRCROOT%"}
+    assert stale["region"] == {"startLine": 2, "startColumn": 8, "endLine": 2, "endColumn": 22}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == project.resolve().as_uri() + "/"
+    assert run["columnKind"] == "unicodeCodePoints"
+
+
+def test_sarif_rules_carry_the_rule_docs(sarif_validator):
+    log = sarif_log([])
+    sarif_validator.validate(log)
+    for descriptor, rule in zip(log["runs"][0]["tool"]["driver"]["rules"], all_rules()):
+        assert descriptor["name"] == rule.name
+        assert descriptor["shortDescription"]["text"] == rule.summary
+        assert descriptor["help"]["markdown"] == rule.documentation()
+        assert descriptor["fullDescription"]["text"] and "\n" not in descriptor["fullDescription"]["text"]
+        assert descriptor["defaultConfiguration"]["enabled"] == rule.default_enabled
+
+
+def test_sarif_fixes_and_paths_outside_the_working_directory(tmp_path, sarif_validator):
+    fix = Fix("scale the writer", (Edit(2, 5, 2, 9, "0.02 / math.sqrt(2 * n_layer)"),))
+    outside = tmp_path.parent / "elsewhere" / "model.py"
+    log = sarif_log([finding(fix=fix), finding(path=str(outside), line=1, column=1, end_line=1, end_column=1)], cwd=tmp_path)
+    sarif_validator.validate(log)
+    with_fix, elsewhere = log["runs"][0]["results"]
+    replacement = with_fix["fixes"][0]["artifactChanges"][0]["replacements"][0]
+    assert replacement["insertedContent"]["text"] == "0.02 / math.sqrt(2 * n_layer)"
+    assert replacement["deletedRegion"] == {"startLine": 2, "startColumn": 5, "endLine": 2, "endColumn": 9}
+    location = elsewhere["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": outside.as_uri()}
+    assert location["region"] == {"startLine": 1, "startColumn": 1}  # an empty region has no end
+
+
+def test_the_schema_check_is_real(sarif_validator):
+    log = sarif_log([finding()])
+    del log["runs"][0]["results"][0]["message"]
+    with pytest.raises(jsonschema.ValidationError):
+        sarif_validator.validate(log)
+
+
+# --- GitHub ----------------------------------------------------------------------------------
+
+
+def test_github_annotation_escapes_data_and_properties():
+    line = annotation(finding(path="dir,x/a:b.py", message="50% too large\nsee INI001", severity="warning"))
+    assert line == (
+        "::warning file=dir%2Cx/a%3Ab.py,line=2,col=5,endLine=2,endColumn=9,title=INI901 unparseable-file"
+        "::INI901 50%25 too large%0Asee INI001"
+    )
+    multi_line = annotation(finding(end_line=4, severity="note"))
+    assert multi_line.startswith("::notice ") and "endLine=4" in multi_line and "endColumn" not in multi_line
+
+
+# --- text ------------------------------------------------------------------------------------
+
+
+def test_snippet_keeps_tabs_and_spans_to_the_end_column(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("import torch\n\tself.c_proj = nn.Linear(4, 4)\n", encoding="utf-8")
+    source, caret = snippet(finding(path=str(path), column=2, end_column=13))
+    assert source == "    2 | \tself.c_proj = nn.Linear(4, 4)"
+    assert caret == "      | \t" + "^" * 11
+    # A finding spanning lines is underlined to the end of its first line.
+    _, caret = snippet(finding(path=str(path), column=15, end_line=3, end_column=2))
+    assert caret == "      | \t" + " " * 13 + "^" * 16
+
+
+def test_snippet_is_empty_when_the_line_is_gone(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\n", encoding="utf-8")
+    assert snippet(finding(path=str(path), line=7)) == []
+    assert snippet(finding(path=str(tmp_path / "missing.py"))) == []
+
+
+def test_text_render_uses_colour_only_when_asked(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\nlayer = nn.Linear(4, 4)\n", encoding="utf-8")
+    plain = render("text", [finding(path=str(path))], ReportOptions(files_checked=1))
+    coloured = render("text", [finding(path=str(path))], ReportOptions(color=True, files_checked=1))
+    assert "\033[" not in plain and "\033[" in coloured
+    assert plain.splitlines()[0] == f"{path}:2:5: INI901 cannot parse"
+
+
+# --- statistics and json ---------------------------------------------------------------------
+
+
+def test_statistics_most_frequent_first():
+    findings = [finding(code="INI904", name="unused-noqa")] + [finding()] * 12
+    assert statistics.render(findings) == "12  INI901  unparseable-file\n 1  INI904  unused-noqa\n"
+    assert statistics.render([]) == ""
+
+
+def test_json_shows_non_json_details_as_text():
+    data = json.loads(render("json", [finding(details={"path": Path("a/b.py"), "std": 0.02})]))
+    assert data[0]["details"] == {"path": "a/b.py", "std": 0.02}
+    assert data[0]["line"] == 2 and data[0]["end_column"] == 9 and data[0]["fix"] is None
