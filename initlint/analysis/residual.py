@@ -196,7 +196,7 @@ class ForwardReader:
             if isinstance(small.operator, cst.AddAssign):
                 self._assign(small.target, self._add(current, value, small, flow), env)
             else:
-                self._assign(small.target, self._scale(current, value, small.value, small.operator, env), env)
+                self._assign(small.target, self._scale(current, value, small.value, small.operator, env, small), env)
         elif isinstance(small, cst.Return) and small.value is not None:
             flow.returns.append(self._eval(small.value, env, flow, depth))
         elif isinstance(small, cst.Expr):
@@ -228,7 +228,7 @@ class ForwardReader:
                 refs.append(WriterRef(relative, owner, writer.name, how, list(scales) + list(branch.scales)))
         return refs
 
-    def _scale(self, value, other, other_node: cst.CSTNode, operator, env: Env):
+    def _scale(self, value, other, other_node: cst.CSTNode, operator, env: Env, whole: cst.CSTNode):
         if not isinstance(value, Branch):
             return value
         if isinstance(other, ParamRef) or isinstance(other, Branch):
@@ -238,7 +238,7 @@ class ForwardReader:
             if isinstance(operator, (cst.Divide, cst.DivideAssign)):
                 number = number.inverse(other_node)
             if number is not None:
-                scale = RuntimeScale(other_node, number, self.interp.code(other_node))
+                scale = RuntimeScale(whole, number, self.interp.code(other_node))
                 return replace(value, scales=value.scales + (scale,))
         return value
 
@@ -264,9 +264,9 @@ class ForwardReader:
                 if isinstance(left, Branch) and isinstance(right, Branch):
                     return _merge([left, right])
                 if isinstance(left, Branch):
-                    return self._scale(left, right, node.right, node.operator, env)
+                    return self._scale(left, right, node.right, node.operator, env, node)
                 if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
-                    return self._scale(right, left, node.left, node.operator, env)
+                    return self._scale(right, left, node.left, node.operator, env, node)
             return _merge([left, right]) if isinstance(node.operator, (cst.Subtract, cst.MatrixMultiply)) else (left if left is not UNKNOWN else right)
         if isinstance(node, cst.Call):
             return self._call(node, env, flow, depth)
