@@ -249,18 +249,30 @@ def _has_runtime_factor(effect: WriterEffect) -> bool:
 
 
 def effect_findings(verdicts: Iterable[EffectVerdict]) -> list[dict[str, Any]]:
+    """One finding for all flagged writers (they share a cause: one runtime factor in the block)."""
+    flagged = [verdict for verdict in verdicts if verdict.flagged]
+    if not flagged:
+        return []
+    worst = max(flagged, key=lambda verdict: abs(math.log(verdict.ratio)))
+    message = (
+        f"{len(flagged)} residual writer(s) add a different std to the stream than expected: {worst.reason}"
+        + (f"; and {len(flagged) - 1} more" if len(flagged) > 1 else "")
+    )
     return [
         measurement_finding(
             "INI108",
-            verdict.reason,
-            [f"{verdict.effect.writer}.weight"],
-            expected_std=verdict.expected_std,
-            effective_std=verdict.effect.effective_std,
-            weight_std=verdict.effect.weight_std,
-            runtime_factor=verdict.effect.runtime_factor,
-            ratio=verdict.ratio,
-            z=verdict.z,
+            message,
+            [f"{verdict.effect.writer}.weight" for verdict in flagged],
+            writers={
+                verdict.effect.writer: {
+                    "expected_std": verdict.expected_std,
+                    "effective_std": verdict.effect.effective_std,
+                    "weight_std": verdict.effect.weight_std,
+                    "runtime_factor": verdict.effect.runtime_factor,
+                    "ratio": verdict.ratio,
+                    "z": verdict.z,
+                }
+                for verdict in flagged
+            },
         )
-        for verdict in verdicts
-        if verdict.flagged
     ]

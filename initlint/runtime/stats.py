@@ -6,25 +6,35 @@ every tensor is reduced in chunks of 64K elements, each chunk in its own dtype (
 ~1e-8 at that size) and the chunk results summed in float64. One thread: two OpenMP
 threads under contention made reductions an order of magnitude slower.
 
-The test. Under H0 the tensor holds n iid draws with standard deviation s0 and kurtosis
-kappa. The sample variance S^2 then has E[S^2/s0^2] = 1 and
+The test. Under H0 the tensor holds n iid draws with standard deviation s0, kurtosis
+kappa = mu4/s0^4 and sixth standardised moment mu6/s0^6. The ratio q = S^2/s0^2 of the
+sample variance then has mean 1 and
 
-    Var(S^2 / s0^2) = 2/(n-1) + (kappa - 3)/n                        (1)
+    Var(q) = s^2 = 2/(n-1) + (kappa - 3)/n                                (1)
 
-(the general formula Var(S^2) = s^4 (2/(n-1) + (kappa-3)/n); kappa = 3 for a normal gives
-the chi-square variance 2/(n-1); a uniform has kappa = 9/5, so its sample variance varies
-~2.5x less). We match S^2/s0^2 to chi^2(k)/k with k = 2 / Var(S^2/s0^2) -- k = n-1 exactly
-for a normal -- and turn it into a standard normal z with Wilson-Hilferty:
+(kappa = 3 for a normal gives the chi-square variance 2/(n-1); a uniform has kappa = 9/5,
+so its sample variance varies ~2.5x less). q is skewed; a power q^h with the right h is
+nearly normal. To first order skew(g(q)) = skew(q) + 3 (g''/g') sd(q), so h = 1 - g/3 with
+g = skew(q)/sd(q); q is to leading order the mean of Y = (X - mu)^2, whence
+g = mu3(Y) mu2 / Var(Y) -- in standardised moments g = (m6 - 3 kappa + 2) / (kappa - 1)^2:
+2 for a normal (h = 1/3: exactly Wilson-Hilferty's cube root), 5/7 for a uniform
+(h = 0.76). With E[q^h] ~ 1 + h(h-1) s^2/2 and sd(q^h) ~ h s,
 
-    z = ((S^2/s0^2)^(1/3) - (1 - 2/(9k))) / sqrt(2/(9k))               (2)
+    z = (q^h - 1 - h(h-1) s^2/2) / (h s)                                  (2)
+
+is standard normal under H0. Moment-matched Wilson-Hilferty alone (h = 1/3 for every shape)
+put 2.3x too many uniform draws beyond z = -4 and 3x too few beyond +4; (2) is within
+sampling error of both tails for normal, uniform and truncated normal draws.
 
 Every test in a model shares one family false-alarm rate (Bonferroni: two-sided per-test
 alpha = family / m), and a deviation of the std below a practical floor (1%) is never
 reported, however many elements make it significant.
 
-Power (see `power`): at m = 300 tests and family rate 1e-3 the critical |z| is 4.65; a
-tensor of 256 normal draws whose std is off by sqrt(2) in either direction gives |z| ~ 7-9
-and is caught with probability > 99.99%; uniform draws are caught more easily still.
+Power (`power`; simulated in tests/runtime/test_stats.py and benchmarks/runtime_bench.py):
+with 300 tests sharing the 0.1% family rate, a normal tensor whose std is sqrt(2) too large
+is caught with probability >= 99.9% from 242 elements (99.95% at 256; from 256 elements
+with 1000 tests); sqrt(2) too small needs 265 elements (284 with 1000 tests). Uniform
+draws, whose sample variance varies less, need only 97-127 elements.
 """
 
 from __future__ import annotations
@@ -33,7 +43,9 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Sequence
+
+from initlint.runtime.probe import measurement_finding
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -41,8 +53,6 @@ if TYPE_CHECKING:  # pragma: no cover
 CHUNK_ELEMENTS = 1 << 16
 FAMILY_FALSE_ALARM = 1e-3
 PRACTICAL_FLOOR = 0.01
-NORMAL_KURTOSIS = 3.0
-UNIFORM_KURTOSIS = 1.8
 _STANDARD_NORMAL = NormalDist()
 #: Past this mean^2 / variance, float32 chunk sums of squares (relative error ~1e-7) leave
 #: too few digits of the variance: such tensors (norm gains, constants) get an exact second pass.
@@ -186,20 +196,37 @@ class Requested:
     def constant(cls, value: float) -> "Requested":
         return cls("constant", value)
 
-    def moments(self) -> tuple[float, float, float]:
-        """(mean, std, kurtosis) of the requested distribution, exact."""
+    def moments(self) -> "Moments":
+        """Mean, std and shape of the requested distribution, exact."""
         if self.kind == "constant":
-            return self.mean, 0.0, math.nan
+            return Moments(self.mean, 0.0, NORMAL)
         if self.kind == "normal":
-            return self.mean, self.std, NORMAL_KURTOSIS
+            return Moments(self.mean, self.std, NORMAL)
         if self.kind == "uniform":
-            return self.mean, (self.high - self.low) / math.sqrt(12.0), UNIFORM_KURTOSIS
+            return Moments(self.mean, (self.high - self.low) / math.sqrt(12.0), UNIFORM)
         if self.kind == "trunc_normal":
             return _truncated_normal_moments(self.mean, self.std, self.low, self.high)
         raise ValueError(f"unknown distribution kind {self.kind!r}")
 
 
-def _truncated_normal_moments(mean: float, std: float, low: float, high: float) -> tuple[float, float, float]:
+class Shape(NamedTuple):
+    """Standardised fourth and sixth central moments: what the std test needs to know."""
+
+    kurtosis: float
+    sixth: float
+
+
+NORMAL = Shape(3.0, 15.0)
+UNIFORM = Shape(9.0 / 5.0, 27.0 / 7.0)
+
+
+class Moments(NamedTuple):
+    mean: float
+    std: float
+    shape: Shape
+
+
+def _truncated_normal_moments(mean: float, std: float, low: float, high: float) -> Moments:
     """Moments of N(mean, std^2) cut to [low, high], by I_m = int_a^b x^m phi(x) dx.
 
     Integration by parts gives I_m = a^(m-1) phi(a) - b^(m-1) phi(b) + (m-1) I_(m-2), with
@@ -211,30 +238,45 @@ def _truncated_normal_moments(mean: float, std: float, low: float, high: float) 
         return 0.0 if math.isinf(x) else x**power * _STANDARD_NORMAL.pdf(x)
 
     integrals = [_STANDARD_NORMAL.cdf(b) - _STANDARD_NORMAL.cdf(a), edge(a, 0) - edge(b, 0)]
-    for m in range(2, 5):
+    for m in range(2, 7):
         integrals.append(edge(a, m - 1) - edge(b, m - 1) + (m - 1) * integrals[m - 2])
     raw = [value / integrals[0] for value in integrals]  # E[X^m] of the standardised cut normal
     centre = raw[1]
-    variance = raw[2] - centre**2
-    fourth = raw[4] - 4 * centre * raw[3] + 6 * centre**2 * raw[2] - 3 * centre**4
-    return mean + std * centre, std * math.sqrt(variance), fourth / variance**2
+
+    def central(order: int) -> float:
+        return sum(math.comb(order, j) * raw[j] * (-centre) ** (order - j) for j in range(order + 1))
+
+    variance = central(2)
+    return Moments(mean + std * centre, std * math.sqrt(variance), Shape(central(4) / variance**2, central(6) / variance**3))
 
 
 # --- the test -----------------------------------------------------------------------------
 
 
-def _effective_dof(n: int, kurtosis: float) -> float:
-    return 2.0 / (2.0 / (n - 1) + (kurtosis - NORMAL_KURTOSIS) / n)
+def _spread(n: int, shape: Shape) -> float:
+    return math.sqrt(2.0 / (n - 1) + (shape.kurtosis - 3.0) / n)  # eq. (1)
 
 
-def _wilson_hilferty(variance_ratio: float, dof: float) -> float:
-    spread = 2.0 / (9.0 * dof)
-    return (variance_ratio ** (1.0 / 3.0) - (1.0 - spread)) / math.sqrt(spread)
+def _exponent(shape: Shape) -> float:
+    skew_over_sd = (shape.sixth - 3.0 * shape.kurtosis + 2.0) / (shape.kurtosis - 1.0) ** 2
+    return max(1.0 - skew_over_sd / 3.0, 0.1)  # the floor only matters for heavy tails no init draws
 
 
-def std_z(measured_std: float, expected_std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) -> float:
+def _score(variance_ratio: float, n: int, shape: Shape) -> float:
+    spread, exponent = _spread(n, shape), _exponent(shape)
+    centre = 1.0 + exponent * (exponent - 1.0) * spread**2 / 2.0
+    return (variance_ratio**exponent - centre) / (exponent * spread)  # eq. (2)
+
+
+def _variance_ratio_at(score: float, n: int, shape: Shape) -> float:
+    spread, exponent = _spread(n, shape), _exponent(shape)
+    centre = 1.0 + exponent * (exponent - 1.0) * spread**2 / 2.0
+    return max(centre + score * exponent * spread, 0.0) ** (1.0 / exponent)
+
+
+def std_z(measured_std: float, expected_std: float, n: int, shape: Shape = NORMAL) -> float:
     """Standard-normal score of a sample std of n iid draws against the true std, eq. (1)-(2)."""
-    return _wilson_hilferty((measured_std / expected_std) ** 2, _effective_dof(n, kurtosis))
+    return _score((measured_std / expected_std) ** 2, n, shape)
 
 
 def critical_z(tests: int, family_false_alarm: float = FAMILY_FALSE_ALARM) -> float:
@@ -246,18 +288,15 @@ def power(
     n: int,
     std_ratio: float,
     tests: int = 300,
-    kurtosis: float = NORMAL_KURTOSIS,
+    shape: Shape = NORMAL,
     family_false_alarm: float = FAMILY_FALSE_ALARM,
 ) -> float:
     """Probability that a tensor of n draws whose true std is `std_ratio` x the request is flagged."""
-    dof = _effective_dof(n, kurtosis)
-    spread = math.sqrt(2.0 / (9.0 * dof))
     limit = critical_z(tests, family_false_alarm)
-    upper_ratio = max(1.0 - spread**2 + limit * spread, 0.0) ** 3
-    lower_ratio = max(1.0 - spread**2 - limit * spread, 0.0) ** 3
+    upper, lower = _variance_ratio_at(limit, n, shape), _variance_ratio_at(-limit, n, shape)
     ratio_squared = std_ratio**2
-    above = 1.0 - _STANDARD_NORMAL.cdf(_wilson_hilferty(upper_ratio / ratio_squared, dof))
-    below = _STANDARD_NORMAL.cdf(_wilson_hilferty(lower_ratio / ratio_squared, dof)) if lower_ratio > 0 else 0.0
+    above = 1.0 - _STANDARD_NORMAL.cdf(_score(upper / ratio_squared, n, shape))
+    below = _STANDARD_NORMAL.cdf(_score(lower / ratio_squared, n, shape)) if lower > 0 else 0.0
     return above + below
 
 
@@ -293,7 +332,7 @@ def judge_stds(
 
 
 def _judge_one(name: str, stats: TensorStats, requested: Requested, limit: float, floor: float) -> StdVerdict:
-    expected_mean, expected_std, kurtosis = requested.moments()
+    expected_mean, expected_std, shape = requested.moments()
     z, ratio, reason = 0.0, math.nan, ""
     if not stats.finite:
         reason = f"{stats.nonfinite} of {stats.numel} elements are NaN or infinite"
@@ -303,7 +342,7 @@ def _judge_one(name: str, stats: TensorStats, requested: Requested, limit: float
             reason = f"expected every element to be {expected_mean:g}, found {found}"
     elif stats.numel >= 2:
         ratio = stats.std / expected_std
-        z = std_z(stats.std, expected_std, stats.numel, kurtosis)
+        z = std_z(stats.std, expected_std, stats.numel, shape)
         if abs(z) > limit and abs(ratio - 1.0) > floor:
             reason = (
                 f"std {stats.std:.4g} vs requested {expected_std:.4g} ({ratio:.3f}x) over {stats.numel} elements,"
@@ -312,3 +351,24 @@ def _judge_one(name: str, stats: TensorStats, requested: Requested, limit: float
     return StdVerdict(
         name, stats.numel, requested, expected_std, stats.std, stats.mean, ratio, z, limit, bool(reason), reason
     )
+
+
+def std_findings(verdicts: Iterable[StdVerdict]) -> list[dict[str, Any]]:
+    """One finding per flagged parameter (each has its own request)."""
+    return [
+        measurement_finding(
+            "INI109",
+            f"{verdict.name}: {verdict.reason}",
+            [verdict.name],
+            requested=verdict.requested.kind,
+            expected_std=verdict.expected_std,
+            measured_std=verdict.measured_std,
+            measured_mean=verdict.measured_mean,
+            ratio=verdict.ratio,
+            z=verdict.z,
+            z_critical=verdict.z_critical,
+            numel=verdict.numel,
+        )
+        for verdict in verdicts
+        if verdict.flagged
+    ]
