@@ -26,10 +26,10 @@ Result = tuple[int, int, str, type]
 
 
 @lru_cache(maxsize=1)
-def off_by_default_codes() -> tuple[str, ...]:
-    """Codes of the opt-in rules, read from the rule modules' source text: importing the rules
-    would import LibCST, and flake8 asks for this at start-up of every run."""
-    codes = []
+def rule_codes() -> dict[str, bool]:
+    """Every rule code and whether it is on by default, read from the rule modules' source
+    text: importing the rules would import LibCST, and flake8 asks at start-up of every run."""
+    codes = {}
     for module in sorted((Path(__file__).parent / "rules").glob("ini*.py")):
         for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef):
@@ -40,9 +40,13 @@ def off_by_default_codes() -> tuple[str, ...]:
                     for target in statement.targets
                     if isinstance(target, ast.Name)
                 }
-                if values.get("default_enabled") is False and isinstance(values.get("code"), str):
-                    codes.append(values["code"])
-    return tuple(sorted(codes))
+                if isinstance(values.get("code"), str):
+                    codes[values["code"]] = values.get("default_enabled", True) is not False
+    return codes
+
+
+def off_by_default_codes() -> tuple[str, ...]:
+    return tuple(sorted(code for code, on in rule_codes().items() if not on))
 
 
 def _run_settings(options: argparse.Namespace | None):
@@ -50,11 +54,10 @@ def _run_settings(options: argparse.Namespace | None):
     as when the plugin is driven outside flake8); None when flake8 would report none of them.
     `# noqa` stays flake8's job (`ignore_noqa`)."""
     from initlint.config import Settings
-    from initlint.rules import all_rules
 
     if options is None:
         return Settings(ignore_noqa=True)
-    codes = tuple(rule.code for rule in all_rules())
+    codes = tuple(sorted(rule_codes()))
     try:
         from flake8.style_guide import Decision, DecisionEngine
 
