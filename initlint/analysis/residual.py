@@ -299,18 +299,25 @@ class ForwardReader:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
         carried = _merge([a for a in args if a is STREAM or a is NORMED or isinstance(a, Branch)])
         func = node.func
-        callee = self._eval(func, env, flow, depth) if isinstance(func, (cst.Attribute, cst.Subscript)) else UNKNOWN
-        if isinstance(callee, ModRef):
-            return self._apply_module(callee.node, carried, depth)
-        if isinstance(func, cst.Attribute):
-            name = func.attr.value
-            receiver = self._eval(func.value, env, flow, depth)
-            if name in NORM_FUNCTIONS:
-                return NORMED if carried is STREAM else carried
-            if name in PASS_METHODS and receiver is not UNKNOWN:
-                return receiver
-            if isinstance(receiver, ModRef) and receiver.node.cls is not None:
+        if isinstance(func, cst.Subscript):
+            callee = self._eval(func, env, flow, depth)
+            return self._apply_module(callee.node, carried, depth) if isinstance(callee, ModRef) else carried
+        if not isinstance(func, cst.Attribute):
+            return carried
+        name = func.attr.value
+        receiver = self._eval(func.value, env, flow, depth)
+        if isinstance(receiver, ModRef):
+            child = receiver.node.children.get(name)
+            if child is not None:
+                return self._apply_module(child, carried, depth)
+            if receiver.node.cls is not None:
                 return self._method(receiver.node, name, args, depth) or carried
+            return carried
+        if name in NORM_FUNCTIONS:
+            return NORMED if carried is STREAM else carried
+        if receiver is STREAM or receiver is NORMED or isinstance(receiver, Branch):
+            # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
+            return receiver
         return carried
 
     def _method(self, node: ModuleNode, name: str, args: list, depth: int):

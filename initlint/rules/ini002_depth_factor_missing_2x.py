@@ -10,6 +10,124 @@ from initlint.rules.base import Rule, Violation
 from initlint.rules.evidence import count_adds, describe_op, short, writer_pattern
 
 
+
+# Whole small models; every line ending in `# expect: CODE` must be reported, nothing else.
+BAD_ISINSTANCE_BRANCH = '''
+import math
+
+import torch.nn as nn
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)
+        self.c_proj = nn.Linear(config.n_embd, config.n_embd)
+
+    def forward(self, x):
+        q, k, v = self.c_attn(x).split(x.size(-1), dim=2)
+        weights = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+        return self.c_proj(weights @ v)
+
+
+class FeedForward(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
+        self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
+
+    def forward(self, x):
+        return self.c_proj(nn.functional.gelu(self.c_fc(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd)
+        self.attn = SelfAttention(config)
+        self.ln_2 = nn.LayerNorm(config.n_embd)
+        self.mlp = FeedForward(config)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        x = x + self.mlp(self.ln_2(x))
+        return x
+
+
+class GPT(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        self.h = nn.ModuleList([Block(config) for _ in range(config.n_layer)])
+        self.ln_f = nn.LayerNorm(config.n_embd)
+        self.apply(self._init_weights)
+
+    def _init_weights(self, module):
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, std=self.config.initializer_range)
+        if isinstance(module, (SelfAttention, FeedForward)):
+            nn.init.normal_(
+                module.c_proj.weight,
+                std=self.config.initializer_range / math.sqrt(self.config.n_layer),  # expect: INI002
+            )
+
+    def forward(self, idx):
+        x = self.wte(idx)
+        for block in self.h:
+            x = block(x)
+        return self.ln_f(x) @ self.wte.weight.t()
+'''
+
+GOOD_PARALLEL_BLOCK = '''
+import math
+
+import torch
+import torch.nn as nn
+
+
+class ParallelBlock(nn.Module):
+    """Attention and MLP read the same normalised input and are added in one step: N = n_layer."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.ln = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.attn_out = nn.Linear(dim, dim)
+        self.fc_in = nn.Linear(dim, 4 * dim)
+        self.fc_out = nn.Linear(4 * dim, dim)
+
+    def attention(self, h):
+        q, k, v = self.qkv(h).chunk(3, dim=-1)
+        return self.attn_out(torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True))
+
+    def forward(self, x):
+        h = self.ln(x)
+        return x + self.attention(h) + self.fc_out(torch.nn.functional.gelu(self.fc_in(h)))
+
+
+class ParallelGPT(nn.Module):
+    def __init__(self, vocab, dim=256, n_layer=24):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.blocks = nn.ModuleList([ParallelBlock(dim) for _ in range(n_layer)])
+        self.ln_f = nn.LayerNorm(dim)
+        self.apply(self._init_weights)
+        for name, param in self.named_parameters():
+            if name.endswith(("attn_out.weight", "fc_out.weight")):
+                nn.init.normal_(param, std=0.02 / math.sqrt(n_layer))
+
+    def _init_weights(self, module):
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, std=0.02)
+
+    def forward(self, tokens):
+        x = self.embed(tokens)
+        for block in self.blocks:
+            x = block(x)
+        return self.ln_f(x)
+'''
+
 class DepthFactorMissing2x(Rule):
     code = "INI002"
     name = "depth-factor-missing-2x"
@@ -39,6 +157,8 @@ std = 0.02 / math.sqrt(2 * config.n_layer)
 ## Fix safety
 No automatic fix yet; the change is a one-token edit inside the reported expression.
 """
+    good_examples = (GOOD_PARALLEL_BLOCK,)
+    bad_examples = (BAD_ISINSTANCE_BRANCH,)
 
     def check(self, analysis: Analysis) -> Iterator[Violation]:
         if analysis.deliberate_scheme:

@@ -10,6 +10,118 @@ from initlint.rules.base import Rule, Violation
 from initlint.rules.evidence import describe_add, describe_op, short, writer_pattern
 
 
+
+# Whole small models; every line ending in `# expect: CODE` must be reported, nothing else.
+BAD_DOUBLE_SCALING = '''
+import math
+
+import torch
+import torch.nn as nn
+
+
+class Attention(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim, bias=False)
+        self.out = nn.Linear(dim, dim, bias=False)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        return self.out(torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True))
+
+
+class MLP(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.up = nn.Linear(dim, 4 * dim, bias=False)
+        self.down = nn.Linear(4 * dim, dim, bias=False)
+
+    def forward(self, x):
+        return self.down(torch.relu(self.up(x)).square())
+
+
+class Block(nn.Module):
+    def __init__(self, dim, n_layer):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = Attention(dim)
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = MLP(dim)
+        self.branch_scale = 1.0 / math.sqrt(2 * n_layer)
+
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x)) * self.branch_scale  # expect: INI003
+        x = x + self.mlp(self.norm2(x)) * self.branch_scale  # expect: INI003
+        return x
+
+
+class Model(nn.Module):
+    def __init__(self, vocab, dim=512, n_layer=32):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.blocks = nn.ModuleList([Block(dim, n_layer) for _ in range(n_layer)])
+        self.norm = nn.LayerNorm(dim)
+        for name, param in self.named_parameters():
+            if param.dim() < 2:
+                continue
+            std = 0.02 / math.sqrt(2 * n_layer) if name.endswith(("out.weight", "down.weight")) else 0.02
+            nn.init.normal_(param, std=std)
+
+    def forward(self, tokens):
+        x = self.embed(tokens)
+        for block in self.blocks:
+            x = block(x)
+        return self.norm(x) @ self.embed.weight.t()
+'''
+
+GOOD_LEARNED_GATE_AND_PER_LAYER = '''
+import torch
+import torch.nn as nn
+
+
+class LayerScale(nn.Module):
+    def __init__(self, dim, init_value=1e-5):
+        super().__init__()
+        self.gamma = nn.Parameter(init_value * torch.ones(dim))
+
+    def forward(self, x):
+        return x * self.gamma
+
+
+class Block(nn.Module):
+    def __init__(self, dim, layer_id):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.mix = nn.Linear(dim, dim)
+        self.ls1 = LayerScale(dim)
+        self.norm2 = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, 4 * dim)
+        self.fc2 = nn.Linear(4 * dim, dim)
+        self.init_std = 0.02 / (2 * (layer_id + 1)) ** 0.5
+
+    def init_weights(self):
+        nn.init.trunc_normal_(self.mix.weight, std=0.02)
+        nn.init.trunc_normal_(self.fc1.weight, std=0.02)
+        nn.init.trunc_normal_(self.fc2.weight, std=self.init_std)
+
+    def forward(self, x):
+        x = x + self.ls1(self.mix(self.norm1(x)))
+        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.norm2(x))))
+
+
+class Net(nn.Module):
+    def __init__(self, dim=192, depth=12):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(dim, i) for i in range(depth)])
+        for block in self.blocks:
+            block.init_weights()
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+'''
+
 class RuntimeResidualScaling(Rule):
     code = "INI003"
     name = "runtime-residual-scaling"
@@ -42,6 +154,8 @@ Unit-scaling / u-muP models that scale residual branches at run time on purpose 
 ## Fix safety
 No automatic fix: removing the factor changes the model's function.
 """
+    good_examples = (GOOD_LEARNED_GATE_AND_PER_LAYER,)
+    bad_examples = (BAD_DOUBLE_SCALING,)
 
     def check(self, analysis: Analysis) -> Iterator[Violation]:
         if analysis.deliberate_scheme:
