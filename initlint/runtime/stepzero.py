@@ -57,8 +57,21 @@ def step_zero_loss(model: "nn.Module", batch: int = 4, length: int = 32, seed: i
     # Models that return only the last position (nanoGPT without targets) get fewer targets.
     targets = random_tokens(vocab, 1, flat.shape[0], seed + 1, device=flat.device).reshape(-1)
     loss = float(F.cross_entropy(flat, targets))
-    output_parameters = tuple(name for name, tensor in model.named_parameters() if vocab in tensor.shape)
+    output_parameters = _vocabulary_tables(model, vocab)
     return StepZeroResult(vocab, loss, math.log(vocab), float(flat.std()), flat.shape[0], output_parameters)
+
+
+def _vocabulary_tables(model: "nn.Module", vocab: int) -> tuple[str, ...]:
+    """Token embeddings and the output head (the last vocabulary-wide linear; a hidden layer
+    may be as wide): the weights that set the logits' scale, each tied tensor once."""
+    from torch import nn
+
+    embeddings = [(name, module) for name, module in model.named_modules() if isinstance(module, nn.Embedding) and module.num_embeddings == vocab]
+    heads = [(name, module) for name, module in model.named_modules() if isinstance(module, nn.Linear) and module.out_features == vocab]
+    names: dict[int, str] = {}
+    for name, module in embeddings + heads[-1:]:
+        names.setdefault(id(module.weight), f"{name}.weight" if name else "weight")
+    return tuple(names.values())
 
 
 def step_zero_findings(result: StepZeroResult) -> list[dict[str, Any]]:

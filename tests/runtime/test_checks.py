@@ -1,0 +1,121 @@
+"""Idempotency, meta parity and clone checks on real small models."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+
+from initlint.runtime.checks import (  # noqa: E402
+    check_idempotency,
+    check_meta_parity,
+    clone_findings,
+    compare_distributions,
+    find_clones,
+    idempotency_findings,
+    init_entry_point,
+    meta_parity_findings,
+)
+from initlint.runtime.stats import tensor_stats  # noqa: E402
+from measurement_models import ClonedBlocksGPT, CompoundingGPT, LostBufferGPT, TinyGPT, UntiedMetaGPT  # noqa: E402
+
+
+def _built(model_class):
+    torch.manual_seed(0)
+    return model_class()
+
+
+def test_correct_model_passes_every_check():
+    model = _built(TinyGPT)
+    assert idempotency_findings(check_idempotency(model)) == []
+    assert meta_parity_findings(check_meta_parity(TinyGPT)) == []
+    assert clone_findings(find_clones(model)) == []
+
+
+def test_init_that_compounds_when_called_twice_gives_one_result_with_numbers():
+    result = check_idempotency(_built(CompoundingGPT))
+    assert result.entry_point == "init_weights()"
+    assert sorted(change.name for change in result.changes) == sorted(
+        f"h.{index}.{branch}.c_proj.weight" for index in range(4) for branch in ("attn", "mlp")
+    )
+    for change in result.changes:
+        assert change.std_ratio == pytest.approx(1 / 8**0.5, rel=1e-3)  # rescaled by 1/sqrt(2L) once more
+    findings = idempotency_findings(result)
+    assert len(findings) == 1 and findings[0]["code"] == "INI104"
+    assert "calling init_weights() a second time changes 8 parameter(s)" in findings[0]["message"]
+    assert "(0.354x" in findings[0]["message"]
+
+
+def test_state_lost_on_the_meta_path_gives_one_result():
+    result = check_meta_parity(LostBufferGPT)
+    assert result.lost_buffers == ["positions"] and not result.untouched and not result.lost_ties
+    findings = meta_parity_findings(result)
+    assert len(findings) == 1 and findings[0]["code"] == "INI105"
+    assert "buffers not recomputed: positions" in findings[0]["message"]
+
+
+def test_tie_lost_on_the_meta_path_is_reported():
+    result = check_meta_parity(UntiedMetaGPT)
+    assert result.lost_ties == [("lm_head.weight", "wte.weight")]
+    assert "weight ties lost: lm_head.weight = wte.weight" in meta_parity_findings(result)[0]["message"]
+
+
+class _GainGPT(TinyGPT):
+    """A gain set in `__init__` only: the public init never writes it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gain = nn.Parameter(torch.ones(self.config.n_embd))
+
+
+def test_parameter_the_init_never_writes_is_reported_with_its_size():
+    result = check_meta_parity(_GainGPT)
+    assert result.untouched == {"gain": 64}
+    assert "1 parameter(s) never written: gain (64 elements)" in meta_parity_findings(result)[0]["message"]
+
+
+def test_cloned_blocks_give_one_result_naming_the_copies():
+    groups = find_clones(_built(ClonedBlocksGPT))
+    assert ("h.0.attn.c_attn.weight", "h.1.attn.c_attn.weight", "h.2.attn.c_attn.weight", "h.3.attn.c_attn.weight") in groups
+    # The writers are redrawn by the init, and constant norms are legitimately equal.
+    assert not any("c_proj.weight" in name or "ln_" in name for group in groups for name in group)
+    findings = clone_findings(groups)
+    assert len(findings) == 1 and findings[0]["code"] == "INI106"
+    assert findings[0]["message"].startswith("6 group(s) of parameters start with identical values")
+
+
+def test_entry_points_in_order_of_preference():
+    class ResetOnly(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.proj = nn.Linear(4, 4)
+
+        def reset_parameters(self) -> None:
+            self.proj.reset_parameters()
+
+    class PerModule(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.proj = nn.Linear(4, 4)
+
+        def _init_weights(self, module: nn.Module) -> None:
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, std=0.02)
+
+    assert init_entry_point(TinyGPT())[0] == "init_weights()"
+    assert init_entry_point(ResetOnly())[0] == "reset_parameters()"
+    assert init_entry_point(PerModule())[0] == "apply(_init_weights)"
+    assert init_entry_point(nn.Sequential(nn.Linear(2, 2))) is None
+    assert check_idempotency(nn.Sequential(nn.Linear(2, 2))).entry_point is None
+
+
+def test_distribution_comparison_sees_constants_and_noise_correctly():
+    torch.manual_seed(0)
+    before = {"norm": tensor_stats(torch.ones(8)), "proj": tensor_stats(torch.randn(4096))}
+    redrawn = {"norm": tensor_stats(torch.ones(8)), "proj": tensor_stats(torch.randn(4096))}
+    assert compare_distributions(before, redrawn) == []
+    changed = compare_distributions(before, {"norm": tensor_stats(torch.zeros(8)), "proj": tensor_stats(torch.randn(4096) * 2)})
+    assert [change.name for change in changed] == ["norm", "proj"]
+    assert changed[0].description == "constant 1 became constant 0"
+    assert changed[1].std_ratio == pytest.approx(2.0, rel=0.05) and changed[1].z > 20
