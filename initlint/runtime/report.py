@@ -83,13 +83,16 @@ class ModelReport:
     def table(self) -> str:
         return render_table(self.rows)
 
-    def __str__(self) -> str:
+    def summary(self) -> str:
+        """Header, notes and the table (no findings: reporters print those)."""
         lines = [f"{self.model}: policy {self.policy}, {len(self.rows)} parameters, "
                  f"{len(self.findings)} finding{'s' if len(self.findings) != 1 else ''}"]
         lines += [f"  note: {note}" for note in self.notes]
         lines.append(self.table())
-        lines += [f"  {item.code} {item.message}" for item in self.findings]
         return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return "\n".join([self.summary()] + [f"  {item.code} {item.message}" for item in self.findings])
 
 
 @dataclass

@@ -1,0 +1,38 @@
+"""INI104: Runtime: calling the model's init entry point a second time changes its distributions."""
+
+from __future__ import annotations
+
+from initlint.rules.base import Rule
+
+
+class InitNotIdempotent(Rule):
+    code = "INI104"
+    name = "init-not-idempotent"
+    summary = "Runtime: calling the model's init entry point a second time changes its distributions."
+    severity = "warning"
+    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
+    emitted_by_engine = True
+    docs = """
+## What it does
+With `--runtime --materialize` (or `verify()`), calls the public init entry point
+(`init_weights()`, `reset_parameters()`, `post_init()`) again on a copy and compares every
+parameter's distribution before and after.
+
+## Why is this bad?
+Frameworks call init more than once (meta-device materialisation, FSDP, `post_init` plus a user
+call). An in-place rescale (`p.data.mul_(...)`) then compounds, and a generic re-init can wipe a
+special one.
+
+## Example
+```python
+def init_weights(self):
+    for block in self.blocks:
+        block.proj.weight.data.div_(math.sqrt(2 * self.n_layer))   # shrinks again each call
+```
+
+## Use instead
+Draw with the final std (`normal_(std=0.02 / math.sqrt(2 * n_layer))`) instead of rescaling.
+
+## Fix safety
+No fix: reported from a run.
+"""

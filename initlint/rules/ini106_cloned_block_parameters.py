@@ -1,0 +1,34 @@
+"""INI106: Runtime: parameters of different blocks start with identical values."""
+
+from __future__ import annotations
+
+from initlint.rules.base import Rule
+
+
+class ClonedBlockParameters(Rule):
+    code = "INI106"
+    name = "cloned-block-parameters"
+    summary = "Runtime: parameters of different blocks start with identical values."
+    severity = "warning"
+    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
+    emitted_by_engine = True
+    docs = """
+## What it does
+With `--materialize`, finds distinct (untied) non-constant parameters holding exactly the same
+values, typically every block of a stack built by deep-copying one prototype.
+
+## Why is this bad?
+Identical blocks receive identical gradients and stay identical: depth is wasted.
+
+## Example
+```python
+block = Block(config)
+self.blocks = nn.ModuleList(copy.deepcopy(block) for _ in range(n_layer))
+```
+
+## Use instead
+Construct each block, or re-run the init after copying.
+
+## Fix safety
+No fix: reported from a run.
+"""

@@ -1,0 +1,34 @@
+"""INI109: Runtime: a materialised tensor's values do not match the distribution its init requested."""
+
+from __future__ import annotations
+
+from initlint.rules.base import Rule
+
+
+class MeasuredStdMismatch(Rule):
+    code = "INI109"
+    name = "measured-std-mismatch"
+    summary = "Runtime: a materialised tensor's values do not match the distribution its init requested."
+    severity = "warning"
+    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
+    emitted_by_engine = True
+    docs = """
+## What it does
+With `--materialize`, measures every parameter (chunked, float64 accumulation) and tests its
+sample std against the traced request (chi-square with Wilson-Hilferty z, kurtosis-corrected for
+uniform draws, Bonferroni over all tensors, family false-alarm rate 0.1%, plus a practical floor);
+also finiteness and exact constants.
+
+## Why is this bad?
+The request and the values disagree only when something outside the traced path wrote the tensor:
+a custom kernel, a load hook, a device-specific path, a broken RNG state.
+
+## Example
+Anything that overwrites parameters after construction in ways the trace cannot see.
+
+## Use instead
+Find what writes the tensor after the init (the message names it and both stds).
+
+## Fix safety
+No fix: reported from a run.
+"""
