@@ -1,0 +1,89 @@
+"""The pre-commit hook, run for real: `pre-commit try-repo` on this checkout, in a throw-away
+git repository with a bad and a good model file.
+
+pre-commit builds a fresh virtualenv and pip-installs this repository into it, so the test
+needs the package index (for libcst and the build backend; pip's cache makes reruns quick).
+Slow by this suite's standards: each of the three runs builds a hook environment (~10-15 s
+here with a warm pip cache).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sample_models import gpt_source, writer_lines
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    root = tmp_path_factory.mktemp("precommit")
+    repo = root / "project"
+    repo.mkdir()
+    git("init", "-q", cwd=repo)
+    git("config", "user.email", "test@example.invalid", cwd=repo)
+    git("config", "user.name", "initlint test", cwd=repo)
+    (repo / "bad_model.py").write_text(gpt_source(), encoding="utf-8")
+    (repo / "good_model.py").write_text(gpt_source(scaled=True), encoding="utf-8")
+    git("add", ".", cwd=repo)
+    env = {**os.environ, "PRE_COMMIT_COLOR": "never"}
+    env.pop("VIRTUAL_ENV", None)
+    return repo, env
+
+
+def try_repo(workspace, *files: str) -> subprocess.CompletedProcess:
+    repo, env = workspace
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "initlint", "--verbose", "--files", *files],
+        cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+    )
+
+
+def test_hook_fails_on_the_bad_model(workspace):
+    result = try_repo(workspace, "bad_model.py")
+    assert result.returncode == 1, result.stdout + result.stderr
+    for line in writer_lines(gpt_source()):
+        assert f"bad_model.py:{line}:" in result.stdout, result.stdout
+    assert "INI001" in result.stdout and "Traceback" not in result.stdout
+
+
+def test_hook_passes_on_the_good_model(workspace):
+    result = try_repo(workspace, "good_model.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Passed" in result.stdout
+
+
+def test_hook_installs_without_torch(workspace, tmp_path):
+    """`try-repo` throws its environment away, so install the hook the way users do (a
+    `.pre-commit-config.yaml` naming this repository at its current commit) and look inside."""
+    repo, env = workspace
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("this checkout is not a git repository")
+    config = tmp_path / "pre-commit-config.yaml"
+    config.write_text(f"repos:\n- repo: {REPO_ROOT}\n  rev: {head.stdout.strip()}\n  hooks:\n  - id: initlint\n")
+    home = tmp_path / "home"
+    result = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--config", str(config), "--files", "good_model.py"],
+        cwd=repo, env={**env, "PRE_COMMIT_HOME": str(home)}, capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    (interpreter,) = home.glob("repo*/py_env-*/bin/python")
+    probe = subprocess.run(
+        [str(interpreter), "-c", "import importlib.util as u; print(*(u.find_spec(m) is not None for m in ('torch', 'libcst', 'initlint')))"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert probe.stdout.split() == ["False", "True", "True"], probe.stderr
