@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 from initlint.runtime.probe import block_container, evaluating, first_tensor, measurement_finding
 from initlint.runtime.stats import FAMILY_FALSE_ALARM, PRACTICAL_FLOOR, critical_z, std_z, tensor_stats
@@ -54,7 +54,13 @@ def _std(tensor: "torch.Tensor") -> float:
     return float(tensor.detach().double().std())
 
 
-def writer_module(model: "nn.Module", name: str) -> tuple[str, "nn.Module"]:
+class Writer(NamedTuple):
+    name: str  # the writer module's qualified name
+    watched: "nn.Module"  # the module whose output is the writer's output
+    weight: "torch.Tensor"
+
+
+def writer_module(model: "nn.Module", name: str) -> Writer:
     """Resolve a writer given as a module or parameter name to the module whose output to watch."""
     from torch import nn
 
@@ -63,11 +69,11 @@ def writer_module(model: "nn.Module", name: str) -> tuple[str, "nn.Module"]:
         name = name.rpartition(".")[0]
     if name not in modules:
         raise KeyError(f"no module or parameter named {name!r} in the model")
-    parent_name = name.rpartition(".")[0]
-    parent = modules.get(parent_name)
-    if isinstance(parent, nn.MultiheadAttention) and modules[name] is parent.out_proj:
-        return parent_name, parent
-    return name, modules[name]
+    module = modules[name]
+    parent = modules.get(name.rpartition(".")[0]) if "." in name else model
+    if isinstance(parent, nn.MultiheadAttention) and module is parent.out_proj:
+        return Writer(name, parent, module.weight)
+    return Writer(name, module, module.weight)
 
 
 def _branch_tracker_class():
@@ -132,14 +138,14 @@ def writer_effects(model: "nn.Module", writers: Iterable[str], inputs: Any) -> l
 
         return hook
 
-    handles = [module.register_forward_hook(watch(name)) for name, module in resolved]
+    handles = [writer.watched.register_forward_hook(watch(writer.name)) for writer in resolved]
     try:
         with evaluating(model), tracker:
             _call(model, inputs)
     finally:
         for handle in handles:
             handle.remove()
-    return [_effect(name, module, output_std, tracker.branch_std) for name, module in resolved]
+    return [_effect(writer, output_std, tracker.branch_std) for writer in resolved]
 
 
 class _paused:
@@ -158,15 +164,12 @@ class _paused:
         self.context.__exit__(*exc)
 
 
-def _effect(name: str, module: "nn.Module", output_std: dict[str, float], branch_std: dict[str, float]) -> WriterEffect:
-    from torch import nn
-
-    weight = module.out_proj.weight if isinstance(module, nn.MultiheadAttention) else module.weight
-    stats = tensor_stats(weight)
-    seen_output = output_std.get(name, math.nan)
-    seen_branch = branch_std.get(name, math.nan)
+def _effect(writer: Writer, output_std: dict[str, float], branch_std: dict[str, float]) -> WriterEffect:
+    stats = tensor_stats(writer.weight)
+    seen_output = output_std.get(writer.name, math.nan)
+    seen_branch = branch_std.get(writer.name, math.nan)
     factor = seen_branch / seen_output if seen_output > 0 else math.nan
-    return WriterEffect(name, stats.std, stats.numel, seen_output, seen_branch, factor)
+    return WriterEffect(writer.name, stats.std, stats.numel, seen_output, seen_branch, factor)
 
 
 def _call(model: "nn.Module", inputs: Any) -> Any:
@@ -203,6 +206,31 @@ def stream_variance(model: "nn.Module", inputs: Any) -> list[StreamPoint]:
     return points
 
 
+def stream_variance_as_expected(model: "nn.Module", inputs: Any, expected: Mapping[str, float]) -> list[StreamPoint]:
+    """The stream variance this very model would show with every writer at its expected effective std.
+
+    The reference curve for the observed one: each writer's weight is scaled by expected /
+    effective for one forward pass (runtime factors stay as they are), then restored.
+    """
+    import torch
+
+    saved: list[tuple[torch.Tensor, torch.Tensor]] = []
+    try:
+        with torch.no_grad():
+            for name, effect in zip(expected, writer_effects(model, list(expected), inputs)):
+                weight = writer_module(model, name).weight
+                factor = effect.runtime_factor if math.isfinite(effect.runtime_factor) else 1.0
+                seen = effect.weight_std * factor
+                if seen > 0 and math.isfinite(seen):
+                    saved.append((weight, weight.detach().clone()))
+                    weight.mul_(expected[name] / seen)
+        return stream_variance(model, inputs)
+    finally:
+        with torch.no_grad():
+            for weight, original in saved:
+                weight.copy_(original)
+
+
 @dataclass(frozen=True)
 class EffectVerdict:
     effect: WriterEffect
@@ -225,6 +253,7 @@ def judge_effects(
     effective std is the weight std, which the parameter tests already cover). The weight's
     sample std is tested against expected / factor, so sampling noise is accounted for.
     """
+    expected = {name.removesuffix(".weight"): std for name, std in expected.items()}
     items = [effect for effect in effects if effect.writer in expected]
     scaled = [effect for effect in items if _has_runtime_factor(effect)]
     limit = critical_z(len(scaled), family_false_alarm)

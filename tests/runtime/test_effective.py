@@ -9,7 +9,14 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from initlint.runtime.effective import effect_findings, judge_effects, stream_variance, writer_effects, writer_module  # noqa: E402
+from initlint.runtime.effective import (  # noqa: E402
+    effect_findings,
+    judge_effects,
+    stream_variance,
+    stream_variance_as_expected,
+    writer_effects,
+    writer_module,
+)
 from initlint.runtime.probe import block_container, token_probe  # noqa: E402
 from measurement_models import TinyConfig, TinyGPT, residual_writers  # noqa: E402
 
@@ -93,10 +100,11 @@ def test_multihead_attention_writer_and_per_channel_gains_are_measured():
     writers = [f"layers.{index}.{name}" for index in range(3) for name in ("attn.out_proj.weight", "proj")]
     effects = writer_effects(model, writers, torch.randint(0, 50, (2, 8)))
     by_name = {effect.writer: effect for effect in effects}
-    assert writer_module(model, "layers.0.attn.out_proj")[0] == "layers.0.attn"
-    assert by_name["layers.0.attn"].runtime_factor == pytest.approx(0.25, rel=1e-6)
+    assert writer_module(model, "layers.0.attn.out_proj.weight").watched is model.layers[0].attn
+    assert [effect.writer for effect in effects][:2] == ["layers.0.attn.out_proj", "layers.0.proj"]
+    assert by_name["layers.0.attn.out_proj"].runtime_factor == pytest.approx(0.25, rel=1e-6)
     assert by_name["layers.0.proj"].runtime_factor == pytest.approx(0.1, rel=1e-6)
-    assert by_name["layers.0.attn"].weight_numel == 32 * 32
+    assert by_name["layers.0.attn.out_proj"].weight_numel == 32 * 32
 
 
 def test_two_branches_joined_before_the_stream_are_each_measured():
@@ -156,3 +164,19 @@ def test_stream_variance_separates_missing_depth_scaling():
     growth_correct = stream_variance(correct, tokens)[-1].variance / stream_variance(correct, tokens)[0].variance
     growth_unscaled = stream_variance(unscaled, tokens)[-1].variance / stream_variance(unscaled, tokens)[0].variance
     assert growth_unscaled > 1.5 * growth_correct
+
+
+def test_expected_stream_curve_puts_every_writer_at_its_expected_std():
+    torch.manual_seed(0)
+    divided = TinyGPT(TinyConfig(n_layer=4, runtime_divisor=4.0))
+    tokens = token_probe(divided)
+    before = {name: tensor.clone() for name, tensor in divided.state_dict().items()}
+    observed = stream_variance(divided, tokens)
+    expected = stream_variance_as_expected(divided, tokens, _expected(divided))
+    assert all(torch.equal(before[name], tensor) for name, tensor in divided.state_dict().items())
+    added_observed = observed[-1].variance - observed[0].variance
+    added_expected = expected[-1].variance - expected[0].variance
+    assert added_expected > 8 * added_observed  # the branches are 4x too weak: their variance 16x
+    correct = TinyGPT(TinyConfig(n_layer=4))
+    as_is, as_expected = stream_variance(correct, tokens), stream_variance_as_expected(correct, tokens, _expected(correct))
+    assert [point.variance for point in as_expected] == pytest.approx([point.variance for point in as_is], rel=0.05)
