@@ -217,6 +217,22 @@ def test_cli_works_where_torch_cannot_be_imported(project):
     assert result.returncode == 1 and "INI901" in result.stdout, result.stderr
 
 
+def test_runtime_flags_are_wired_without_torch(project):
+    """`--runtime` comes from initlint.runtime.cli, registered without importing torch; asking
+    for it where torch is missing is a usage error, not a traceback."""
+    script = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from initlint.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    usage = subprocess.run([sys.executable, "-c", script, "check", "--help"], cwd=project, capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 0 and "--runtime" in usage.stdout and "--statistics" in usage.stdout
+    runtime = subprocess.run(
+        [sys.executable, "-c", script, "check", "--isolated", "--runtime", "plain.py"], cwd=project, capture_output=True, text=True, timeout=60
+    )
+    assert runtime.returncode == 2 and runtime.stderr.count("\n") == 1 and "torch" in runtime.stderr, runtime.stderr
+
+
 # --- the catalogue ---------------------------------------------------------------------------
 
 
