@@ -1,0 +1,51 @@
+"""`--plot`: the depth profile read from a real runtime report, and the figure itself."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from initlint.runtime import verify  # noqa: E402
+from initlint.runtime.plot import MISSING_MATPLOTLIB, PlotUnavailable, depth_profile, plot_reports  # noqa: E402
+from measurement_models import TinyConfig, TinyGPT  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def divided_report() -> dict:
+    torch.manual_seed(0)
+    config = TinyConfig(n_layer=3, runtime_divisor=2.0)
+    return verify(lambda: TinyGPT(config)).to_dict()["models"][0]
+
+
+def test_depth_profile_shows_the_runtime_factor_against_the_policy(divided_report):
+    profile = depth_profile(divided_report)
+    labels = [series.label for series in profile.writers_observed]
+    assert labels == ["h.*.attn.c_proj.weight observed", "h.*.mlp.c_proj.weight observed"]
+    expected_std = 0.02 / 6**0.5
+    for expected, observed in zip(profile.writers_expected, profile.writers_observed):
+        assert expected.depths == observed.depths == [0, 1, 2]
+        assert expected.values == pytest.approx([expected_std] * 3)
+        assert observed.values == pytest.approx([expected_std / 2] * 3, rel=0.08)  # divided again at run time
+    assert profile.stream_observed.depths == [0, 1, 2, 3]
+
+
+def test_missing_matplotlib_is_one_clear_line(divided_report, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(PlotUnavailable) as raised:
+        plot_reports([divided_report], "unused.png")
+    assert str(raised.value) == MISSING_MATPLOTLIB == "--plot needs matplotlib: pip install 'initlint[plot]'"
+
+
+def test_nothing_measured_is_refused():
+    with pytest.raises(ValueError, match="nothing to plot"):
+        plot_reports([{"model": "empty", "rows": [], "stream_variance": []}], "unused.png")
+
+
+def test_figure_is_written(divided_report, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "depth.png"
+    assert plot_reports([divided_report, divided_report], str(target)) == str(target)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
