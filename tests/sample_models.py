@@ -129,3 +129,12 @@ UNPARSEABLE = "import torch.nn as nn\n\n\nclass Broken(nn.Module:\n    pass\n"
 
 #: A file initlint parses and finds nothing in, whatever the rules (no module subclass).
 PLAIN = "import torch\n\n\ndef double(x):\n    return torch.cat([x, x])\n"
+
+
+def tripwire_source(marker: str) -> str:
+    """A model file that writes `marker` if anything imports or runs it."""
+    return (
+        "import pathlib\n"
+        f"pathlib.Path({marker!r}).write_text('imported')\n\n"
+        + gpt_source().split('"""A tiny GPT for the initlint integration tests."""\n', 1)[1]
+    )

@@ -11,7 +11,7 @@ import pytest
 
 from initlint.flake8_plugin import InitlintChecker, off_by_default_codes, rule_codes
 from initlint.rules import all_rules
-from sample_models import gpt_source, writer_lines
+from sample_models import gpt_source, tripwire_source, writer_lines
 
 STALE_NOQA = 'import torch\nlabel = "é"  # noqa: INI001\nwidth = 4  # noqa: E501,INI0\n'
 NO_MARKERS = "def add(a, b):\n    return a + b\n"
@@ -145,6 +145,14 @@ def test_stdin_gives_the_same_findings(tmp_path):
     from_file = flake8("--select", "INI", "stale.py", cwd=tmp_path).stdout
     from_stdin = flake8("--select", "INI", "--stdin-display-name", "stale.py", "-", cwd=tmp_path, stdin=STALE_NOQA).stdout
     assert from_stdin == from_file and from_file
+
+
+def test_checked_files_are_never_imported(tmp_path):
+    marker = tmp_path / "IMPORTED"
+    (tmp_path / "tripwire.py").write_text(tripwire_source(str(marker)), encoding="utf-8")
+    result = flake8("--select", "INI", "tripwire.py", cwd=tmp_path)
+    assert "INI001" in result.stdout  # it was analysed ...
+    assert not marker.exists()  # ... and never run
 
 
 # --- never abort the user's flake8 run ------------------------------------------------------

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sample_models import gpt_source, writer_lines
+from sample_models import gpt_source, tripwire_source, writer_lines
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,6 +38,7 @@ def workspace(tmp_path_factory):
     git("config", "user.name", "initlint test", cwd=repo)
     (repo / "bad_model.py").write_text(gpt_source(), encoding="utf-8")
     (repo / "good_model.py").write_text(gpt_source(scaled=True), encoding="utf-8")
+    (repo / "tripwire_model.py").write_text(tripwire_source(str(root / "IMPORTED")), encoding="utf-8")
     git("add", ".", cwd=repo)
     env = {**os.environ, "PRE_COMMIT_COLOR": "never"}
     env.pop("VIRTUAL_ENV", None)
@@ -52,12 +53,14 @@ def try_repo(workspace, *files: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_hook_fails_on_the_bad_model(workspace):
-    result = try_repo(workspace, "bad_model.py")
+def test_hook_fails_on_the_bad_model_without_running_it(workspace):
+    result = try_repo(workspace, "bad_model.py", "tripwire_model.py")
     assert result.returncode == 1, result.stdout + result.stderr
     for line in writer_lines(gpt_source()):
         assert f"bad_model.py:{line}:" in result.stdout, result.stdout
-    assert "INI001" in result.stdout and "Traceback" not in result.stdout
+    assert "tripwire_model.py:" in result.stdout and "Traceback" not in result.stdout
+    repo, _ = workspace
+    assert not (repo.parent / "IMPORTED").exists(), "the hook imported a checked file"
 
 
 def test_hook_passes_on_the_good_model(workspace):
