@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from initlint.cli import main
 from initlint.config import ConfigError, Settings, find_config, is_enabled, load_settings
 from sample_models import PLAIN, UNPARSEABLE
 
@@ -103,18 +104,17 @@ def test_no_config_gives_defaults(tmp_path):
         ('runtime = "on"', "[tool.initlint.runtime] must be a table"),
     ],
 )
-def test_invalid_config_is_one_line_and_exit_2(tmp_path, table, expected):
+def test_invalid_config_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, table, expected):
     write(tmp_path / "pyproject.toml", "[tool.initlint]\n" + table + "\n")
     write(tmp_path / "m.py", PLAIN)
-    with pytest.raises(ConfigError, match=None) as raised:
+    with pytest.raises(ConfigError) as raised:
         load_settings([str(tmp_path)])
     assert expected in str(raised.value)
-    result = run_cli("check", "m.py", cwd=tmp_path)
-    assert result.returncode == 2
-    assert result.stdout == ""
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-    assert result.stderr.startswith("initlint: error: ") and expected in result.stderr
-    assert "pyproject.toml" in result.stderr
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "m.py"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"initlint: error: {tmp_path / 'pyproject.toml'}: ") and expected in err
 
 
 def test_invalid_toml_and_non_table_section(tmp_path):
