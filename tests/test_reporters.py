@@ -166,3 +166,11 @@ def test_json_shows_non_json_details_as_text():
     data = json.loads(render("json", [finding(details={"path": Path("a/b.py"), "std": 0.02})]))
     assert data[0]["details"] == {"path": "a/b.py", "std": 0.02}
     assert data[0]["line"] == 2 and data[0]["end_column"] == 9 and data[0]["fix"] is None
+
+
+def test_each_report_reads_the_file_as_it_is_now(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text("x = 1\nold_layer = nn.Linear(4, 4)\n", encoding="utf-8")
+    assert "old_layer" in render("text", [finding()], ReportOptions())
+    Path("m.py").write_text("x = 1\nnew_layer = nn.Linear(4, 4)\n", encoding="utf-8")
+    assert "new_layer" in render("text", [finding()], ReportOptions())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -23,7 +22,6 @@ def headline(finding: Finding, color: bool = False) -> str:
     return f"{location} {code} {finding.message}"
 
 
-@lru_cache(maxsize=64)
 def source_lines(path: str) -> tuple[str, ...]:
     """The file's lines as the engine saw them; empty when it cannot be read again."""
     from initlint.engine import decode
@@ -36,8 +34,9 @@ def source_lines(path: str) -> tuple[str, ...]:
     return tuple(line.rstrip("\r\n") for line in physical_lines(text))
 
 
-def snippet(finding: Finding, color: bool = False) -> list[str]:
-    lines = source_lines(finding.path)
+def snippet(finding: Finding, color: bool = False, lines: Sequence[str] | None = None) -> list[str]:
+    """The finding's source line and a caret line under its span (none if the line is gone)."""
+    lines = source_lines(finding.path) if lines is None else lines
     if not 1 <= finding.line <= len(lines):
         return []
     line = lines[finding.line - 1]
@@ -62,10 +61,13 @@ def summary(findings: Sequence[Finding], files_checked: int) -> str:
 
 def render(findings: Sequence[Finding], options) -> str:
     out: list[str] = []
+    files: dict[str, tuple[str, ...]] = {}  # each file read once per report, never across reports
     for finding in findings:
         out.append(headline(finding, options.color))
         if options.show_source:
-            out.extend(snippet(finding, options.color))
+            if finding.path not in files:
+                files[finding.path] = source_lines(finding.path)
+            out.extend(snippet(finding, options.color, files[finding.path]))
     if findings and options.summary:
         out.append(summary(findings, options.files_checked))
     return "".join(line + "\n" for line in out)
