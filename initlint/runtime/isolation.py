@@ -28,6 +28,8 @@ PROGRESS_MARKER = "\x1finitlint-progress:"
 #: Default memory limit: this share of physical memory.
 MEMORY_SHARE = 0.75
 _TAIL_LINES = 20
+#: How allocators word running out of memory (torch's CPU allocator, mmap, CUDA).
+_OUT_OF_MEMORY = ("can't allocate memory", "cannot allocate memory", "not enough memory", "out of memory")
 
 
 @dataclass
@@ -188,7 +190,8 @@ def describe_failure(error: BaseException, memory_limit_mb: int | None = None) -
         return "interrupted"
     text = str(error).strip().splitlines()
     first = text[0][:300] if text else ""
-    if isinstance(error, MemoryError) or "can't allocate memory" in first or "not enough memory" in first:
+    lowered = first.lower()
+    if isinstance(error, MemoryError) or any(text in lowered for text in _OUT_OF_MEMORY):
         limit = f" (limit {memory_limit_mb} MB)" if memory_limit_mb else ""
         return f"the model ran out of memory{limit}: {type(error).__name__}" + (f": {first}" if first else "")
     where = _user_frame(error)

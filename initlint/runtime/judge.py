@@ -43,7 +43,8 @@ def model_facts(params: Sequence[ParamFacts], fmap: ForwardMap, base_std: float)
     if not width:
         width = next((max(p.shape) for p in params if p.name in writers), 1)
     writes = len(fmap.writes)
-    return ModelFacts(writes=writes, blocks=len(blocks) or max(writes // 2, 1), width=width, base_std=base_std)
+    return ModelFacts(writes=writes, blocks=len(blocks) or max(writes // 2, 1), width=width, base_std=base_std,
+                      post_norm=fmap.post_norm)
 
 
 def _compared_std(requested: Requested) -> float:
@@ -116,7 +117,9 @@ def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: Mo
         if row.verdict not in ("mismatch", "uninitialised"):
             continue
         code = _code(row)
-        key = (code, row.requested, row.expected, None if row.ratio is None else round(row.ratio, 3))
+        # Measured values differ tensor to tensor by sampling noise: group them more coarsely.
+        digits = 1 if row.requested.startswith("measured") else 3
+        key = (code, row.requested, row.expected, None if row.ratio is None else round(row.ratio, digits))
         groups.setdefault(key, []).append(row)
     findings = []
     for (code, requested, expected, ratio), members in groups.items():

@@ -82,7 +82,7 @@ def verify_module(model: nn.Module, options: Options, label: str | None = None) 
             measured = next((s for n, s in stats.items() if tensor is dict(model.named_parameters())[n]), None)
         requested = trace.UNKNOWN if measured is None else (
             trace.constant(measured.constant, "measured") if measured.constant is not None
-            else trace.normal(measured.mean, measured.std, "measured"))
+            else trace.Requested("measured", measured.mean, measured.std, measured.std, op="measured"))
         params.append(judging.ParamFacts(name, list(tensor.shape), requested, [requested]))
     fmap = _forward_map(model, None, options, report)
     _judge(report, params, fmap, model, options)

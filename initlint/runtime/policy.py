@@ -70,6 +70,8 @@ class ModelFacts:
     blocks: int  # distinct blocks the writers sit in
     width: int  # embedding width d
     base_std: float
+    #: Residuals added before a norm (`norm(x + f(x))`): depth scaling is not the setting there.
+    post_norm: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,7 @@ def expected_for(policy_name: str, role: str, layer: int | None, fan_in: int, fa
         if role == "writer":
             return Expected(std / math.sqrt(writes), formula=f"{formula}/sqrt({writes})")
         return Expected(std, formula=formula)
-    if role != "writer" or policy_name == "none":
+    if role != "writer" or policy_name == "none" or (facts.post_norm and policy_name in ("gpt2", "per-layer")):
         return Expected(base, formula=f"{base:g}")
     if policy_name == "zero-init":
         return Expected(constant=0.0, formula="zero-init writer")

@@ -80,6 +80,8 @@ class Requested:
     def describe(self) -> str:
         if self.kind == "constant":
             return f"constant {self.mean:g}"
+        if self.kind == "measured":
+            return f"measured std {self.std:.2g}"
         if self.kind in ("normal", "uniform", "orthogonal"):
             return f"{self.kind} std {self.std:.4g}"
         if self.kind == "trunc_normal":

@@ -73,7 +73,9 @@ class ForwardMap:
 
     @property
     def post_norm(self) -> bool:
-        return bool(self.writes) and all(into_normed for _, _, into_normed, _ in self.writes)
+        # Post-norm adds into a normed stream; only the first may not (no norm after the embedding).
+        normed = sum(1 for _, _, into_normed, _ in self.writes if into_normed)
+        return normed > 0 and normed >= len(self.writes) - 1
 
     def factors(self) -> dict[str, float | None]:
         return {name: factor for names, factor, _, _ in self.writes for name in names}

@@ -1,0 +1,228 @@
+"""Residual writers by observation: block shapes where names or hooks mislead."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+from initlint.runtime import verify  # noqa: E402
+from initlint.runtime.writers import map_forward  # noqa: E402
+
+WIDTH, VOCAB, DEPTH = 16, 32, 2
+
+
+class Conv1D(nn.Module):
+    """The HF GPT-2 layout: weight [in, out], applied with addmm."""
+
+    def __init__(self, n_in: int, n_out: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(n_in, n_out))
+        self.bias = nn.Parameter(torch.zeros(n_out))
+        nn.init.normal_(self.weight, std=0.02)
+
+    def forward(self, x):
+        return torch.addmm(self.bias, x.view(-1, x.size(-1)), self.weight).view(*x.shape[:-1], -1)
+
+
+class LM(nn.Module):
+    """Embedding -> blocks -> norm -> head; `block` builds each block."""
+
+    def __init__(self, block, depth: int = DEPTH) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, WIDTH)
+        self.blocks = nn.ModuleList(block() for _ in range(depth))
+        self.norm = nn.LayerNorm(WIDTH)
+        self.head = nn.Linear(WIDTH, VOCAB, bias=False)
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x))
+
+
+def writers_of(block, depth: int = DEPTH):
+    with torch.device("meta"):
+        model = LM(block, depth)
+    fmap = map_forward(model, (torch.zeros(1, 4, dtype=torch.long, device="meta"),))
+    return sorted({name.split(".", 2)[2] for name in fmap.writer_names}), fmap
+
+
+class MHABlock(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln = nn.LayerNorm(WIDTH)
+        self.attn = nn.MultiheadAttention(WIDTH, 2, batch_first=True)
+
+    def forward(self, x):
+        h = self.ln(x)
+        return x + self.attn(h, h, h, need_weights=False)[0]
+
+
+class ConvBlock(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln = nn.LayerNorm(WIDTH)
+        self.c_fc, self.c_proj = Conv1D(WIDTH, 4 * WIDTH), Conv1D(4 * WIDTH, WIDTH)
+
+    def forward(self, x):
+        h = self.c_fc(self.ln(x))
+        h = 0.5 * h * (1 + torch.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * torch.pow(h, 3))))  # GELU by hand
+        return x + self.c_proj(h)
+
+
+class ParallelBlock(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln = nn.LayerNorm(WIDTH)
+        self.attn_out, self.fc, self.mlp_out = nn.Linear(WIDTH, WIDTH), nn.Linear(WIDTH, WIDTH), nn.Linear(WIDTH, WIDTH)
+
+    def forward(self, x):
+        h = self.ln(x)
+        return x + self.attn_out(h) + self.mlp_out(F.gelu(self.fc(h)))
+
+
+class PostNormBlock(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc, self.out, self.ln = nn.Linear(WIDTH, WIDTH), nn.Linear(WIDTH, WIDTH), nn.LayerNorm(WIDTH)
+
+    def forward(self, x):
+        return self.ln(x + self.out(F.relu(self.fc(x))))
+
+
+class SwiGLU(nn.Module):
+    """`output` names the projection that writes: w2 Meta-style, w3 xformers-style."""
+
+    def __init__(self, output: str) -> None:
+        super().__init__()
+        self.output = output
+        self.norm = nn.LayerNorm(WIDTH)
+        self.w1, self.w2, self.w3 = (nn.Linear(WIDTH, WIDTH, bias=False) for _ in range(3))
+
+    def forward(self, x):
+        h = self.norm(x)
+        if self.output == "w2":
+            return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+        return x + self.w3(F.silu(self.w1(h)) * self.w2(h))
+
+
+def test_multihead_attention_out_proj_is_seen_without_hooks():
+    names, fmap = writers_of(MHABlock)
+    assert names == ["attn.out_proj.weight"]
+    assert len(fmap.writes) == DEPTH
+
+
+def test_hf_conv1d_and_hand_written_gelu():
+    names, fmap = writers_of(ConvBlock)
+    assert names == ["c_proj.weight"]  # not c_fc: GELU's h + 0.044715 h**3 is no residual add
+    assert fmap.roles["blocks.0.c_fc.weight"] == "linear" and fmap.roles["blocks.0.c_fc.bias"] == "bias"
+
+
+def test_parallel_block_has_two_writers_per_block():
+    names, fmap = writers_of(ParallelBlock)
+    assert names == ["attn_out.weight", "mlp_out.weight"] and len(fmap.writes) == 2 * DEPTH
+    assert not fmap.post_norm
+
+
+def test_post_norm_is_recognised():
+    names, fmap = writers_of(PostNormBlock)
+    assert names == ["out.weight"] and fmap.post_norm
+
+
+@pytest.mark.parametrize("output", ["w2", "w3"])
+def test_swiglu_writer_follows_the_data_flow(output):
+    names, _ = writers_of(lambda: SwiGLU(output))
+    assert names == [f"{output}.weight"]
+
+
+def test_roles_and_head():
+    _, fmap = writers_of(MHABlock)
+    assert fmap.roles["emb.weight"] == "embedding"
+    assert fmap.roles["head.weight"] == "head"
+    assert fmap.roles["norm.weight"] == "norm-gain" and fmap.roles["norm.bias"] == "norm-bias"
+
+
+class ScaledBlock(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln, self.proj = nn.LayerNorm(WIDTH), nn.Linear(WIDTH, WIDTH)
+
+    def forward(self, x):
+        return torch.add(x, self.proj(self.ln(x)) / 4, alpha=0.5)
+
+
+def test_runtime_factors_between_writer_and_add_are_recorded():
+    _, fmap = writers_of(ScaledBlock)
+    assert set(fmap.factors().values()) == {0.125}
+
+
+class OffsetNorm(nn.Module):
+    """Gemma-style: the gain is (1 + w), so w = 0 means unit gain."""
+
+    def __init__(self, start: float) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.full((WIDTH,), start))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * (1 + self.weight)
+
+
+def offset_norm_model(start: float):
+    model = LM(ConvBlock)
+    model.norm = OffsetNorm(start)
+    with torch.no_grad():
+        for block in model.blocks:
+            block.c_proj.weight.normal_(0, 0.02 / math.sqrt(2 * DEPTH) * math.sqrt(2))  # 1 write per block
+        model.emb.weight.normal_(0, 0.02)
+        model.head.weight.normal_(0, 0.02)
+    return model
+
+
+def test_norm_gains_are_judged_by_their_effect():
+    assert verify(lambda: offset_norm_model(0.0), policy="gpt2", materialize=False).ok
+    report = verify(lambda: offset_norm_model(1.0), policy="gpt2", materialize=False)
+    assert report.codes() == ["INI102"]
+    assert report.findings[0].params == ["norm.weight"] and "gain w+1 = 2" in report.findings[0].message
+
+
+class NoEmbedding(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = nn.ModuleList(nn.Linear(8, 8) for _ in range(3))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = x + block(x)
+        return x
+
+
+def test_input_shape_seeds_the_stream_for_models_without_tokens():
+    report = verify(NoEmbedding, policy="gpt2", materialize=False, input_shape=(2, 8))
+    rows = {row.name: row for row in report.models[0].rows}
+    assert rows["blocks.0.weight"].role == "writer"
+    assert rows["blocks.0.weight"].expected == f"std {0.02 / math.sqrt(3):.4g} (0.02/sqrt(3))"
+    silent = verify(NoEmbedding, policy="gpt2", materialize=False)
+    assert any("--input-shape" in note for note in silent.models[0].notes)
+
+
+def post_norm_model(writer_std: float):
+    model = LM(PostNormBlock, depth=4)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            if param.dim() == 2:
+                param.normal_(0, writer_std if name.endswith("out.weight") else 0.02)
+            elif name.endswith("bias"):
+                param.zero_()
+    return model
+
+
+def test_post_norm_writers_need_no_depth_factor():
+    assert verify(lambda: post_norm_model(0.02), materialize=False).ok
+    report = verify(lambda: post_norm_model(0.02 / math.sqrt(8)), materialize=False)
+    assert report.codes() == ["INI101"] and "expects std 0.02" in report.findings[0].message
