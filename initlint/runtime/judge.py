@@ -146,6 +146,8 @@ def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: Mo
         details = {"params": [m.name for m in members], "requested": requested, "expected": expected,
                    "ratio": first.ratio, "policy": policy_name, "role": first.role,
                    "history": [h.describe() + (f" at line {h.source[1]}" if h.source else "") for h in history]}
+        if first.source and len(first.source) > 2:
+            details["called_from_lines"] = list(first.source[2:])
         findings.append(RuntimeFinding(code, message, [m.name for m in members], first.source, details))
     return findings
 

@@ -53,7 +53,7 @@ class Requested:
     low: float = -math.inf
     high: float = math.inf
     op: str = ""
-    source: tuple[str, int] | None = None
+    source: tuple | None = None  # (file, line, caller lines in that file...)
     #: Fraction of elements never written after an uninitialised factory op.
     unwritten_fraction: float = 0.0
     #: Fraction of elements overwritten by a later partial write (a zeroed padding row).
@@ -165,17 +165,23 @@ class InitTracer(TorchDispatchMode):
         self.active = True
 
     # -- where the op came from -------------------------------------------------------------
-    def source(self) -> tuple[str, int] | None:
+    def source(self) -> tuple | None:
+        """(file, line, caller line, ...): the innermost frame in a focus file, then up to
+        two of its callers in the same file (an init helper and the line that called it)."""
         frame = sys._getframe(2)
         fallback = None
-        while frame is not None:
+        found: list = []
+        while frame is not None and len(found) < 4:
             filename = frame.f_code.co_filename
-            if filename in self.focus_files or os.path.abspath(filename) in self.focus_files:
-                return (filename, frame.f_lineno)
-            if fallback is None and not filename.startswith(_LIBRARY_DIRS) and not filename.startswith("<"):
+            if found:
+                if filename == found[0]:
+                    found.append(frame.f_lineno)
+            elif filename in self.focus_files or os.path.abspath(filename) in self.focus_files:
+                found = [filename, frame.f_lineno]
+            elif fallback is None and not filename.startswith(_LIBRARY_DIRS) and not filename.startswith("<"):
                 fallback = (filename, frame.f_lineno)
             frame = frame.f_back
-        return fallback
+        return tuple(found) if found else fallback
 
     # -- recording -------------------------------------------------------------------------
     def _record_for(self, tensor: torch.Tensor) -> StorageRecord:

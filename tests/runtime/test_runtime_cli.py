@@ -1,0 +1,121 @@
+"""`initlint check --runtime` end to end: options, config, findings at source lines, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+
+import pytest
+
+pytest.importorskip("torch")
+
+from initlint.cli import main  # noqa: E402
+
+ZOO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpt_zoo.py")
+
+
+@pytest.fixture
+def zoo(tmp_path, monkeypatch):
+    """A copy of the zoo in an empty project folder (no pyproject.toml above it)."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(ZOO, tmp_path / "gpt_zoo.py")
+    return "gpt_zoo.py"
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["check", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def runtime_lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if ": INI1" in line]
+
+
+def test_text_output_has_the_table_and_the_finding_at_the_init_line(zoo, capsys):
+    code, out, err = run_cli(capsys, zoo, "--runtime", "--model", "GPT", "--config", "init=n-layer", "--isolated")
+    assert code == 1, err
+    assert "writer     transformer.h.*.attn.c_proj.weight" in out
+    [line] = runtime_lines(out)
+    path, row = line.split(":")[:2]
+    source = open(zoo).read().splitlines()
+    assert path == zoo and "torch.nn.init.normal_(param, mean=0.0, std=std)" in source[int(row) - 1]
+    assert "INI101 [GPT] residual writer" in line and "ratio 1.41" in line
+    code, out, _ = run_cli(capsys, zoo, "--runtime", "--config", "init=n-layer", "--isolated", "--format", "json")
+    [finding] = [f for f in json.loads(out) if f["code"] == "INI101"]
+    callers = [source[n - 1] for n in finding["details"]["called_from_lines"]]
+    assert any("0.02 / math.sqrt(depth)" in text for text in callers)
+
+
+def test_json_output_stays_parseable_and_selection_applies(zoo, capsys):
+    code, out, _ = run_cli(capsys, zoo, "--runtime", "--model-config", "init=no-depth", "--format", "json", "--isolated")
+    findings = [f for f in json.loads(out) if f["code"].startswith("INI1")]
+    assert [f["code"] for f in findings] == ["INI101"] and code == 1
+    assert findings[0]["details"]["model"] == "GPT" and len(findings[0]["details"]["params"]) == 8
+    code, out, _ = run_cli(capsys, zoo, "--runtime", "--config", "init=no-depth", "--format", "json",
+                           "--isolated", "--ignore", "INI101")
+    assert not [f for f in json.loads(out) if f["code"].startswith("INI1")]
+
+
+def test_correct_model_is_clean(zoo, capsys):
+    code, out, _ = run_cli(capsys, zoo, "--runtime", "--isolated", "--format", "json")
+    assert not [f for f in json.loads(out) if f["code"].startswith("INI1")]
+
+
+def test_policy_from_pyproject_and_config_flag_still_reads_pyproject(zoo, tmp_path, capsys):
+    (tmp_path / "pyproject.toml").write_text('[tool.initlint.runtime]\npolicy = "none"\nconfig = "init=no-depth"\n')
+    code, out, _ = run_cli(capsys, zoo, "--runtime", "--format", "json")
+    assert not [f for f in json.loads(out) if f["code"].startswith("INI1")]
+    other = tmp_path / "other.toml"
+    other.write_text('[tool.initlint.runtime]\npolicy = "gpt2"\n')
+    code, out, _ = run_cli(capsys, zoo, "--runtime", "--config", str(other), "--config", "init=no-depth", "--format", "json")
+    assert [f["code"] for f in json.loads(out) if f["code"].startswith("INI1")] == ["INI101"]
+
+
+def test_factory(zoo, tmp_path, capsys):
+    (tmp_path / "build.py").write_text("from gpt_zoo import make\n\ndef tiny():\n    return make('n-layer', n_layer=2)\n")
+    code, out, _ = run_cli(capsys, zoo, "--runtime", "--factory", "build.py:tiny", "--format", "json", "--isolated")
+    [finding] = [f for f in json.loads(out) if f["code"].startswith("INI1")]
+    assert finding["code"] == "INI101" and "0.02/sqrt(4)" in finding["message"] and finding["path"] == zoo
+
+
+def test_cannot_build_says_what_to_pass(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "net.py").write_text(textwrap.dedent("""
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self, vocab_size, width):
+                super().__init__()
+                self.emb = nn.Embedding(vocab_size, width)
+
+            def forward(self, ids):
+                return self.emb(ids)
+    """))
+    code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q")
+    assert runtime_lines(out) == [
+        "net.py:1:1: INI110 runtime check not run: cannot build Net: Net(vocab_size, width) needs values for "
+        "vocab_size, width; pass --config vocab_size=...,width=... or --factory FILE.py:CALLABLE"]
+    code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q", "--config", "vocab_size=16,width=4,depth=2")
+    assert "Net() takes no argument depth" in out
+    code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q", "--config", "vocab_size=16,width=4")
+    assert "INI110" not in out and code == 1  # built: the default N(0, 1) embedding is reported
+    assert "INI102" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--policy", "sqrt"], "unknown runtime policy 'sqrt'"),
+    (["--input-shape", "a,b"], "--input-shape 'a,b': expected whole numbers"),
+    (["--timeout", "0"], "--timeout must be positive"),
+])
+def test_bad_options_are_one_line_usage_errors(zoo, capsys, argv, message):
+    code, out, err = run_cli(capsys, zoo, "--runtime", "--isolated", *argv)
+    assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_runtime_config_key(zoo, tmp_path, capsys):
+    (tmp_path / "pyproject.toml").write_text("[tool.initlint.runtime]\npolicies = 'gpt2'\n")
+    code, _, err = run_cli(capsys, zoo, "--runtime")
+    assert code == 2 and "[tool.initlint.runtime]: unknown key 'policies'" in err
