@@ -112,11 +112,14 @@ class IdempotencyResult:
     changes: list[DistributionChange] = field(default_factory=list)
 
 
-def check_idempotency(model: "nn.Module", seed: int = 0) -> IdempotencyResult:
-    """Call the init entry point again on a deep copy; every distribution must stay the same."""
+def check_idempotency(model: "nn.Module", seed: int = 0, measured: Mapping[str, TensorStats] | None = None) -> IdempotencyResult:
+    """Call the init entry point again on a deep copy; every distribution must stay the same.
+
+    `measured`: the model's `parameter_stats`, when the caller has them already.
+    """
     import torch
 
-    before = parameter_stats(model)
+    before = measured if measured is not None else parameter_stats(model)
     twin = copy.deepcopy(model)
     entry = init_entry_point(twin)
     if entry is None:
@@ -240,17 +243,18 @@ def _lost_ties(eager: "nn.Module", materialised: "nn.Module") -> list[tuple[str,
 # --- clones -----------------------------------------------------------------------------------
 
 
-def find_clones(model: "nn.Module") -> list[tuple[str, ...]]:
+def find_clones(model: "nn.Module", measured: Mapping[str, TensorStats] | None = None) -> list[tuple[str, ...]]:
     """Groups of distinct (untied) non-constant parameters holding exactly the same values.
 
     Identical tensors give bit-identical chunked statistics, so grouping on (shape, mean,
-    std) finds the candidates in one pass; `torch.equal` confirms them.
+    std) finds the candidates in one pass (none when `measured` stats are passed in);
+    `torch.equal` confirms them.
     """
     import torch
 
     candidates: dict[tuple, list[tuple[str, "torch.Tensor"]]] = {}
     for name, tensor in model.named_parameters():
-        stats = tensor_stats(tensor)
+        stats = measured[name] if measured is not None and name in measured else tensor_stats(tensor)
         if stats.constant is not None or not stats.finite or stats.numel < 2:
             continue
         candidates.setdefault((tuple(tensor.shape), tensor.dtype, stats.mean, stats.std), []).append((name, tensor))

@@ -122,11 +122,13 @@ def _branch_tracker_class():
     return BranchTracker
 
 
-def writer_effects(model: "nn.Module", writers: Iterable[str], inputs: Any) -> list[WriterEffect]:
-    """One forward pass on `inputs` (a tensor, or a tuple/dict of arguments); one result per writer."""
+def forward_measurements(model: "nn.Module", writers: Iterable[str], inputs: Any) -> tuple[list[WriterEffect], list[StreamPoint]]:
+    """One forward pass on `inputs` (a tensor, or a tuple/dict of arguments): one result per
+    writer, and the stream variance entering the block stack and after every block."""
     resolved = [writer_module(model, name) for name in writers]
     tracker = _branch_tracker_class()()
     output_std: dict[str, float] = {}
+    points: list[StreamPoint] = []
 
     def watch(name: str):
         def hook(module, args, output):
@@ -138,14 +140,37 @@ def writer_effects(model: "nn.Module", writers: Iterable[str], inputs: Any) -> l
 
         return hook
 
+    def record(depth: int, block_name: str, value: Any) -> None:
+        tensor = first_tensor(value, preferred=("last_hidden_state",))
+        if tensor is not None and tensor.is_floating_point():
+            with _paused(tracker):
+                points.append(StreamPoint(depth, block_name, float(tensor.detach().double().var())))
+
     handles = [writer.watched.register_forward_hook(watch(writer.name)) for writer in resolved]
+    found = block_container(model)
+    if found is not None:
+        container_name, blocks = found
+        names = [f"{container_name}.{index}" if container_name else str(index) for index in range(len(blocks))]
+        handles.append(blocks[0].register_forward_pre_hook(
+            lambda module, args, kwargs: record(0, names[0], args or tuple(kwargs.values())), with_kwargs=True))
+        for index, block in enumerate(blocks):
+            handles.append(block.register_forward_hook(lambda module, args, output, index=index: record(index + 1, names[index], output)))
     try:
         with evaluating(model), tracker:
             _call(model, inputs)
     finally:
         for handle in handles:
             handle.remove()
-    return [_effect(writer, output_std, tracker.branch_std) for writer in resolved]
+    return [_effect(writer, output_std, tracker.branch_std) for writer in resolved], points
+
+
+def writer_effects(model: "nn.Module", writers: Iterable[str], inputs: Any) -> list[WriterEffect]:
+    return forward_measurements(model, writers, inputs)[0]
+
+
+def stream_variance(model: "nn.Module", inputs: Any) -> list[StreamPoint]:
+    """Variance of the residual stream entering the block stack and after every block."""
+    return forward_measurements(model, (), inputs)[1]
 
 
 class _paused:
@@ -178,32 +203,6 @@ def _call(model: "nn.Module", inputs: Any) -> Any:
     if isinstance(inputs, tuple):
         return model(*inputs)
     return model(inputs)
-
-
-def stream_variance(model: "nn.Module", inputs: Any) -> list[StreamPoint]:
-    """Variance of the residual stream entering the block stack and after every block."""
-    found = block_container(model)
-    if found is None:
-        return []
-    container_name, blocks = found
-    points: list[StreamPoint] = []
-
-    def record(depth: int, block_name: str, value: Any) -> None:
-        tensor = first_tensor(value, preferred=("last_hidden_state",))
-        if tensor is not None and tensor.is_floating_point():
-            points.append(StreamPoint(depth, block_name, float(tensor.detach().double().var())))
-
-    names = [f"{container_name}.{index}" if container_name else str(index) for index in range(len(blocks))]
-    handles = [blocks[0].register_forward_pre_hook(lambda module, args, kwargs: record(0, names[0], args or tuple(kwargs.values())), with_kwargs=True)]
-    for index, block in enumerate(blocks):
-        handles.append(block.register_forward_hook(lambda module, args, output, index=index: record(index + 1, names[index], output)))
-    try:
-        with evaluating(model):
-            _call(model, inputs)
-    finally:
-        for handle in handles:
-            handle.remove()
-    return points
 
 
 def stream_variance_as_expected(model: "nn.Module", inputs: Any, expected: Mapping[str, float]) -> list[StreamPoint]:

@@ -42,8 +42,12 @@ class StepZeroResult:
         return self.excess > EXCESS_LIMIT
 
 
-def step_zero_loss(model: "nn.Module", batch: int = 4, length: int = 32, seed: int = 0) -> StepZeroResult:
-    """Mean cross-entropy of the model's logits on random tokens against independent targets."""
+def step_zero_loss(model: "nn.Module", batch: int = 2, length: int = 16, seed: int = 0) -> StepZeroResult:
+    """Mean cross-entropy of the model's logits on random tokens against independent targets.
+
+    32 targets are plenty: a per-token loss varies by about the logit std (~0.6 when correct),
+    so the mean is known to ~0.1 nats against a 1-nat limit; the forward costs in tokens.
+    """
     import torch
     import torch.nn.functional as F
 

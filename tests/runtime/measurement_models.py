@@ -168,3 +168,114 @@ class StdOneEmbeddingGPT(TinyGPT):
 
 def residual_writers(model: TinyGPT) -> list[str]:
     return [f"h.{index}.{branch}.c_proj" for index in range(model.config.n_layer) for branch in ("attn", "mlp")]
+
+
+@dataclass
+class LlamaConfig:
+    vocab_size: int = 320
+    dim: int = 64
+    n_layers: int = 4
+    n_heads: int = 4
+    n_kv_heads: int = 2
+    hidden_dim: int = 160
+    max_seq_len: int = 64
+    rope_theta: float = 10000.0
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim: int, eps: float = 1e-5) -> None:
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def _rotate(x: torch.Tensor, theta: float) -> torch.Tensor:
+    """Rotary position embedding computed on the fly (no buffer to lose on the meta path)."""
+    half = x.shape[-1] // 2
+    frequencies = theta ** (-torch.arange(half, device=x.device, dtype=torch.float32) / half)
+    angles = torch.arange(x.shape[-2], device=x.device, dtype=torch.float32)[:, None] * frequencies
+    cos, sin = angles.cos(), angles.sin()
+    first, second = x[..., :half], x[..., half:]
+    return torch.cat((first * cos - second * sin, first * sin + second * cos), dim=-1)
+
+
+class GroupedAttention(nn.Module):
+    def __init__(self, config: LlamaConfig) -> None:
+        super().__init__()
+        self.n_heads, self.n_kv_heads, self.theta = config.n_heads, config.n_kv_heads, config.rope_theta
+        self.head_dim = config.dim // config.n_heads
+        self.wq = nn.Linear(config.dim, config.n_heads * self.head_dim, bias=False)
+        self.wk = nn.Linear(config.dim, config.n_kv_heads * self.head_dim, bias=False)
+        self.wv = nn.Linear(config.dim, config.n_kv_heads * self.head_dim, bias=False)
+        self.wo = nn.Linear(config.n_heads * self.head_dim, config.dim, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        batch, length, _ = x.shape
+        q = self.wq(x).view(batch, length, self.n_heads, self.head_dim).transpose(1, 2)
+        k = self.wk(x).view(batch, length, self.n_kv_heads, self.head_dim).transpose(1, 2)
+        v = self.wv(x).view(batch, length, self.n_kv_heads, self.head_dim).transpose(1, 2)
+        q, k = _rotate(q, self.theta), _rotate(k, self.theta)
+        repeat = self.n_heads // self.n_kv_heads
+        k, v = k.repeat_interleave(repeat, dim=1), v.repeat_interleave(repeat, dim=1)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.wo(y.transpose(1, 2).reshape(batch, length, -1))
+
+
+class SwiGLU(nn.Module):
+    def __init__(self, config: LlamaConfig) -> None:
+        super().__init__()
+        self.w1 = nn.Linear(config.dim, config.hidden_dim, bias=False)
+        self.w2 = nn.Linear(config.hidden_dim, config.dim, bias=False)
+        self.w3 = nn.Linear(config.dim, config.hidden_dim, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class LlamaBlock(nn.Module):
+    def __init__(self, config: LlamaConfig) -> None:
+        super().__init__()
+        self.attention_norm = RMSNorm(config.dim)
+        self.attention = GroupedAttention(config)
+        self.ffn_norm = RMSNorm(config.dim)
+        self.feed_forward = SwiGLU(config)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attention(self.attention_norm(x))
+        return x + self.feed_forward(self.ffn_norm(x))
+
+
+class TinyLlama(nn.Module):
+    """Llama-shaped (RMSNorm, rotary, grouped-query attention, SwiGLU, untied head), GPT-2 init recipe."""
+
+    def __init__(self, config: LlamaConfig | None = None) -> None:
+        super().__init__()
+        self.config = config = config or LlamaConfig()
+        self.tok_embeddings = nn.Embedding(config.vocab_size, config.dim)
+        self.layers = nn.ModuleList(LlamaBlock(config) for _ in range(config.n_layers))
+        self.norm = RMSNorm(config.dim)
+        self.output = nn.Linear(config.dim, config.vocab_size, bias=False)
+        self.init_weights()
+
+    @torch.no_grad()
+    def init_weights(self) -> None:
+        writer_std = 0.02 / math.sqrt(2 * self.config.n_layers)
+        for name, parameter in self.named_parameters():
+            if name.endswith("norm.weight"):
+                nn.init.ones_(parameter)
+            else:
+                nn.init.normal_(parameter, 0.0, writer_std if name.endswith(("wo.weight", "w2.weight")) else 0.02)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        x = self.tok_embeddings(tokens)
+        for layer in self.layers:
+            x = layer(x)
+        return self.output(self.norm(x))
+
+
+#: The shapes the benchmark measures: GPT-2 XL (1.56B parameters) and a 70B Llama.
+GPT2_XL = TinyConfig(vocab_size=50257, block_size=1024, n_layer=48, n_embd=1600, n_head=25)
+LLAMA_70B = LlamaConfig(vocab_size=128256, dim=8192, n_layers=80, n_heads=64, n_kv_heads=8, hidden_dim=28672, max_seq_len=8192)

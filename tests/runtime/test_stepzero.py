@@ -69,12 +69,12 @@ def test_logits_are_found_in_any_output_convention(style):
 
 def test_last_position_logits_get_matching_targets():
     result = step_zero_loss(_Wrapped(_built(StdOneEmbeddingGPT), "last"))
-    assert result.targets == 4 and result.flagged
+    assert result.targets == 2 and result.flagged
 
 
 def test_probe_length_respects_the_context():
     result = step_zero_loss(_built(TinyGPT, TinyConfig(block_size=8)), length=32)
-    assert result.targets == 4 * 8
+    assert result.targets == 2 * 8
 
 
 def test_models_without_vocabulary_or_logits_get_a_clear_error():
