@@ -20,6 +20,7 @@ import json
 import subprocess
 import sys
 import time
+import traceback
 import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -73,6 +74,12 @@ class PackageResult:
     lint_seconds: float = 0.0
     parse_seconds: float = 0.0
     findings: list = field(default_factory=list)
+    crashes: list = field(default_factory=list)
+
+
+def describe_crash(error: BaseException) -> str:
+    frame = traceback.extract_tb(error.__traceback__)[-1]
+    return f"{type(error).__name__}: {error} (at {Path(frame.filename).name}:{frame.lineno})"
 
 
 def wheel_path(package: Package, download_dir: Path) -> Path | None:
@@ -122,7 +129,11 @@ def evaluate(package: Package, root: Path) -> PackageResult:
         result.files += 1
         result.lines += source.count("\n") + 1
         started = time.perf_counter()
-        findings = lint_file(path)
+        try:
+            findings = lint_file(path)
+        except Exception as error:  # an analyzer crash is a result to report, not a reason to stop
+            findings = []
+            result.crashes.append(f"{path.relative_to(root).as_posix()}: {describe_crash(error)}")
         result.lint_seconds += time.perf_counter() - started
         started = time.perf_counter()
         try:
@@ -147,6 +158,9 @@ def report(result: PackageResult) -> None:
         f"   time: initlint {result.lint_seconds:.2f} s, bare libcst.parse_module {result.parse_seconds:.2f} s"
         f" (ratio {ratio:.2f}x)"
     )
+    print(f"   analyzer crashes: {len(result.crashes)}")
+    for crash in result.crashes:
+        print(f"   CRASH {crash}")
     for finding in result.findings:
         print(f"{finding['path']}:{finding['line']}: {finding['code']} {finding['message']}")
 
@@ -167,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     total_files = sum(r.files for r in results)
     total_lines = sum(r.lines for r in results)
     total = Counter(f["code"] for r in results for f in r.findings)
-    print(f"== total: {total_files} files, {total_lines} lines, findings {dict(sorted(total.items()))}")
+    crashes = sum(len(r.crashes) for r in results)
+    print(f"== total: {total_files} files, {total_lines} lines, findings {dict(sorted(total.items()))}, crashes {crashes}")
     if args.json:
         args.json.write_text(json.dumps([f for r in results for f in r.findings], indent=1, default=str))
     return 0
