@@ -409,7 +409,8 @@ def patched_init_functions(tracer: InitTracer) -> Iterator[None]:
             if new is not None:
                 undo.append((namespace, key))
                 namespace[key] = new
-            elif isinstance(value, dict) and 0 < len(value) < 64 and namespace is not init_module.__dict__:
+            # Plain dicts only: mapping subclasses (transformers' lazy auto maps) import on access.
+            elif type(value) is dict and 0 < len(value) < 64 and namespace is not init_module.__dict__:
                 for inner_key, inner in list(value.items()):
                     if id(inner) in replacement:
                         undo.append((value, inner_key))
