@@ -33,6 +33,11 @@ _STDLIB_DIR = os.path.dirname(os.__file__)
 _LIBRARY_DIRS = (_TORCH_DIR, _INITLINT_DIR, _STDLIB_DIR)
 
 
+#: Frames of functions with these names are wrappers of `nn.init` (transformers keeps its own):
+#: the source of an op is their caller.
+_INIT_FUNCTION_NAMES = frozenset(name for name in dir(torch.nn.init) if name.endswith("_") and not name.startswith("_"))
+
+
 def storage_key(tensor: torch.Tensor) -> int:
     return tensor.untyped_storage()._cdata
 
@@ -178,7 +183,8 @@ class InitTracer(TorchDispatchMode):
                     found.append(frame.f_lineno)
             elif filename in self.focus_files or os.path.abspath(filename) in self.focus_files:
                 found = [filename, frame.f_lineno]
-            elif fallback is None and not filename.startswith(_LIBRARY_DIRS) and not filename.startswith("<"):
+            elif (fallback is None and not filename.startswith(_LIBRARY_DIRS) and not filename.startswith("<")
+                  and frame.f_code.co_name not in _INIT_FUNCTION_NAMES):
                 fallback = (filename, frame.f_lineno)
             frame = frame.f_back
         return tuple(found) if found else fallback

@@ -1,0 +1,86 @@
+"""Hugging Face models built from a config, through the API and through `--factory`.
+
+transformers 5.x skips weight init on the meta device; the pipeline runs it explicitly. HF
+GPT-2 scales its Conv1D `c_proj` by 1/sqrt(2 * n_layer); HF Llama does not scale at all, so it
+is clean under the `none` policy and reported under the default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from initlint.cli import main  # noqa: E402
+from initlint.runtime import verify  # noqa: E402
+
+FACTORIES = '''
+from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+
+
+def tiny_gpt2():
+    return GPT2LMHeadModel(GPT2Config(n_layer=3, n_embd=32, n_head=4, vocab_size=128, n_positions=32,
+                                      bos_token_id=0, eos_token_id=0))
+
+
+def tiny_llama():
+    return LlamaForCausalLM(LlamaConfig(num_hidden_layers=3, hidden_size=32, intermediate_size=64,
+                                        num_attention_heads=4, num_key_value_heads=2, vocab_size=128,
+                                        max_position_embeddings=64, bos_token_id=0, eos_token_id=0))
+'''
+
+
+@pytest.fixture(scope="module")
+def factories(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hf")
+    path = folder / "hf_models.py"
+    path.write_text(FACTORIES)
+    namespace: dict = {}
+    exec(compile(FACTORIES, str(path), "exec"), namespace)
+    return path, namespace
+
+
+def test_tiny_gpt2_is_clean_with_conv1d_writers_found(factories):
+    _, namespace = factories
+    report = verify(namespace["tiny_gpt2"])
+    assert report.ok, report
+    rows = {row.name: row for row in report.models[0].rows}
+    assert rows["transformer.h.0.attn.c_proj.weight"].role == "writer"
+    assert rows["transformer.h.0.mlp.c_proj.weight"].expected_std == pytest.approx(0.02 / math.sqrt(6))
+    assert rows["transformer.h.0.mlp.c_fc.weight"].role == "linear"
+    assert any("initialize_weights()" in note for note in report.models[0].notes)
+
+
+def test_tiny_llama_needs_the_none_policy(factories):
+    _, namespace = factories
+    assert verify(namespace["tiny_llama"], policy="none", materialize=False).ok
+    report = verify(namespace["tiny_llama"], materialize=False)
+    assert report.codes() == ["INI101"]
+    finding = report.findings[0]
+    assert sorted({name.split(".", 3)[3] for name in finding.params}) == ["mlp.down_proj.weight", "self_attn.o_proj.weight"]
+    assert "ratio 2.45" in finding.message and "no depth scaling" in finding.message
+
+
+def test_llama_measured_with_hand_written_rmsnorm(factories):
+    _, namespace = factories
+    report = verify(namespace["tiny_llama"], policy="none")
+    assert report.ok, report
+    roles = {row.name: row.role for row in report.models[0].rows}
+    assert roles["model.layers.0.input_layernorm.weight"] == "norm-gain"
+    assert roles["lm_head.weight"] == "head"
+
+
+def test_factory_through_the_cli(factories, capsys, monkeypatch):
+    path, _ = factories
+    monkeypatch.chdir(path.parent)
+    code = main(["check", str(path), "--runtime", "--isolated", "--format", "json", "--factory", f"{path}:tiny_llama"])
+    findings = [f for f in json.loads(capsys.readouterr().out) if f["code"].startswith("INI1")]
+    assert code == 1 and [f["code"] for f in findings] == ["INI101"]
+    # The init line lives in transformers, not in the checked file: the finding stays on the file
+    # and names the line of transformers' `_init_weights` (not its `normal_` wrapper).
+    source = findings[0]["details"]["source"]
+    assert findings[0]["path"] == str(path) and "transformers" in source and "initialization.py" not in source
