@@ -15,9 +15,10 @@ class MeasuredStdMismatch(Rule):
     docs = """
 ## What it does
 With `--materialize`, measures every parameter (chunked, float64 accumulation) and tests its
-sample std against the traced request (chi-square with Wilson-Hilferty z, kurtosis-corrected for
-uniform draws, Bonferroni over all tensors, family false-alarm rate 0.1%, plus a practical floor);
-also finiteness and exact constants.
+sample std against the traced request (a Wilson-Hilferty-style power transform of the sample
+variance, exact for the draw's shape: normal, uniform, truncated normal), Bonferroni over all
+tensors (family false-alarm rate 0.1%) and a practical floor (deviations under 1% are never
+reported); also finiteness and exact constants.
 
 ## Why is this bad?
 The request and the values disagree only when something outside the traced path wrote the tensor:
