@@ -169,6 +169,8 @@ def run_runtime(files: Sequence[str], args: argparse.Namespace, settings: Settin
         findings.extend(to_findings(path, models, errors, files, settings))
         if show_tables:
             _print_tables(path, models, result.seconds)
+    if progress is not None:
+        sys.stderr.write("\r\x1b[K")
     if getattr(args, "plot", None):
         _plot(reports, args.plot)
     return findings
@@ -228,7 +230,7 @@ def _plot(reports: list[dict], target: str) -> None:
         return
     try:
         plot.plot_reports(reports, target)
-    except ImportError:
-        print("initlint: warning: --plot needs matplotlib: pip install 'initlint[plot]'", file=sys.stderr)
+    except ImportError as error:  # plot.PlotUnavailable: matplotlib missing, one line already
+        print(f"initlint: warning: {error}", file=sys.stderr)
     except Exception as error:  # noqa: BLE001 -- a figure must not cost the findings
         print(f"initlint: warning: --plot {target}: {error}", file=sys.stderr)

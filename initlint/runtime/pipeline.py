@@ -189,11 +189,16 @@ def _judge(report: ModelReport, params, fmap: ForwardMap, model: nn.Module, opti
 
 def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fmap: ForwardMap,
              options: Options) -> None:
-    """The measurement engineer's checks; one failing check is a note, never the whole report."""
+    """The measurement engineer's checks; one failing check is a note, never the whole report.
+
+    One stats pass serves the std test, the clones and the idempotency baseline; one forward
+    serves the writer effects and the stream variance.
+    """
     from initlint.runtime import checks, effective, stats, stepzero
 
     inputs = probe_inputs(model, options)
     rows = {row.name: row for row in report.rows}
+    measured: dict = {}
 
     def attempt(name: str, run: Callable[[], list[dict]]) -> None:
         try:
@@ -203,46 +208,42 @@ def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fm
             report.notes.append(f"{name} skipped: {_one_line(error)}")
 
     def stds() -> list[dict]:
-        measured = stats.parameter_stats(model)
+        measured.update(stats.parameter_stats(model))
         wanted = [(n, measured[n], _to_stats_request(requested[n])) for n in measured
                   if n in requested and _to_stats_request(requested[n]) is not None]
-        found = []
-        for verdict in stats.judge_stds(wanted):
+        verdicts = stats.judge_stds(wanted)
+        for verdict in verdicts:
             if verdict.name in rows:
                 if verdict.requested.kind != "constant":
                     rows[verdict.name].measured_std = verdict.measured_std
                 rows[verdict.name].measured_verdict = "flagged" if verdict.flagged else "ok"
-            if verdict.flagged:
-                found.append({"code": "INI109", "message": f"{verdict.name}: {verdict.reason}",
-                              "params": [verdict.name], "details": {"z": verdict.z, "ratio": verdict.ratio}})
         if not requested:  # an instance: still show what was measured
             for name, value in measured.items():
                 if name in rows:
                     rows[name].measured_std = value.std
-        return found
+        return stats.std_findings(verdicts)
 
-    def effects() -> list[dict]:
-        expected = {name.rpartition(".")[0]: std for name, std in judging.expected_std_per_writer(report.rows).items()
-                    if name.endswith("weight")}
-        if not expected or inputs is None:
+    def forward() -> list[dict]:
+        if inputs is None:
             return []
-        found = effective.writer_effects(model, list(expected), inputs)
-        return effective.effect_findings(effective.judge_effects(found, expected))
-
-    def stream() -> list[dict]:
-        if inputs is not None:
-            report.stream_variance = [[p.depth, p.variance] for p in effective.stream_variance(model, inputs)]
-        return []
+        expected = {name: std for name, std in judging.expected_std_per_writer(report.rows).items()
+                    if name.endswith("weight")}
+        effects, points = effective.forward_measurements(model, list(expected), inputs)
+        report.stream_variance = [[p.depth, p.variance] for p in points]
+        if expected:
+            report.expected_stream_variance = [
+                [p.depth, p.variance] for p in effective.stream_variance_as_expected(model, inputs, expected)]
+        return effective.effect_findings(effective.judge_effects(effects, expected)) if expected else []
 
     attempt("measured stds", stds)
-    attempt("effective writer stds", effects)
-    attempt("stream variance", stream)
-    attempt("idempotency", lambda: checks.idempotency_findings(checks.check_idempotency(model, options.seed)))
+    attempt("effective writer stds", forward)
+    attempt("idempotency", lambda: checks.idempotency_findings(
+        checks.check_idempotency(model, options.seed, measured or None)))
     if factory is not None:
         attempt("meta parity", lambda: checks.meta_parity_findings(
             checks.check_meta_parity(factory, options.seed, options.device)))
-    attempt("clones", lambda: checks.clone_findings(checks.find_clones(model)))
-    if isinstance(inputs, tuple) and not options.input_shape or isinstance(inputs, dict):
+    attempt("clones", lambda: checks.clone_findings(checks.find_clones(model, measured or None)))
+    if inputs is not None and not options.input_shape:
         attempt("step-zero loss", lambda: stepzero.step_zero_findings(stepzero.step_zero_loss(model, seed=options.seed)))
 
 

@@ -63,6 +63,8 @@ class ModelReport:
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     stream_variance: list[list] = field(default_factory=list)  # [depth, variance]
+    #: The same forward with every writer at its expected std (what the policy predicts).
+    expected_stream_variance: list[list] = field(default_factory=list)
     source_file: str = ""
     class_line: int = 0
 

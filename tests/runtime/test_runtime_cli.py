@@ -119,3 +119,16 @@ def test_unknown_runtime_config_key(zoo, tmp_path, capsys):
     (tmp_path / "pyproject.toml").write_text("[tool.initlint.runtime]\npolicies = 'gpt2'\n")
     code, _, err = run_cli(capsys, zoo, "--runtime")
     assert code == 2 and "[tool.initlint.runtime]: unknown key 'policies'" in err
+
+
+def test_materialize_runs_the_measurements_and_plot_never_costs_findings(zoo, tmp_path, capsys):
+    target = tmp_path / "depth.png"
+    code, out, err = run_cli(capsys, zoo, "--runtime", "--config", "init=meta-lost", "--materialize", "--isolated",
+                             "--format", "json", "--plot", str(target))
+    assert [f["code"] for f in json.loads(out) if f["code"].startswith("INI1")] == ["INI105"]
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert "--plot needs matplotlib" in err and not target.exists()
+    else:
+        assert target.stat().st_size > 0
