@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Iterable
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from initlint import noqa
 from initlint.config import Settings, is_enabled
@@ -72,7 +71,7 @@ def check_module(module: cst.Module, path: str, settings: Settings) -> list[Find
     if not raised:
         return []
     # Positions are only computed for files that have something to report.
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = analysis.positions()
     findings = {}
     for rule, violation in raised:
         line, column, end_line, end_column = _position(positions, violation.node)

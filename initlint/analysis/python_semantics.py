@@ -245,7 +245,7 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
         for item in items:
             local = scope.child()
             interp.assign(clause.target, item, local, inner, node)
-            if all(truth(interp.eval(cond.search, local, inner)) is not False for cond in clause.ifs):
+            if all(truth(interp.eval(cond.test, local, inner)) is not False for cond in clause.ifs):
                 run(clause.inner_for_in, local, inner)
 
     if isinstance(node, cst.DictComp):

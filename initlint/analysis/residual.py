@@ -267,7 +267,9 @@ class ForwardReader:
                     return self._scale(left, right, node.right, node.operator, env, node)
                 if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
                     return self._scale(right, left, node.left, node.operator, env, node)
-            return _merge([left, right]) if isinstance(node.operator, (cst.Subtract, cst.MatrixMultiply)) else (left if left is not UNKNOWN else right)
+            if isinstance(node.operator, cst.MatrixMultiply):
+                return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
+            return _merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
         if isinstance(node, cst.Call):
             return self._call(node, env, flow, depth)
         if isinstance(node, cst.Attribute):
@@ -283,10 +285,13 @@ class ForwardReader:
             base = self._eval(node.value, env, flow, depth)
             if isinstance(base, ModRef) and len(base.node.children) >= 1:
                 return ModRef(next(iter(base.node.children.values())))
+            if any(isinstance(element.slice, cst.Slice) for element in node.slice):
+                return UNKNOWN  # `outputs[1:]`: the attention weights riding along, not the output
             return base
         if isinstance(node, (cst.Tuple, cst.List)):
+            # `return out, weights`: a module's output comes first.
             values = [self._eval(e.value, env, flow, depth) for e in node.elements]
-            return next((v for v in values if v is not UNKNOWN), UNKNOWN)
+            return values[0] if values else UNKNOWN
         if isinstance(node, cst.IfExp):
             body = self._eval(node.body, env, flow, depth)
             orelse = self._eval(node.orelse, env, flow, depth)
@@ -315,6 +320,8 @@ class ForwardReader:
             return carried
         if name in NORM_FUNCTIONS:
             return NORMED if carried is STREAM else carried
+        if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
+            return args[1]
         if receiver is STREAM or receiver is NORMED or isinstance(receiver, Branch):
             # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
             return receiver

@@ -12,6 +12,8 @@ from initlint.analysis.model import Analysis, ModuleNode, Stack, Writer
 from initlint.analysis.residual import ForwardReader
 from initlint.config import AnalysisOptions
 
+#: Names that mean "number of blocks" wherever they appear.
+DEPTH_NAMES = frozenset({"n_layer", "n_layers", "num_layers", "num_hidden_layers", "depth", "num_blocks", "n_blocks", "nlayers", "num_layer"})
 #: Imports that announce a deliberate parametrisation with its own init rules.
 DELIBERATE_IMPORTS = {"mup": "muP", "unit_scaling": "unit scaling (u-muP)"}
 
@@ -86,7 +88,9 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None) -> Analy
             analysis.stacks.extend(_stacks_of(root, reader))
         except (BudgetExceeded, RecursionError):
             continue
-    depth_atoms = set(options.depth_names)
+    # The container's repeat count decides what the depth is called; the common names stay
+    # synonyms (HF configs alias `n_layer` to `num_hidden_layers` through `attribute_map`).
+    depth_atoms = set(options.depth_names) | DEPTH_NAMES
     for stack in analysis.stacks:
         depth_atoms.update(name for name in stack.depth.atom_names() if not name.startswith("("))
     analysis.depth_atoms = frozenset(depth_atoms)
