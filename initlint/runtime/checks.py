@@ -24,8 +24,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from torch import nn
 
 ENTRY_POINTS = ("init_weights", "reset_parameters", "post_init")
-#: Fills integer buffers before a meta-path init so that values never recomputed stand out.
-_INTEGER_SENTINEL = -7_777_777
 
 
 def init_entry_point(model: "nn.Module") -> tuple[str, Callable[[], Any]] | None:
@@ -124,8 +122,8 @@ def check_idempotency(model: "nn.Module", seed: int = 0, measured: Mapping[str, 
     entry = init_entry_point(twin)
     if entry is None:
         return IdempotencyResult(None)
-    torch.manual_seed(seed)
-    with torch.no_grad():
+    with torch.random.fork_rng(devices=[]), torch.no_grad():  # the caller's RNG stream stays as it was
+        torch.manual_seed(seed)
         entry[1]()
     return IdempotencyResult(entry[0], compare_distributions(before, parameter_stats(twin)))
 
@@ -155,18 +153,19 @@ def check_meta_parity(factory: Callable[[], "nn.Module"], seed: int = 0, device:
     """
     import torch
 
-    torch.manual_seed(seed)
-    eager = factory().to(device)
-    with torch.device("meta"):
-        materialised = factory()
-    materialised.to_empty(device=device)
-    with torch.no_grad():
-        for tensor in materialised.parameters():
-            tensor.fill_(math.nan)
-        for tensor in materialised.buffers():
-            tensor.fill_(math.nan if tensor.is_floating_point() else _INTEGER_SENTINEL)
-    torch.manual_seed(seed)
-    description = _run_init(materialised)
+    with torch.random.fork_rng(devices=[]):  # the caller's RNG stream stays as it was
+        torch.manual_seed(seed)
+        eager = factory().to(device)
+        with torch.device("meta"):
+            materialised = factory()
+        materialised.to_empty(device=device)
+        with torch.no_grad():
+            for tensor in materialised.parameters():
+                tensor.fill_(math.nan)
+            for tensor in materialised.buffers():
+                tensor.fill_(_sentinel(tensor))
+        torch.manual_seed(seed)
+        description = _run_init(materialised)
     return MetaParityResult(
         entry_point=description,
         untouched=_untouched(materialised),
@@ -175,6 +174,17 @@ def check_meta_parity(factory: Callable[[], "nn.Module"], seed: int = 0, device:
         lost_ties=_lost_ties(eager, materialised),
         changes=compare_distributions(parameter_stats(eager), _finite_parameter_stats(materialised)),
     )
+
+
+def _sentinel(tensor: "torch.Tensor") -> float | int | bool:
+    """A value an init would not write: NaN, the most negative integer, True for masks."""
+    import torch
+
+    if tensor.is_floating_point() or tensor.is_complex():
+        return math.nan
+    if tensor.dtype == torch.bool:
+        return True
+    return torch.iinfo(tensor.dtype).min
 
 
 def _run_init(model: "nn.Module") -> str:

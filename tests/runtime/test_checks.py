@@ -119,3 +119,30 @@ def test_distribution_comparison_sees_constants_and_noise_correctly():
     assert [change.name for change in changed] == ["norm", "proj"]
     assert changed[0].description == "constant 1 became constant 0"
     assert changed[1].std_ratio == pytest.approx(2.0, rel=0.05) and changed[1].z > 20
+
+
+class _MaskedModel(nn.Module):
+    """Integer and boolean buffers, recomputed by `reset_parameters` (so meta parity holds)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+        self.register_buffer("mask", torch.ones(4, 4, dtype=torch.bool).tril())
+        self.register_buffer("codes", torch.arange(4, dtype=torch.int8))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        nn.init.normal_(self.proj.weight, std=0.02)
+        nn.init.zeros_(self.proj.bias)
+        self.mask.copy_(torch.ones(4, 4, dtype=torch.bool).tril())
+        self.codes.copy_(torch.arange(4, dtype=torch.int8))
+
+
+def test_small_integer_and_mask_buffers_survive_the_sentinels_and_the_callers_rng_is_kept():
+    model = _built(TinyGPT)
+    torch.manual_seed(1)
+    expected_next = torch.rand(3)
+    torch.manual_seed(1)
+    assert check_meta_parity(_MaskedModel).ok
+    check_idempotency(model)
+    assert torch.equal(torch.rand(3), expected_next)
