@@ -72,6 +72,8 @@ class Interpreter:
         self.incomplete = False
         #: ids of the function definitions the interpretation ran.
         self.executed: set[int] = set()
+        #: `if` statements evaluated, by id: [node, whether the body ever ran].
+        self.branches: dict[int, list] = {}
 
     # ----------------------------------------------------------------- helpers
     def tick(self) -> None:
@@ -212,7 +214,7 @@ class Interpreter:
         if isinstance(params.star_kwarg, cst.Param):
             env.names[params.star_kwarg.name.value] = Mapping(named)
         self_value = positional[0] if ref.owner is not None and positional else ctx.self_value
-        inner = replace(ctx, depth=ctx.depth + 1, owner=ref.owner or ctx.owner, self_value=self_value)
+        inner = replace(ctx, depth=ctx.depth + 1, owner=ref.owner or ctx.owner, self_value=self_value, repeat=None)
         body = func.body
         try:
             if isinstance(body, cst.IndentedBlock):
@@ -296,6 +298,8 @@ class Interpreter:
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         decided = truth(self.eval(stmt.test, env, ctx))
+        record = self.branches.setdefault(id(stmt), [stmt, False])
+        record[1] = record[1] or decided is not False
         orelse = stmt.orelse
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)

@@ -222,6 +222,8 @@ class Analysis:
     depth_atoms: frozenset[str] = frozenset()
     #: The file deliberately uses a scheme with its own rules (muP, unit scaling).
     deliberate_scheme: str | None = None
+    #: `if` statements in init code whose body never ran (a name test that matches nothing).
+    dead_branches: list[cst.If] = field(default_factory=list)
 
     _positions: Any = field(default=None, repr=False)
 
@@ -240,3 +242,20 @@ class Analysis:
         code_range = self.positions().get(node)
         return code_range.start.line if code_range is not None else 0
 
+
+def display_parameters(root: ModuleNode):
+    """(display name, param, tied-to names) with repeated blocks shown as `*`: `transformer.h.*.attn.c_proj.weight`."""
+    names: dict[int, list[str]] = {}
+    order: list[Param] = []
+
+    def walk(node: ModuleNode, prefix: str) -> None:
+        for pname, param in node.params.items():
+            if id(param) not in names:
+                names[id(param)] = []
+                order.append(param)
+            names[id(param)].append(f"{prefix}{pname}")
+        for cname, child in node.children.items():
+            walk(child, f"{prefix}{'*' if child.repeat is not None else cname}.")
+
+    walk(root, "")
+    return [(names[id(p)][0], p, names[id(p)][1:]) for p in order]

@@ -7,7 +7,14 @@ from typing import Iterator
 from initlint.analysis.model import Analysis, final_init
 from initlint.analysis.scaling import is_depth_atom, is_width_atom, stack_scaling
 from initlint.rules.base import Rule, Violation
-from initlint.rules.evidence import describe_add, describe_op, writer_pattern
+from initlint.rules.evidence import (
+    dead_depth_scaling,
+    describe_add,
+    describe_op,
+    misdirected_depth_scaling,
+    overwritten_depth_scaling,
+    writer_pattern,
+)
 
 
 def has_runtime_depth_scale(analysis: Analysis, writer) -> bool:
@@ -360,8 +367,8 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                 message = (
                     f"residual writer `{writer_pattern(stack, writer)}` is added into the stream "
                     f"({describe_add(analysis, writer.add)}) but its weight ends with "
-                    f"{describe_op(analysis, final.op)}: no depth factor; GPT-2 uses std/sqrt(2 * {stack.depth_source.removeprefix('1*')}) "
-                    f"for residual writers"
+                    f"{describe_op(analysis, final.op)}: no depth factor (GPT-2: std/sqrt(2 * {stack.depth_source.removeprefix('1*')}))"
+                    f"{overwritten_depth_scaling(analysis, weight) or dead_depth_scaling(analysis) or misdirected_depth_scaling(analysis, stack)}"
                 )
                 verdicts.setdefault(id(created), []).append(Violation(created, message, {"layer": writer_pattern(stack, writer)}))
         for found in verdicts.values():

@@ -1,0 +1,118 @@
+"""`initlint explain`: the init plan the analysis inferred, as a table a reviewer can read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+
+from initlint.analysis import analyze
+from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
+from initlint.analysis.scaling import stack_scaling
+from initlint.engine import decode
+from initlint.rules.evidence import short
+
+SCALING_NAMES = {
+    "none": "no depth factor",
+    "sqrt_2l": "GPT-2 1/sqrt(2L)",
+    "sqrt_l": "1/sqrt(L)",
+    "per_layer": "per-layer",
+    "small_init": "1/L small init",
+    "zero": "zero init",
+    "other": "other depth factor",
+    "unknown": "unknown",
+}
+
+
+def _source(analysis: Analysis, final: FinalInit) -> str:
+    op = final.op
+    if op is None:
+        return "-"
+    if op.node is None:
+        return "constructor default"
+    route = " -> ".join(step for step in op.via[1:] if step)
+    return f"line {analysis.line_of(op.node)}" + (f" ({short(route, 60)})" if route else "")
+
+
+def _role(param: Param, writers: set[int]) -> str:
+    if param.name == "weight" and id(param.owner) in writers:
+        return "residual writer"
+    if param.name == "bias":
+        return "bias"
+    return param.owner.kind if param.owner.kind != "module" else "parameter"
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for index, row in enumerate(rows):
+        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        if index == 0:
+            lines.append("  " + "  ".join("-" * width for width in widths))
+    return lines
+
+
+def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
+    stacks = [stack for stack in analysis.stacks if stack.root is root]
+    writers = {id(writer.node) for stack in stacks for writer in stack.writers}
+    header = f"{root.type_name}"
+    for stack in stacks:
+        prenorm = "pre-norm" if stack.prenorm else "not pre-norm"
+        header += (
+            f" — {stack.container.path or 'blocks'}: {stack.block.type_name} x {stack.depth_source.removeprefix('1*')}, "
+            f"{stack.adds_per_block} residual add(s) per block, {prenorm}"
+        )
+    rows = [("parameter", "role", "final init", "std", "depth scaling", "set at")]
+    for name, param, tied in display_parameters(root):
+        final = final_init(param)
+        scaling = stack_scaling(analysis, stacks[0], final.std).kind if stacks else "unknown"
+        label = final.op.label if final.op is not None else "?"
+        if len(final.chain) > 1:
+            label += " then " + ", ".join(op.label for op in final.chain[1:])
+        rows.append(
+            (
+                name + (f" (= {', '.join(tied)})" if tied else ""),
+                _role(param, writers),
+                short(label, 60) + ("" if final.certain else " (uncertain)"),
+                final.std.describe() if final.std is not None else "?",
+                SCALING_NAMES[scaling] if id(param.owner) in writers and param.name == "weight" else "",
+                _source(analysis, final),
+            )
+        )
+    lines = [header]
+    if root.attrs.get("@uncalled_init"):
+        lines.append("  note: init functions not run by the constructor (applied elsewhere?): " + ", ".join(root.attrs["@uncalled_init"]))
+    if len(rows) > 1:
+        lines.extend(_table(rows))
+    else:
+        lines.append("  (no parameters found)")
+    return lines
+
+
+def explain_source(source: str, path: str) -> str:
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        return f"{path}: cannot parse: {error.message}\n"
+    analysis = analyze(module)
+    if not analysis.roots:
+        return f"{path}: no nn.Module model classes found\n"
+    out = [f"{path}"]
+    for root in analysis.roots:
+        out.extend("  " + line if i else "  " + line for i, line in enumerate(explain_root(analysis, root)))
+    return "\n".join(out) + "\n"
+
+
+def explain_files(files: list[str]) -> str:
+    parts = []
+    for name in files:
+        try:
+            source = decode(Path(name).read_bytes())
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as error:
+            parts.append(f"{name}: cannot read: {error}\n")
+            continue
+        try:
+            parts.append(explain_source(source, name))
+        except RecursionError:
+            parts.append(f"{name}: too deeply nested to analyse\n")
+    return "\n".join(parts)
