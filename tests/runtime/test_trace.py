@@ -123,5 +123,7 @@ def test_source_lines_point_at_the_init_call():
         return layer
 
     _, requested = traced(build)
-    path, line = requested["weight"].source
-    assert path == __file__ and "# the line" in open(path).read().splitlines()[line - 1]
+    path, line, *callers = requested["weight"].source
+    lines = open(path).read().splitlines()
+    assert path == __file__ and "# the line" in lines[line - 1]
+    assert "model = build()" in lines[callers[0] - 1]  # who called build(), in the same file
