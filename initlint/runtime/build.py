@@ -12,12 +12,16 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 from types import ModuleType
 from typing import Any, Callable
 
 import torch
 from torch import nn
+
+
+_CONFIG_PARAMETER = re.compile(r"(?i)(config|conf|cfg|args|params|settings|options|spec)$")
 
 
 class BuildError(Exception):
@@ -152,6 +156,8 @@ def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | N
     declared = getattr(cls, "config_class", None)
     if _is_config_class(declared):
         return declared
+    if not _CONFIG_PARAMETER.search(parameter):
+        return None  # `dim`, `vocab_size`: a value, not a config object
     configs = [value for value in vars(module).values() if _is_config_class(value) and value.__module__ == module.__name__]
     return configs[0] if len(configs) == 1 else None
 
@@ -210,9 +216,14 @@ def _takes_kwargs(cls: type) -> bool:
         return False
 
 
-def model_factories(path: str, model: str | None, config_text: str | None, factory: str | None
-                    ) -> list[tuple[str, Factory]]:
-    """Every model to verify for one file, as (label, factory)."""
+def model_factories(path: str, model: str | None, config_text: str | None, factory: str | None,
+                    skipped: list[str] | None = None) -> list[tuple[str, Factory]]:
+    """Every model to verify for one file, as (label, factory).
+
+    Root classes that cannot be built while another one can are left out, with the reason
+    appended to `skipped`; when none can be built, BuildError says what to pass.
+    """
+    skipped = [] if skipped is None else skipped
     if factory:
         return [resolve_factory(factory)]
     overrides = parse_assignments(config_text or "")
@@ -229,7 +240,18 @@ def model_factories(path: str, model: str | None, config_text: str | None, facto
         roots = root_class_names(handle.read(), list(classes))
     if not roots:
         raise BuildError(f"cannot tell the root model class of {path}; pass --model NAME (one of {', '.join(classes)})")
-    return [(name, class_factory(classes[name], module, overrides)) for name in roots]
+    built: list[tuple[str, Factory]] = []
+    problems: list[str] = []
+    for name in roots:
+        try:
+            built.append((name, class_factory(classes[name], module, overrides)))
+        except BuildError as error:
+            problems.append(str(error))
+    if not built:
+        raise BuildError("; ".join(problems))
+    # Root classes that need arguments beside a buildable model are helpers, not the model.
+    skipped.extend(problems)
+    return built
 
 
 # -- Hugging Face ------------------------------------------------------------------------------

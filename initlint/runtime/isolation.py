@@ -226,11 +226,14 @@ def _run_spec(spec: dict[str, Any]) -> dict[str, Any]:
         seed=int(spec.get("seed", 0)), focus_files=tuple(spec.get("focus_files", ())),
         base_std=spec.get("base_std"), progress=_progress if spec.get("progress") else (lambda message: None),
     )
-    factories = build.model_factories(spec["file"], spec.get("model"), spec.get("config"), spec.get("factory"))
+    skipped: list[str] = []
+    factories = build.model_factories(spec["file"], spec.get("model"), spec.get("config"), spec.get("factory"), skipped)
     report = Report()
     for label, factory in factories:
         try:
             report.models.append(verify_factory(label, factory, options))
+            report.models[-1].notes.extend(f"not verified: {reason}" for reason in skipped)
+            skipped = []
         except BaseException as error:  # noqa: BLE001 -- one model failing leaves the others
             if isinstance(error, SystemExit) or not isinstance(error, Exception):
                 raise

@@ -132,3 +132,13 @@ def test_materialize_runs_the_measurements_and_plot_never_costs_findings(zoo, tm
         assert "--plot needs matplotlib" in err and not target.exists()
     else:
         assert target.stat().st_size > 0
+
+
+def test_a_helper_root_that_needs_arguments_does_not_hide_the_model(zoo, capsys):
+    with open(zoo, "a") as handle:
+        handle.write("\n\nclass Adapter(nn.Module):\n    def __init__(self, dim):\n        super().__init__()\n"
+                     "        self.proj = nn.Linear(dim, dim)\n")
+    code, out, _ = run_cli(capsys, zoo, "--runtime", "--isolated")
+    assert "INI110" not in out
+    assert "note: not verified: cannot build Adapter: Adapter(dim) needs values for dim" in out
+    assert "GPT: policy auto -> gpt2" in out
