@@ -197,8 +197,10 @@ def to_findings(path: str, models: list[dict], errors: list[str], files: Sequenc
         target, line = path, fallback_line or 1
         if where and os.path.abspath(where[0]) in checked:
             target, line = checked[os.path.abspath(where[0])], int(where[1] or 1)
-        elif where:
-            details = dict(details, source=f"{where[0]}:{where[1]}")
+        else:
+            if where:
+                details = dict(details, source=f"{where[0]}:{where[1]}")
+            line = _static_writer_line(path, details.get("params", [])) or line
         if not is_enabled(rule.code, rule.default_enabled, settings, target):
             return
         result.append(Finding(code=rule.code, name=rule.name, message=message, path=target, line=line, column=1,
@@ -212,6 +214,21 @@ def to_findings(path: str, models: list[dict], errors: list[str], files: Sequenc
     for error in errors:
         add("INI110", f"runtime check not run: {error}", None, 1, {})
     return result
+
+
+def _static_writer_line(path: str, params: Sequence[str]) -> int:
+    """The line where the static analysis saw one of these parameters' layer created (0: none)."""
+    from initlint.runtime.report import name_pattern
+
+    try:
+        from initlint.analysis import static_summary
+
+        with open(path, encoding="utf-8") as handle:
+            writers = static_summary(handle.read()).writers
+    except Exception:  # noqa: BLE001 -- a better line is a bonus; the finding stands without it
+        return 0
+    wanted = {name_pattern(name).rpartition(".")[0] for name in params}
+    return next((writer.line for writer in writers if writer.param_pattern in wanted and writer.line), 0)
 
 
 def _print_tables(path: str, models: list[dict], seconds: float) -> None:

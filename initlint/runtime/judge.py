@@ -148,6 +148,8 @@ def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: Mo
                    "history": [h.describe() + (f" at line {h.source[1]}" if h.source else "") for h in history]}
         if first.source and len(first.source) > 2:
             details["called_from_lines"] = list(first.source[2:])
+        if params[first.name].requested.origin:
+            details["init_at"] = params[first.name].requested.origin
         findings.append(RuntimeFinding(code, message, [m.name for m in members], first.source, details))
     return findings
 

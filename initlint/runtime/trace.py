@@ -63,6 +63,9 @@ class Requested:
     unwritten_fraction: float = 0.0
     #: Fraction of elements overwritten by a later partial write (a zeroed padding row).
     partial_fraction: float = 0.0
+    #: "file:line" of the innermost user frame when it lies outside the focus files (a helper
+    #: module the model file calls); `source` then names the call in the model file.
+    origin: str = ""
 
     @property
     def is_constant(self) -> bool:
@@ -168,6 +171,7 @@ class InitTracer(TorchDispatchMode):
         self.focus_files = tuple(os.path.abspath(f) for f in focus_files)
         self._suppress = 0
         self.active = True
+        self._origin = ""
 
     # -- where the op came from -------------------------------------------------------------
     def source(self) -> tuple | None:
@@ -187,6 +191,7 @@ class InitTracer(TorchDispatchMode):
                   and frame.f_code.co_name not in _INIT_FUNCTION_NAMES):
                 fallback = (filename, frame.f_lineno)
             frame = frame.f_back
+        self._origin = f"{fallback[0]}:{fallback[1]}" if found and fallback else ""
         return tuple(found) if found else fallback
 
     # -- recording -------------------------------------------------------------------------
@@ -204,6 +209,9 @@ class InitTracer(TorchDispatchMode):
 
     def write(self, tensor: torch.Tensor, new_state: Requested, label: str) -> None:
         """Record an op that gives `tensor` (maybe a view) the distribution `new_state`."""
+        if self._origin and new_state.source:
+            new_state = replace(new_state, origin=self._origin)
+        self._origin = ""
         record = self._record_for(tensor)
         if tensor.numel() >= record.numel:
             record.state = new_state

@@ -142,3 +142,44 @@ def test_a_helper_root_that_needs_arguments_does_not_hide_the_model(zoo, capsys)
     assert "INI110" not in out
     assert "note: not verified: cannot build Adapter: Adapter(dim) needs values for dim" in out
     assert "GPT: policy auto -> gpt2" in out
+
+
+def test_findings_from_init_helpers_in_other_files(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "inits.py").write_text("import torch\n\ndef init_all(model):\n    for p in model.parameters():\n"
+                                       "        if p.dim() > 1:\n            torch.nn.init.normal_(p, std=0.02)\n")
+    (tmp_path / "net.py").write_text(textwrap.dedent("""
+        import torch.nn as nn
+        from inits import init_all
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln = nn.LayerNorm(32)
+                self.proj = nn.Linear(32, 32)
+
+            def forward(self, x):
+                return x + self.proj(self.ln(x))
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(64, 32)
+                self.blocks = nn.ModuleList([Block() for _ in range(4)])
+                self.head = nn.Linear(32, 64)
+                init_all(self)
+
+            def forward(self, ids):
+                x = self.emb(ids)
+                for block in self.blocks:
+                    x = block(x)
+                return self.head(x)
+    """))
+    code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "--format", "json", "--select", "INI101")
+    [finding] = json.loads(out)
+    # Checked together, the helper's line is the source; checked alone, the model file's call of it.
+    assert open("net.py").read().splitlines()[finding["line"] - 1].strip() == "init_all(self)"
+    assert finding["details"]["init_at"].endswith("inits.py:6")
+    code, out, _ = run_cli(capsys, "net.py", "inits.py", "--runtime", "--isolated", "--format", "json", "--select", "INI101")
+    [finding] = json.loads(out)
+    assert (finding["path"], finding["line"]) == ("inits.py", 6)
