@@ -10,23 +10,14 @@ import pytest
 from initlint.config import Settings
 from initlint.engine import lint_source
 from initlint.rules import all_rules
-
-EXPECT = re.compile(r"#\s*expect:\s*(INI\d{3}(?:\s*,\s*INI\d{3})*)")
+from expectations import expected_findings
+from expectations import reported as reported_by
 
 STATIC_RULES = [rule for rule in all_rules() if not rule.emitted_by_engine]
 
 
-def expected_findings(source: str) -> list[tuple[int, str]]:
-    found = []
-    for number, line in enumerate(source.splitlines(), start=1):
-        match = EXPECT.search(line)
-        if match:
-            found.extend((number, code.strip()) for code in match.group(1).split(","))
-    return sorted(found)
-
-
 def reported(source: str, code: str) -> list[tuple[int, str]]:
-    return sorted((f.line, f.code) for f in lint_source(source, "example.py", Settings(select=(code,))))
+    return reported_by(source, (code,))
 
 
 CASES = [

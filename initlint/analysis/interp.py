@@ -38,6 +38,13 @@ MAX_LOOP_ITEMS = 4000
 LAYER_INDEX = "@layer"
 
 
+def merge_uncertain(bindings: dict, name: str, value: Any, ctx: "Ctx") -> Any:
+    """A binding made on a path that may not run: keep it only if it agrees with what was there."""
+    if ctx.certain or name not in bindings or bindings[name] == value:
+        return value
+    return UNKNOWN
+
+
 class BudgetExceeded(Exception):
     """The file needs more interpretation than a linter should spend on it."""
 
@@ -357,7 +364,7 @@ class Interpreter:
 
     def assign(self, target: cst.BaseExpression, value: Any, env: Env, ctx: Ctx, stmt: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
-            env.names[target.value] = value
+            env.names[target.value] = merge_uncertain(env.names, target.value, value, ctx)
         elif isinstance(target, (cst.Tuple, cst.List)):
             items = value.items if isinstance(value, Seq) and value.repeat is None else None
             elements = target.elements

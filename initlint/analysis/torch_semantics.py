@@ -55,7 +55,8 @@ TENSOR_METHODS = {
 MODULE_METHODS = frozenset(
     {"apply", "named_parameters", "parameters", "modules", "named_modules", "children", "named_children",
      "reset_parameters", "post_init", "init_weights", "append", "extend", "add_module", "register_module",
-     "register_parameter", "to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type"}
+     "register_parameter", "to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type",
+     "values", "keys", "items"}
 )
 TENSOR_FACTORIES = {
     "ones": ("ones", 0.0), "ones_like": ("ones", 0.0), "zeros": ("zeros", 0.0), "zeros_like": ("zeros", 0.0),
@@ -172,7 +173,9 @@ def set_module_attr(interp: "Interpreter", node: ModuleNode, name: str, value: A
     if name in node.params and isinstance(value, Const) and value.value is None:
         del node.params[name]
         return
-    node.attrs[name] = value
+    from initlint.analysis.interp import merge_uncertain
+
+    node.attrs[name] = merge_uncertain(node.attrs, name, value, ctx)
 
 
 # ------------------------------------------------------------- isinstance
@@ -401,7 +404,7 @@ def module_method(interp: "Interpreter", node: ModuleNode, name: str, args: list
             if isinstance(fn, (FuncRef, Lambda)):
                 interp.call_value(fn, [ModRef(module)], {}, replace(ctx, via=via), call)
             else:
-                interp.mark_unknown_targets([ModRef(module)], {}, ctx, call, "an init function initlint cannot see")
+                interp.mark_unknown_targets([ModRef(node)], {}, ctx, call, "an init function initlint cannot see")
                 break
         return ModRef(node)
     if name == "named_parameters":
@@ -417,6 +420,14 @@ def module_method(interp: "Interpreter", node: ModuleNode, name: str, args: list
     if name in ("modules", "named_modules"):
         pairs = list(node.named_modules())
         return Seq([ModRef(m) if name == "modules" else Seq([Const(n), ModRef(m)]) for n, m in pairs])
+    if name in ("values", "keys", "items") and node.kind in ("container", "sequential"):
+        children = list(node.children.items())
+        repeat = children[0][1].repeat if len(children) == 1 else None
+        if name == "values":
+            return Seq([ModRef(c) for _, c in children], repeat)
+        if name == "keys":
+            return Seq([Const(n) for n, _ in children], repeat)
+        return Seq([Seq([Const(n), ModRef(c)]) for n, c in children], repeat)
     if name in ("children", "named_children"):
         return Seq([ModRef(c) if name == "children" else Seq([Const(n), ModRef(c)]) for n, c in node.children.items()])
     if name in ("reset_parameters",):

@@ -1,0 +1,322 @@
+"""The init plan and the rules on the shapes real model code takes (all parsed for real).
+
+Each case is a whole GPT (see gpt_parts.py) with one init idiom swapped in; the lines that must be
+reported carry `# expect: INI00x`, everything else must stay silent.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from expectations import expected_findings, reported
+from gpt_parts import ATTENTION, BLOCK, GENERIC_INIT, MLP, gpt
+
+from initlint.analysis import analyze
+from initlint.analysis.model import final_init
+
+SCALED_LOOP = """
+for pn, p in self.named_parameters():
+    if {test}:
+        torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
+"""
+
+
+def loop(test: str) -> str:
+    return SCALED_LOOP.format(test=test)
+
+
+@pytest.mark.parametrize(
+    "test, scaled",
+    [
+        ("pn.endswith('c_proj.weight')", True),
+        ("pn.endswith(('attn.c_proj.weight', 'mlp.c_proj.weight'))", True),
+        ("'c_proj' in pn and pn.endswith('weight')", True),
+        ("re.search(r'h\\.\\d+\\.(attn|mlp)\\.c_proj\\.weight$', pn)", True),
+        ("pn.split('.')[-2] == 'c_proj' and pn.split('.')[-1] == 'weight'", True),
+        ("pn == 'c_proj.weight'", False),  # full names never equal the relative name
+        ("pn.endswith('c_proj.bias')", False),
+        ("pn.endswith('out_proj.weight')", False),
+        ("pn.startswith('c_proj')", False),
+    ],
+)
+def test_name_tests_of_a_named_parameters_loop(test, scaled):
+    source = gpt("self.apply(self._init_weights)" + loop(test), GENERIC_INIT, imports="import re", marks=not scaled)
+    assert reported(source) == expected_findings(source)
+
+
+def test_hf_classic_relative_name_test_inside_init_weights():
+    """transformers' GPT-2: `module.named_parameters()` names are relative, so `==` matches."""
+    init_function = GENERIC_INIT + """
+    for name, p in module.named_parameters():
+        if name == "c_proj.weight":
+            p.data.normal_(mean=0.0, std=(0.02 / math.sqrt(2 * self.config.n_layer)))
+"""
+    source = gpt("self.apply(self._init_weights)", init_function)
+    assert reported(source) == []
+
+
+def test_apply_is_post_order_so_a_parent_branch_wins_over_the_children():
+    """`isinstance(module, (Attention, MLP))` runs after the children got their generic init."""
+    init_function = GENERIC_INIT + """
+    if isinstance(module, (CausalSelfAttention, MLP)):
+        nn.init.normal_(module.c_proj.weight, std=0.02 / math.sqrt(2 * self.config.n_layer))
+"""
+    assert reported(gpt("self.apply(self._init_weights)", init_function)) == []
+
+
+def test_special_init_before_a_generic_apply_is_overwritten():
+    source = gpt(loop("pn.endswith('c_proj.weight')") + "self.apply(self._init_weights)", GENERIC_INIT, marks=True)
+    findings = reported(source)
+    assert findings == expected_findings(source)
+
+
+@pytest.mark.parametrize(
+    "flag_setting",
+    [
+        "self.c_proj.SCALE_INIT = 1",
+        "setattr(self.c_proj, 'SCALE_INIT', 1)",
+        "object.__setattr__(self.c_proj, 'SCALE_INIT', True)",
+    ],
+)
+def test_flag_attributes_read_by_the_init_function(flag_setting):
+    attention = ATTENTION.replace("        self.n_head = config.n_head\n", "        self.n_head = config.n_head\n")
+    attention = attention.replace("{attn_mark}\n", "{attn_mark}\n        " + flag_setting + "\n")
+    mlp = MLP.replace("{mlp_mark}\n", "{mlp_mark}\n        " + flag_setting + "\n")
+    init_function = """
+def _init_weights(self, module):
+    if isinstance(module, nn.Linear):
+        std = 0.02
+        if hasattr(module, 'SCALE_INIT'):
+            std *= (2 * self.config.n_layer) ** -0.5
+        torch.nn.init.normal_(module.weight, mean=0.0, std=std)
+"""
+    source = gpt("self.apply(self._init_weights)", init_function, attention=attention, mlp=mlp)
+    assert reported(source) == []
+    # ... and without the flag the same init function leaves the writers unscaled.
+    unflagged = gpt("self.apply(self._init_weights)", init_function, marks=True)
+    assert reported(unflagged) == expected_findings(unflagged)
+
+
+def test_nothing_initialises_the_writers():
+    source = gpt(marks=True)
+    findings = reported(source)
+    assert findings == expected_findings(source)
+
+
+def test_an_init_function_the_constructor_never_applies_is_someone_elses_job():
+    """litgpt style: `_init_weights` exists but the training script applies it: stay silent."""
+    assert reported(gpt("", GENERIC_INIT)) == []
+
+
+@pytest.mark.parametrize(
+    "std, expected",
+    [
+        ("0.02 / math.sqrt(2 * config.n_layer)", None),
+        ("0.02 * (2 * config.n_layer) ** -0.5", None),
+        ("0.02 / math.sqrt(2) / math.sqrt(config.n_layer)", None),
+        ("0.02 / (2 * (config.n_layer)) ** 0.5", None),
+        ("0.02 / math.sqrt(config.n_layer)", "INI002"),
+        ("0.02 * config.n_layer ** -0.5", "INI002"),
+        ("0.02 / config.n_layer", None),  # 1/L small init: deliberate
+        ("0.0", None),  # zero init: deliberate
+    ],
+)
+def test_depth_factor_classification(std, expected):
+    init_call = f"""
+self.apply(self._init_weights)
+for pn, p in self.named_parameters():
+    if pn.endswith('c_proj.weight'):
+        nn.init.normal_(p, std={std})
+"""
+    codes = {code for _, code in reported(gpt(init_call, GENERIC_INIT))}
+    assert codes == ({expected} if expected else set())
+
+
+def test_hf_pretrained_model_without_init_override_gets_the_generic_init():
+    source = gpt(
+        "self.post_init()",
+        base="PreTrainedModel",
+        super_args="config",
+        imports="from transformers import PreTrainedModel",
+        marks=True,
+    )
+    assert reported(source) == expected_findings(source)
+    analysis = analyze(cst.parse_module(source))
+    writer = analysis.stacks[0].writers[0]
+    assert final_init(writer.weight).op.label.startswith("transformers' generic normal_")
+
+
+def test_hf_conv1d_layers_with_scaled_post_init():
+    init_function = """
+def _init_weights(self, module):
+    if isinstance(module, (nn.Linear, Conv1D)):
+        module.weight.data.normal_(mean=0.0, std=self.config.initializer_range)
+    for name, p in module.named_parameters():
+        if name == "c_proj.weight":
+            p.data.normal_(mean=0.0, std=self.config.initializer_range / math.sqrt(2 * self.config.n_layer))
+"""
+    source = gpt(
+        "self.post_init()",
+        init_function,
+        linear="Conv1D",
+        base="PreTrainedModel",
+        super_args="config",
+        imports="from transformers import PreTrainedModel\nfrom transformers.pytorch_utils import Conv1D",
+    )
+    assert reported(source) == []
+    assert "INI002" in {c for _, c in reported(source.replace("math.sqrt(2 * self.config.n_layer)", "math.sqrt(self.config.n_layer)"))}
+
+
+def test_unknown_layer_types_and_init_methods_keep_it_silent():
+    """Megatron-style writers whose init comes from an argument initlint cannot see."""
+    source = gpt(linear="RowParallelLinear", imports="from megatron.core.tensor_parallel import RowParallelLinear")
+    assert reported(source) == []
+    external = gpt(linear="Linear", imports="from .layers import Linear")
+    assert reported(external) == []
+
+
+def test_unfollowable_apply_keeps_it_silent():
+    source = gpt("self.apply(init_fn)", imports="from .init import init_fn")
+    assert reported(source) == []
+
+
+def test_sequential_mlp_and_loop_over_blocks():
+    """Seed 003 style: `block.mlp[2].weight` re-drawn in a loop over the blocks."""
+    mlp = '''
+class MLP(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Linear(config.n_embd, 4 * config.n_embd),
+            nn.GELU(),
+            nn.Linear(4 * config.n_embd, config.n_embd),{mlp_mark}
+        )
+
+    def forward(self, x):
+        return self.net(x)
+'''
+    fixed = """
+self.apply(self._init_weights)
+scale = (2 * config.n_layer) ** -0.5
+for block in self.h:
+    nn.init.normal_(block.attn.c_proj.weight, mean=0.0, std=0.02 * scale)
+    nn.init.normal_(block.mlp.net[2].weight, mean=0.0, std=0.02 * scale)
+"""
+    assert reported(gpt(fixed, GENERIC_INIT, mlp=mlp)) == []
+    unscaled_mlp = fixed.replace("    nn.init.normal_(block.mlp.net[2].weight, mean=0.0, std=0.02 * scale)\n", "")
+    source = gpt(unscaled_mlp, GENERIC_INIT, mlp=mlp.replace("{mlp_mark}", "  # expect: INI001"))
+    assert reported(source) == expected_findings(source)
+
+
+def test_post_norm_blocks_are_not_reported():
+    post_norm = BLOCK.replace("x = x + self.attn(self.ln_1(x))", "x = self.ln_1(x + self.attn(x))").replace(
+        "x = x + self.mlp(self.ln_2(x))", "x = self.ln_2(x + self.mlp(x))"
+    )
+    assert reported(gpt("self.apply(self._init_weights)", GENERIC_INIT, block=post_norm)) == []
+
+
+def test_hf_style_residual_variable_and_tuple_outputs():
+    attention = ATTENTION.replace(
+        "        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))",
+        "        attn_output = self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))\n        return attn_output, None",
+    )
+    block = BLOCK.replace(
+        "        x = x + self.attn(self.ln_1(x))\n",
+        "        residual = x\n        x = self.ln_1(x)\n        x, _ = self.attn(x)\n        x = residual + x\n",
+    )
+    source = gpt("self.apply(self._init_weights)", GENERIC_INIT, attention=attention, block=block, marks=True)
+    assert reported(source) == expected_findings(source)
+
+
+def test_xformers_style_swiglu_where_w3_is_the_output():
+    mlp = '''
+class MLP(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.w12 = nn.Linear(config.n_embd, 8 * config.n_embd)
+        self.w3 = nn.Linear(4 * config.n_embd, config.n_embd){mlp_mark}
+
+    def forward(self, x):
+        x1, x2 = self.w12(x).chunk(2, dim=-1)
+        return self.w3(F.silu(x1) * x2)
+'''
+    init_call = "self.apply(self._init_weights)\n" + loop("pn.endswith('c_proj.weight')")
+    source = gpt(init_call, GENERIC_INIT, mlp=mlp.replace("{mlp_mark}", "  # expect: INI001"))
+    assert reported(source) == expected_findings(source)
+    analysis = analyze(cst.parse_module(source))
+    assert sorted(w.ref.path for w in analysis.stacks[0].writers) == ["attn.c_proj", "mlp.w3"]
+
+
+def test_layer_scale_gated_branches_are_deliberate():
+    block = BLOCK.replace("x = x + self.attn(self.ln_1(x))", "x = x + self.gamma_1 * self.attn(self.ln_1(x))").replace(
+        "x = x + self.mlp(self.ln_2(x))", "x = x + self.gamma_2 * self.mlp(self.ln_2(x))"
+    ).replace(
+        "        self.mlp = MLP(config)\n",
+        "        self.mlp = MLP(config)\n        self.gamma_1 = nn.Parameter(1e-5 * torch.ones(config.n_embd))\n"
+        "        self.gamma_2 = nn.Parameter(1e-5 * torch.ones(config.n_embd))\n",
+    )
+    assert reported(gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block)) == []
+
+
+def test_module_dict_filled_in_a_loop_with_per_layer_init():
+    """torchtitan style: `self.layers[str(layer_id)] = Block(layer_id, ...)` and a per-layer std."""
+    source = '''
+import torch
+import torch.nn as nn
+
+
+class FeedForward(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.w1 = nn.Linear(dim, 4 * dim, bias=False)
+        self.w2 = nn.Linear(4 * dim, dim, bias=False)
+
+    def forward(self, x):
+        return self.w2(torch.relu(self.w1(x)))
+
+    def init_weights(self, init_std):
+        nn.init.trunc_normal_(self.w1.weight, mean=0.0, std=0.02)
+        nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=init_std)
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, layer_id, args):
+        super().__init__()
+        self.ffn_norm = nn.RMSNorm(args.dim)
+        self.feed_forward = FeedForward(args.dim)
+        if args.depth_init:
+            self.weight_init_std = 0.02 / (2 * (layer_id + 1)) ** 0.5
+        else:
+            self.weight_init_std = 0.02 / (2 * args.n_layers) ** 0.5
+
+    def forward(self, x):
+        return x + self.feed_forward(self.ffn_norm(x))
+
+    def init_weights(self):
+        self.feed_forward.init_weights(self.weight_init_std)
+
+
+class Transformer(nn.Module):
+    def __init__(self, args):
+        super().__init__()
+        self.layers = torch.nn.ModuleDict()
+        for layer_id in range(args.n_layers):
+            self.layers[str(layer_id)] = TransformerBlock(layer_id, args)
+        self.init_weights()
+
+    def init_weights(self):
+        for layer in self.layers.values():
+            layer.init_weights()
+
+    def forward(self, x):
+        for layer in self.layers.values():
+            x = layer(x)
+        return x
+'''
+    analysis = analyze(cst.parse_module(source))
+    (stack,) = analysis.stacks
+    assert stack.adds_per_block == 1
+    assert [w.ref.path for w in stack.writers] == ["feed_forward.w2"]
+    assert reported(source) == []
+    unscaled = source.replace("nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=init_std)", "nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=0.02)")
+    assert [code for _, code in reported(unscaled)] == ["INI001"]
