@@ -100,21 +100,39 @@ def meta_section(torch, import_rss: int) -> None:
     with timed() as seconds, torch.device("meta"), trace.tracing():
         TinyGPT()
     row("first trace in the process (tiny GPT: one-off costs)", f"{seconds[0]:.2f} s")
-    for label, factory in (("GPT-2 XL", lambda: TinyGPT(GPT2_XL)), ("Llama 80L/8192/128k (70B)", lambda: TinyLlama(LLAMA_70B))):
+    for label, factory in (
+        ("GPT-2 XL", lambda: TinyGPT(GPT2_XL)),
+        ("Llama 80L/8192/128k (70B)", lambda: TinyLlama(LLAMA_70B)),
+    ):
         with PeakRss() as memory, timed() as seconds:
             with torch.device("meta"), trace.tracing() as tracer:
                 model = factory()
             requested = trace.requested_per_parameter(model, tracer)
         size = sum(p.numel() for p in model.parameters())
         limit = 0.5 if "XL" in label else 1.0
-        row(f"init trace, {label}", f"{seconds[0]:.2f} s", f"{len(requested)} params, {size / 1e9:.2f}B", f"< {limit} s: {verdict(seconds[0], limit)}")
+        row(
+            f"init trace, {label}",
+            f"{seconds[0]:.2f} s",
+            f"{len(requested)} params, {size / 1e9:.2f}B",
+            f"< {limit} s: {verdict(seconds[0], limit)}",
+        )
         if "Llama" in label:
             above = (memory.peak - import_rss) / 2**20
-            row("  peak RSS above import torch", f"{above:.0f} MB", f"trace itself +{memory.above_start_mb:.0f} MB", f"< 150 MB: {verdict(above, 150)}")
+            row(
+                "  peak RSS above import torch",
+                f"{above:.0f} MB",
+                f"trace itself +{memory.above_start_mb:.0f} MB",
+                f"< 150 MB: {verdict(above, 150)}",
+            )
             tokens = torch.randint(0, 1000, (1, 8)).to("meta")
             with timed() as seconds:
                 forward_map = map_forward(model, (tokens,))
-            row(f"writer map on meta, {label}", f"{seconds[0]:.2f} s", f"{len(forward_map.writes)} residual writes", f"< 3 s: {verdict(seconds[0], 3.0)}")
+            row(
+                f"writer map on meta, {label}",
+                f"{seconds[0]:.2f} s",
+                f"{len(forward_map.writes)} residual writes",
+                f"< 3 s: {verdict(seconds[0], 3.0)}",
+            )
         del model, tracer, requested
         gc.collect()
 
@@ -122,6 +140,7 @@ def meta_section(torch, import_rss: int) -> None:
 def materialized_section(torch, label: str, config) -> None:
     import measurement_models as models
     from initlint.runtime import checks, effective, stats, stepzero
+    from initlint.runtime.pipeline import PROBE_LENGTH
     from initlint.runtime.probe import token_probe
 
     print(f"--materialize on {label} ({config.n_layer} layers, width {config.n_embd})")
@@ -130,12 +149,26 @@ def materialized_section(torch, label: str, config) -> None:
         model = models.TinyGPT(config)
     size = sum(p.numel() for p in model.parameters())
     reference = build_seconds[0]
-    row("reference: the model's own construct + init", f"{reference:.1f} s", f"{size / 1e9:.2f}B params, +{build_memory.above_start_mb:.0f} MB")
+    row(
+        "reference: the model's own construct + init",
+        f"{reference:.1f} s",
+        f"{size / 1e9:.2f}B params, +{build_memory.above_start_mb:.0f} MB",
+    )
 
     with PeakRss() as memory, timed() as seconds:
         measured = stats.parameter_stats(model)
-    row("chunked stats, every parameter", f"{seconds[0]:.2f} s", f"{100 * seconds[0] / reference:.1f}% of reference", f"<= 3%: {verdict(seconds[0] / reference, 0.03)}")
-    row("  peak RSS during stats", f"{memory.above_start_mb:.1f} MB", f"{len(measured)} tensors", f"< 5 MB: {verdict(memory.above_start_mb, 5)}")
+    row(
+        "chunked stats, every parameter",
+        f"{seconds[0]:.2f} s",
+        f"{100 * seconds[0] / reference:.1f}% of reference",
+        f"<= 3%: {verdict(seconds[0] / reference, 0.03)}",
+    )
+    row(
+        "  peak RSS during stats",
+        f"{memory.above_start_mb:.1f} MB",
+        f"{len(measured)} tensors",
+        f"< 5 MB: {verdict(memory.above_start_mb, 5)}",
+    )
     total = seconds[0]
 
     largest_name, largest = max(model.named_parameters(), key=lambda item: item[1].numel())
@@ -143,29 +176,50 @@ def materialized_section(torch, label: str, config) -> None:
     exact_std = float(exact.std())
     del exact
     chunked_error = abs(measured[largest_name].std / exact_std - 1)
-    single = float(torch.linalg.vector_norm(largest.detach() - largest.detach().mean()) / math.sqrt(largest.numel() - 1))
-    row(f"  std error vs float64, {largest_name} ({largest.numel() / 1e6:.0f}M)", f"{chunked_error:.1e}", f"one float32 reduction: {abs(single / exact_std - 1):.1e}")
+    single = float(
+        torch.linalg.vector_norm(largest.detach() - largest.detach().mean()) / math.sqrt(largest.numel() - 1)
+    )
+    row(
+        f"  std error vs float64, {largest_name} ({largest.numel() / 1e6:.0f}M)",
+        f"{chunked_error:.1e}",
+        f"one float32 reduction: {abs(single / exact_std - 1):.1e}",
+    )
 
-    tokens = token_probe(model, batch=1, length=16)
+    tokens = token_probe(model, batch=1, length=PROBE_LENGTH)
     writers = models.residual_writers(model)
     with timed() as seconds:
-        effects = effective.writer_effects(model, writers, tokens)
+        effects, points = effective.forward_measurements(model, writers, tokens)
     worst = max(abs(effect.effective_std / model.writer_std() - 1) for effect in effects)
-    row(f"effective writer stds ({len(writers)} writers)", f"{seconds[0]:.2f} s", f"worst |effective/expected - 1| = {100 * worst:.1f}%", f"within 5%: {verdict(worst, 0.05)}")
+    row(
+        f"effective writer stds ({len(writers)}) + stream variance",
+        f"{seconds[0]:.2f} s",
+        f"one forward, {PROBE_LENGTH} tokens",
+    )
+    row(
+        "  worst |effective / expected std - 1|",
+        f"{100 * worst:.2f}%",
+        f"stream var last/first {points[-1].variance / points[0].variance:.0f}",
+        f"within 5%: {verdict(worst, 0.05)}",
+    )
     total += seconds[0]
     with timed() as seconds:
-        points = effective.stream_variance(model, tokens)
-    row("stream variance after each block", f"{seconds[0]:.2f} s", f"last/first = {points[-1].variance / points[0].variance:.2f}")
-    total += seconds[0]
-    with timed() as seconds:
-        groups = checks.find_clones(model)
-    row("clones", f"{seconds[0]:.2f} s", f"{len(groups)} groups")
+        groups = checks.find_clones(model, measured)
+    row("clones (reusing the stats)", f"{seconds[0]:.2f} s", f"{len(groups)} groups")
     total += seconds[0]
     with timed() as seconds:
         loss = stepzero.step_zero_loss(model)
-    row("step-zero loss (4 x 32 random tokens)", f"{seconds[0]:.2f} s", f"ln V {loss.ln_vocab:.2f} + {loss.excess:.3f}")
+    row(
+        f"step-zero loss ({loss.targets} random tokens)",
+        f"{seconds[0]:.2f} s",
+        f"ln V {loss.ln_vocab:.2f} + {loss.excess:.3f}",
+    )
     total += seconds[0]
-    row("measurements above, together", f"{total:.1f} s", f"{100 * total / reference:.0f}% of reference", f"< 15 s: {verdict(total, 15)}")
+    row(
+        "measurements above, together",
+        f"{total:.1f} s",
+        f"{100 * total / reference:.0f}% of reference",
+        f"< 15 s: {verdict(total, 15)}",
+    )
     del model, effects, measured
     gc.collect()
 
@@ -183,10 +237,18 @@ def rebuild_checks_section(torch) -> None:
     row("reference: construct + init", f"{reference:.2f} s")
     with timed() as seconds:
         result = checks.check_idempotency(model)
-    row("idempotency (deep copy + init again)", f"{seconds[0]:.2f} s", f"{seconds[0] / reference:.1f}x reference, {len(result.changes)} changes")
+    row(
+        "idempotency (deep copy + init again)",
+        f"{seconds[0]:.2f} s",
+        f"{seconds[0] / reference:.1f}x reference, {len(result.changes)} changes",
+    )
     with timed() as seconds:
         parity = checks.check_meta_parity(lambda: models.TinyGPT(config))
-    row("meta parity (eager + meta builds, init)", f"{seconds[0]:.2f} s", f"{seconds[0] / reference:.1f}x reference, ok={parity.ok}")
+    row(
+        "meta parity (eager + meta builds, init)",
+        f"{seconds[0]:.2f} s",
+        f"{seconds[0] / reference:.1f}x reference, ok={parity.ok}",
+    )
 
 
 def statistics_section(torch) -> None:
@@ -199,19 +261,38 @@ def statistics_section(torch) -> None:
 
     def flagged_share(n: int, ratio: float, uniform: bool) -> float:
         values = torch.empty(trials, n)
-        values.uniform_(-math.sqrt(3), math.sqrt(3), generator=generator) if uniform else values.normal_(generator=generator)
+        (
+            values.uniform_(-math.sqrt(3), math.sqrt(3), generator=generator)
+            if uniform
+            else values.normal_(generator=generator)
+        )
         stds = (values.double().std(1) * ratio).tolist()
         shape = UNIFORM if uniform else NORMAL
         return sum(abs(std_z(std, 1.0, n, shape)) > limit for std in stds) / trials
 
-    for n, ratio, uniform in ((256, math.sqrt(2), False), (256, 1 / math.sqrt(2), False), (300, 1 / math.sqrt(2), False), (128, math.sqrt(2), True)):
+    for n, ratio, uniform in (
+        (256, math.sqrt(2), False),
+        (256, 1 / math.sqrt(2), False),
+        (300, 1 / math.sqrt(2), False),
+        (128, math.sqrt(2), True),
+    ):
         simulated = flagged_share(n, ratio, uniform)
         predicted = power(n, ratio, 300, UNIFORM if uniform else NORMAL)
         name = f"power, n={n}, std x{ratio:.3f}, {'uniform' if uniform else 'normal'}"
-        row(name, f"{100 * simulated:.2f}%", f"predicted {100 * predicted:.2f}%", ">= 99.9%" if n >= 256 or uniform else "")
+        row(
+            name,
+            f"{100 * simulated:.2f}%",
+            f"predicted {100 * predicted:.2f}%",
+            ">= 99.9%" if n >= 256 or uniform else "",
+        )
     for uniform in (False, True):
         share = flagged_share(256, 1.0, uniform) * 300
-        row(f"false alarms per 300-test model ({'uniform' if uniform else 'normal'})", f"{share:.4f}", f"{trials} tensors of 256", f"<= {FAMILY_FALSE_ALARM}")
+        row(
+            f"false alarms per 300-test model ({'uniform' if uniform else 'normal'})",
+            f"{share:.4f}",
+            f"{trials} tensors of 256",
+            f"<= {FAMILY_FALSE_ALARM}",
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,18 +307,26 @@ def main(argv: list[str] | None = None) -> int:
     # a busy 2-core machine made every reference figure erratic.
     torch.set_num_threads(1)
     import_rss = rss_bytes()
-    print(f"torch {torch.__version__}, {os.cpu_count()} CPUs, 1 thread, load {os.getloadavg()[0]:.1f}; import torch {seconds[0]:.2f} s, +{(import_rss - before_torch) / 2**20:.0f} MB")
+    print(
+        f"torch {torch.__version__}, {os.cpu_count()} CPUs, 1 thread, load {os.getloadavg()[0]:.1f};"
+        f" import torch {seconds[0]:.2f} s, +{(import_rss - before_torch) / 2**20:.0f} MB"
+    )
     meta_section(torch, import_rss)
     statistics_section(torch)
     rebuild_checks_section(torch)
     from measurement_models import GPT2_XL, TinyConfig
 
     if options.quick:
-        materialized_section(torch, "GPT-2 medium", TinyConfig(vocab_size=50257, block_size=1024, n_layer=24, n_embd=1024, n_head=16))
+        materialized_section(
+            torch, "GPT-2 medium", TinyConfig(vocab_size=50257, block_size=1024, n_layer=24, n_embd=1024, n_head=16)
+        )
     else:
         materialized_section(torch, "GPT-2 XL", GPT2_XL)
     missed = [entry for entry in ROWS if entry[3].endswith("MISSED")]
-    print(f"total {time.perf_counter() - started:.0f} s; {len(missed)} target(s) missed" + "".join(f"\n  missed: {entry[0]}" for entry in missed))
+    print(
+        f"total {time.perf_counter() - started:.0f} s; {len(missed)} target(s) missed"
+        + "".join(f"\n  missed: {entry[0]}" for entry in missed)
+    )
     return 0
 
 

@@ -17,7 +17,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from initlint.runtime.probe import measurement_finding
-from initlint.runtime.stats import FAMILY_FALSE_ALARM, PRACTICAL_FLOOR, TensorStats, critical_z, parameter_stats, single_threaded, tensor_stats
+from initlint.runtime.stats import (
+    FAMILY_FALSE_ALARM,
+    PRACTICAL_FLOOR,
+    TensorStats,
+    critical_z,
+    parameter_stats,
+    single_threaded,
+    tensor_stats,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -78,22 +86,35 @@ def _comparable(first: TensorStats, second: TensorStats) -> bool:
     return first.numel >= 2 and first.finite and second.finite and first.constant is None and second.constant is None
 
 
-def _compare_one(name: str, before: TensorStats, after: TensorStats, limit: float, floor: float) -> DistributionChange | None:
+def _compare_one(
+    name: str, before: TensorStats, after: TensorStats, limit: float, floor: float
+) -> DistributionChange | None:
     if before.finite != after.finite:
-        return DistributionChange(name, before, after, math.nan, math.inf, f"{after.nonfinite} non-finite elements (before: {before.nonfinite})")
+        return DistributionChange(
+            name,
+            before,
+            after,
+            math.nan,
+            math.inf,
+            f"{after.nonfinite} non-finite elements (before: {before.nonfinite})",
+        )
     if not before.finite:
         return None
     if before.constant is not None or after.constant is not None:
         if before.constant == after.constant:
             return None
-        return DistributionChange(name, before, after, math.nan, math.inf, f"{_describe(before)} became {_describe(after)}")
+        return DistributionChange(
+            name, before, after, math.nan, math.inf, f"{_describe(before)} became {_describe(after)}"
+        )
     if before.numel < 2 or before.std == 0:
         return None
     ratio = after.std / before.std
     spread = math.sqrt(2.0 / (before.numel - 1) + 2.0 / (after.numel - 1))
     z = 2.0 * math.log(ratio) / spread
     if abs(z) > limit and abs(ratio - 1.0) > floor:
-        return DistributionChange(name, before, after, ratio, z, f"std {before.std:.4g} became {after.std:.4g} ({ratio:.3f}x, z = {z:+.1f})")
+        return DistributionChange(
+            name, before, after, ratio, z, f"std {before.std:.4g} became {after.std:.4g} ({ratio:.3f}x, z = {z:+.1f})"
+        )
     return None
 
 
@@ -110,7 +131,9 @@ class IdempotencyResult:
     changes: list[DistributionChange] = field(default_factory=list)
 
 
-def check_idempotency(model: "nn.Module", seed: int = 0, measured: Mapping[str, TensorStats] | None = None) -> IdempotencyResult:
+def check_idempotency(
+    model: "nn.Module", seed: int = 0, measured: Mapping[str, TensorStats] | None = None
+) -> IdempotencyResult:
     """Call the init entry point again on a deep copy; every distribution must stay the same.
 
     `measured`: the model's `parameter_stats`, when the caller has them already.
@@ -233,7 +256,11 @@ def _lost_buffers(eager: "nn.Module", materialised: "nn.Module") -> list[str]:
         found = theirs.get(name)
         if found is None or found.shape != expected.shape:
             continue
-        same = torch.allclose(found, expected, equal_nan=True) if expected.is_floating_point() else torch.equal(found, expected)
+        same = (
+            torch.allclose(found, expected, equal_nan=True)
+            if expected.is_floating_point()
+            else torch.equal(found, expected)
+        )
         if not same:
             lost.append(name)
     return lost
@@ -290,7 +317,8 @@ def _change_list(changes: list[DistributionChange], limit: int = 3) -> str:
 def idempotency_findings(result: IdempotencyResult) -> list[dict[str, Any]]:
     if not result.changes:
         return []
-    message = f"calling {result.entry_point} a second time changes {len(result.changes)} parameter(s): {_change_list(result.changes)}"
+    count = len(result.changes)
+    message = f"calling {result.entry_point} a second time changes {count} parameter(s): {_change_list(result.changes)}"
     return [
         measurement_finding(
             "INI104",
@@ -307,7 +335,10 @@ def meta_parity_findings(result: MetaParityResult) -> list[dict[str, Any]]:
         return []
     parts = []
     if result.untouched:
-        parts.append(f"{len(result.untouched)} parameter(s) never written: " + ", ".join(f"{name} ({count} elements)" for name, count in list(result.untouched.items())[:3]))
+        parts.append(
+            f"{len(result.untouched)} parameter(s) never written: "
+            + ", ".join(f"{name} ({count} elements)" for name, count in list(result.untouched.items())[:3])
+        )
     if result.lost_buffers:
         parts.append("buffers not recomputed: " + ", ".join(result.lost_buffers))
     if result.missing_buffers:
@@ -316,7 +347,13 @@ def meta_parity_findings(result: MetaParityResult) -> list[dict[str, Any]]:
         parts.append("weight ties lost: " + ", ".join(" = ".join(group) for group in result.lost_ties))
     if result.changes:
         parts.append(f"distributions differ: {_change_list(result.changes)}")
-    params = sorted({*result.untouched, *(name for group in result.lost_ties for name in group), *(change.name for change in result.changes)})
+    params = sorted(
+        {
+            *result.untouched,
+            *(name for group in result.lost_ties for name in group),
+            *(change.name for change in result.changes),
+        }
+    )
     message = f"meta build + to_empty + {result.entry_point} differs from the eager build: " + "; ".join(parts)
     return [
         measurement_finding(
@@ -334,6 +371,14 @@ def meta_parity_findings(result: MetaParityResult) -> list[dict[str, Any]]:
 def clone_findings(groups: list[tuple[str, ...]]) -> list[dict[str, Any]]:
     if not groups:
         return []
-    shown = "; ".join(" = ".join(group) for group in groups[:3]) + (f"; and {len(groups) - 3} more groups" if len(groups) > 3 else "")
-    message = f"{len(groups)} group(s) of parameters start with identical values (a copied prototype never re-drawn): {shown}"
-    return [measurement_finding("INI106", message, [name for group in groups for name in group], groups=[list(group) for group in groups])]
+    shown = "; ".join(" = ".join(group) for group in groups[:3]) + (
+        f"; and {len(groups) - 3} more groups" if len(groups) > 3 else ""
+    )
+    message = (
+        f"{len(groups)} group(s) of parameters start with identical values (a copied prototype never re-drawn): {shown}"
+    )
+    return [
+        measurement_finding(
+            "INI106", message, [name for group in groups for name in group], groups=[list(group) for group in groups]
+        )
+    ]

@@ -81,7 +81,14 @@ def _branch_tracker_class():
     import torch
     from torch.overrides import TorchFunctionMode
 
-    adds = {torch.add, torch.Tensor.add, torch.Tensor.add_, torch.Tensor.__add__, torch.Tensor.__radd__, torch.Tensor.__iadd__}
+    adds = {
+        torch.add,
+        torch.Tensor.add,
+        torch.Tensor.add_,
+        torch.Tensor.__add__,
+        torch.Tensor.__radd__,
+        torch.Tensor.__iadd__,
+    }
 
     class BranchTracker(TorchFunctionMode):
         """Tags each writer's output and the tensors derived from it shape for shape; records the add."""
@@ -122,7 +129,9 @@ def _branch_tracker_class():
     return BranchTracker
 
 
-def forward_measurements(model: "nn.Module", writers: Iterable[str], inputs: Any) -> tuple[list[WriterEffect], list[StreamPoint]]:
+def forward_measurements(
+    model: "nn.Module", writers: Iterable[str], inputs: Any
+) -> tuple[list[WriterEffect], list[StreamPoint]]:
     """One forward pass on `inputs` (a tensor, or a tuple/dict of arguments): one result per
     writer, and the stream variance entering the block stack and after every block."""
     resolved = [writer_module(model, name) for name in writers]
@@ -151,10 +160,17 @@ def forward_measurements(model: "nn.Module", writers: Iterable[str], inputs: Any
     if found is not None:
         container_name, blocks = found
         names = [f"{container_name}.{index}" if container_name else str(index) for index in range(len(blocks))]
-        handles.append(blocks[0].register_forward_pre_hook(
-            lambda module, args, kwargs: record(0, names[0], args or tuple(kwargs.values())), with_kwargs=True))
+        handles.append(
+            blocks[0].register_forward_pre_hook(
+                lambda module, args, kwargs: record(0, names[0], args or tuple(kwargs.values())), with_kwargs=True
+            )
+        )
         for index, block in enumerate(blocks):
-            handles.append(block.register_forward_hook(lambda module, args, output, index=index: record(index + 1, names[index], output)))
+            handles.append(
+                block.register_forward_hook(
+                    lambda module, args, output, index=index: record(index + 1, names[index], output)
+                )
+            )
     try:
         with evaluating(model), tracker:
             _call(model, inputs)
@@ -265,8 +281,9 @@ def judge_effects(
             z = std_z(effect.weight_std, target / effect.runtime_factor, effect.weight_numel)
             if abs(z) > limit and abs(ratio - 1.0) > floor:
                 reason = (
-                    f"writer {effect.writer} adds std {effect.effective_std:.4g} to the stream, expected {target:.4g}"
-                    f" ({ratio:.3f}x): weight std {effect.weight_std:.4g} times a runtime factor {effect.runtime_factor:.4g}"
+                    f"writer {effect.writer} adds std {effect.effective_std:.4g} to the stream, expected"
+                    f" {target:.4g} ({ratio:.3f}x): weight std {effect.weight_std:.4g} times a runtime factor"
+                    f" {effect.runtime_factor:.4g}"
                 )
         verdicts.append(EffectVerdict(effect, target, ratio, z, bool(reason), reason))
     return verdicts
@@ -282,9 +299,8 @@ def effect_findings(verdicts: Iterable[EffectVerdict]) -> list[dict[str, Any]]:
     if not flagged:
         return []
     worst = max(flagged, key=lambda verdict: abs(math.log(verdict.ratio)))
-    message = (
-        f"{len(flagged)} residual writer(s) add a different std to the stream than expected: {worst.reason}"
-        + (f"; and {len(flagged) - 1} more" if len(flagged) > 1 else "")
+    message = f"{len(flagged)} residual writer(s) add a different std to the stream than expected: {worst.reason}" + (
+        f"; and {len(flagged) - 1} more" if len(flagged) > 1 else ""
     )
     return [
         measurement_finding(

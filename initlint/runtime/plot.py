@@ -64,7 +64,9 @@ def depth_profile(report: dict[str, Any]) -> DepthProfile:
         stream_observed.add(int(depth), variance)
     for depth, variance in report.get("expected_stream_variance", []):
         stream_expected.add(int(depth), variance)
-    return DepthProfile(report.get("model", "model"), list(expected.values()), list(observed.values()), stream_observed, stream_expected)
+    return DepthProfile(
+        report.get("model", "model"), list(expected.values()), list(observed.values()), stream_observed, stream_expected
+    )
 
 
 def _pyplot():
@@ -91,11 +93,17 @@ def plot_reports(reports: Sequence[dict[str, Any]], path: str) -> str:
             writer_axis.plot(series.depths, series.values, linestyle="--", label=series.label)
         for series in profile.writers_observed:
             writer_axis.plot(series.depths, series.values, marker="o", markersize=3, label=series.label)
-        writer_axis.set(title=f"{profile.model}: residual writers", xlabel="layer", ylabel="effective std", yscale="log")
+        writer_axis.set(
+            title=f"{profile.model}: residual writers", xlabel="layer", ylabel="effective std", yscale="log"
+        )
         for series, style in ((profile.stream_expected, "--"), (profile.stream_observed, "-")):
             if series.values:
-                stream_axis.plot(series.depths, series.values, linestyle=style, marker="o", markersize=3, label=series.label)
-        stream_axis.set(title=f"{profile.model}: residual stream", xlabel="blocks applied", ylabel="variance", yscale="log")
+                stream_axis.plot(
+                    series.depths, series.values, linestyle=style, marker="o", markersize=3, label=series.label
+                )
+        stream_axis.set(
+            title=f"{profile.model}: residual stream", xlabel="blocks applied", ylabel="variance", yscale="log"
+        )
         for axis in (writer_axis, stream_axis):
             if axis.get_legend_handles_labels()[0]:
                 axis.legend(fontsize="x-small")

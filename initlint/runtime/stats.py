@@ -247,7 +247,9 @@ def _truncated_normal_moments(mean: float, std: float, low: float, high: float) 
         return sum(math.comb(order, j) * raw[j] * (-centre) ** (order - j) for j in range(order + 1))
 
     variance = central(2)
-    return Moments(mean + std * centre, std * math.sqrt(variance), Shape(central(4) / variance**2, central(6) / variance**3))
+    return Moments(
+        mean + std * centre, std * math.sqrt(variance), Shape(central(4) / variance**2, central(6) / variance**3)
+    )
 
 
 # --- the test -----------------------------------------------------------------------------
@@ -338,7 +340,11 @@ def _judge_one(name: str, stats: TensorStats, requested: Requested, limit: float
         reason = f"{stats.nonfinite} of {stats.numel} elements are NaN or infinite"
     elif requested.kind == "constant":
         if stats.constant is None or not math.isclose(stats.constant, expected_mean, rel_tol=1e-6, abs_tol=1e-12):
-            found = f"constant {stats.constant:g}" if stats.constant is not None else f"mean {stats.mean:.4g}, std {stats.std:.4g}"
+            found = (
+                f"constant {stats.constant:g}"
+                if stats.constant is not None
+                else f"mean {stats.mean:.4g}, std {stats.std:.4g}"
+            )
             reason = f"expected every element to be {expected_mean:g}, found {found}"
     elif stats.numel >= 2:
         ratio = stats.std / expected_std

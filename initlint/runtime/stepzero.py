@@ -48,7 +48,6 @@ def step_zero_loss(model: "nn.Module", batch: int = 2, length: int = 16, seed: i
     32 targets are plenty: a per-token loss varies by about the logit std (~0.6 when correct),
     so the mean is known to ~0.1 nats against a 1-nat limit; the forward costs in tokens.
     """
-    import torch
     import torch.nn.functional as F
 
     tokens = token_probe(model, batch, length, seed)
@@ -70,8 +69,16 @@ def _vocabulary_tables(model: "nn.Module", vocab: int) -> tuple[str, ...]:
     may be as wide): the weights that set the logits' scale, each tied tensor once."""
     from torch import nn
 
-    embeddings = [(name, module) for name, module in model.named_modules() if isinstance(module, nn.Embedding) and module.num_embeddings == vocab]
-    heads = [(name, module) for name, module in model.named_modules() if isinstance(module, nn.Linear) and module.out_features == vocab]
+    embeddings = [
+        (name, module)
+        for name, module in model.named_modules()
+        if isinstance(module, nn.Embedding) and module.num_embeddings == vocab
+    ]
+    heads = [
+        (name, module)
+        for name, module in model.named_modules()
+        if isinstance(module, nn.Linear) and module.out_features == vocab
+    ]
     names: dict[int, str] = {}
     for name, module in embeddings + heads[-1:]:
         names.setdefault(id(module.weight), f"{name}.weight" if name else "weight")
@@ -82,11 +89,18 @@ def step_zero_findings(result: StepZeroResult) -> list[dict[str, Any]]:
     if not result.flagged:
         return []
     message = (
-        f"step-zero cross-entropy {result.loss:.3g} on random tokens vs ln({result.vocab_size}) = {result.ln_vocab:.3g}"
-        f" (+{result.excess:.3g} nats; logit std {result.logit_std:.3g}): an embedding or output head is initialised too large"
+        f"step-zero cross-entropy {result.loss:.3g} on random tokens vs ln({result.vocab_size})"
+        f" = {result.ln_vocab:.3g} (+{result.excess:.3g} nats; logit std {result.logit_std:.3g}):"
+        " an embedding or output head is initialised too large"
     )
     return [
         measurement_finding(
-            "INI107", message, list(result.output_parameters), loss=result.loss, ln_vocab=result.ln_vocab, excess=result.excess, logit_std=result.logit_std
+            "INI107",
+            message,
+            list(result.output_parameters),
+            loss=result.loss,
+            ln_vocab=result.ln_vocab,
+            excess=result.excess,
+            logit_std=result.logit_std,
         )
     ]

@@ -278,4 +278,6 @@ class TinyLlama(nn.Module):
 
 #: The shapes the benchmark measures: GPT-2 XL (1.56B parameters) and a 70B Llama.
 GPT2_XL = TinyConfig(vocab_size=50257, block_size=1024, n_layer=48, n_embd=1600, n_head=25)
-LLAMA_70B = LlamaConfig(vocab_size=128256, dim=8192, n_layers=80, n_heads=64, n_kv_heads=8, hidden_dim=28672, max_seq_len=8192)
+LLAMA_70B = LlamaConfig(
+    vocab_size=128256, dim=8192, n_layers=80, n_heads=64, n_kv_heads=8, hidden_dim=28672, max_seq_len=8192
+)

@@ -77,7 +77,12 @@ def test_parameter_the_init_never_writes_is_reported_with_its_size():
 
 def test_cloned_blocks_give_one_result_naming_the_copies():
     groups = find_clones(_built(ClonedBlocksGPT))
-    assert ("h.0.attn.c_attn.weight", "h.1.attn.c_attn.weight", "h.2.attn.c_attn.weight", "h.3.attn.c_attn.weight") in groups
+    assert (
+        "h.0.attn.c_attn.weight",
+        "h.1.attn.c_attn.weight",
+        "h.2.attn.c_attn.weight",
+        "h.3.attn.c_attn.weight",
+    ) in groups
     # The writers are redrawn by the init, and constant norms are legitimately equal.
     assert not any("c_proj.weight" in name or "ln_" in name for group in groups for name in group)
     findings = clone_findings(groups)
@@ -115,7 +120,9 @@ def test_distribution_comparison_sees_constants_and_noise_correctly():
     before = {"norm": tensor_stats(torch.ones(8)), "proj": tensor_stats(torch.randn(4096))}
     redrawn = {"norm": tensor_stats(torch.ones(8)), "proj": tensor_stats(torch.randn(4096))}
     assert compare_distributions(before, redrawn) == []
-    changed = compare_distributions(before, {"norm": tensor_stats(torch.zeros(8)), "proj": tensor_stats(torch.randn(4096) * 2)})
+    changed = compare_distributions(
+        before, {"norm": tensor_stats(torch.zeros(8)), "proj": tensor_stats(torch.randn(4096) * 2)}
+    )
     assert [change.name for change in changed] == ["norm", "proj"]
     assert changed[0].description == "constant 1 became constant 0"
     assert changed[1].std_ratio == pytest.approx(2.0, rel=0.05) and changed[1].z > 20

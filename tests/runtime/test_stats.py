@@ -35,13 +35,17 @@ def _draw(requested: Requested, rows: int, n: int, seed: int) -> "torch.Tensor":
     elif requested.kind == "uniform":
         values.uniform_(requested.low, requested.high, generator=generator)
     else:
-        torch.nn.init.trunc_normal_(values, requested.mean, requested.std, requested.low, requested.high, generator=generator)
+        torch.nn.init.trunc_normal_(
+            values, requested.mean, requested.std, requested.low, requested.high, generator=generator
+        )
     return values
 
 
 def _row_stats(values: "torch.Tensor") -> list[TensorStats]:
     rows = values.double()
-    return [TensorStats(values.shape[1], float(mean), float(std), 0, None) for mean, std in zip(rows.mean(1), rows.std(1))]
+    return [
+        TensorStats(values.shape[1], float(mean), float(std), 0, None) for mean, std in zip(rows.mean(1), rows.std(1))
+    ]
 
 
 # --- tensor_stats -----------------------------------------------------------------------------
@@ -63,7 +67,12 @@ def test_std_stays_exact_when_the_mean_dwarfs_it():
 
 @pytest.mark.parametrize(
     "tensor, value",
-    [(torch.ones(70_000), 1.0), (torch.zeros(5), 0.0), (torch.full((100_000,), 0.02), 0.02), (torch.ones(300, dtype=torch.bfloat16), 1.0)],
+    [
+        (torch.ones(70_000), 1.0),
+        (torch.zeros(5), 0.0),
+        (torch.full((100_000,), 0.02), 0.02),
+        (torch.ones(300, dtype=torch.bfloat16), 1.0),
+    ],
 )
 def test_constant_tensors_are_recognised_exactly(tensor, value):
     stats = tensor_stats(tensor)
@@ -193,7 +202,11 @@ def test_family_false_alarm_rate_holds_over_whole_models():
     # normal 1024 draws, 100 of each). Bonferroni keeps the share of models with any alarm at
     # or below the family rate; at 10% it is not zero either: the test has teeth.
     models, per_kind = 200, 100
-    kinds = [(Requested.normal(0.02), 256), (Requested.uniform(-0.1, 0.1), 512), (Requested.trunc_normal(1.0, low=-3.0, high=3.0), 1024)]
+    kinds = [
+        (Requested.normal(0.02), 256),
+        (Requested.uniform(-0.1, 0.1), 512),
+        (Requested.trunc_normal(1.0, low=-3.0, high=3.0), 1024),
+    ]
     measurements: list[list[tuple[str, TensorStats, Requested]]] = [[] for _ in range(models)]
     for seed, (requested, n) in enumerate(kinds):
         for row, stats in enumerate(_row_stats(_draw(requested, models * per_kind, n, seed=100 + seed))):
@@ -220,5 +233,7 @@ def test_power_for_a_sqrt2_error_is_at_least_999_per_mille_from_256_elements():
     assert float((too_narrow.abs() > limit).float().mean()) >= 0.999
     # Uniform draws (kaiming-style) are caught from far fewer elements.
     uniform = Requested.uniform(-0.05, 0.05)
-    wide_uniform = _z_scores(_draw(Requested.uniform(-0.05 * math.sqrt(2), 0.05 * math.sqrt(2)), 20_000, 128, seed=10), uniform)
+    wide_uniform = _z_scores(
+        _draw(Requested.uniform(-0.05 * math.sqrt(2), 0.05 * math.sqrt(2)), 20_000, 128, seed=10), uniform
+    )
     assert float((wide_uniform.abs() > limit).float().mean()) >= 0.999
