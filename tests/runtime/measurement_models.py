@@ -95,19 +95,25 @@ class TinyGPT(nn.Module):
         self.apply(self._init_weights)
         for name, parameter in self.named_parameters():
             if name.endswith("c_proj.weight"):
-                nn.init.normal_(parameter, 0.0, self.writer_std())
+                self.draw(parameter, self.writer_std())
         self.reset_buffers()
+
+    def draw(self, tensor: torch.Tensor, std: float) -> None:
+        if std > 0:
+            nn.init.normal_(tensor, 0.0, std)
+        else:
+            nn.init.zeros_(tensor)
 
     def reset_buffers(self) -> None:
         self.positions.copy_(torch.arange(self.config.block_size))
 
     def _init_weights(self, module: nn.Module) -> None:
         if isinstance(module, nn.Linear):
-            nn.init.normal_(module.weight, 0.0, 0.02)
+            self.draw(module.weight, 0.02)
             if module.bias is not None:
                 nn.init.zeros_(module.bias)
         elif isinstance(module, nn.Embedding):
-            nn.init.normal_(module.weight, 0.0, 0.02)
+            self.draw(module.weight, 0.02)
         elif isinstance(module, nn.LayerNorm):
             nn.init.ones_(module.weight)
             nn.init.zeros_(module.bias)
@@ -164,6 +170,34 @@ class StdOneEmbeddingGPT(TinyGPT):
     def _init_weights(self, module: nn.Module) -> None:
         if getattr(module, "weight", None) is not self.wte.weight:
             super()._init_weights(module)
+
+
+class ZeroWriterGPT(TinyGPT):
+    """Correct under the zero-init-writers policy: every residual writer starts at 0."""
+
+    def writer_std(self) -> float:
+        return 0.0
+
+
+class PerLayerGPT(TinyGPT):
+    """Correct under the per-layer policy: writers of layer l get 0.02 / sqrt(2 (l + 1))."""
+
+    @torch.no_grad()
+    def init_weights(self) -> None:
+        super().init_weights()
+        for index, block in enumerate(self.h):
+            for writer in (block.attn.c_proj, block.mlp.c_proj):
+                self.draw(writer.weight, self.layer_writer_std(index))
+
+    def layer_writer_std(self, index: int) -> float:
+        return 0.02 / math.sqrt(2 * (index + 1))
+
+
+class TruncatedGPT(TinyGPT):
+    """Correct with normals truncated at +-2 sigma everywhere."""
+
+    def draw(self, tensor: torch.Tensor, std: float) -> None:
+        nn.init.trunc_normal_(tensor, 0.0, std, -2 * std, 2 * std)
 
 
 def residual_writers(model: TinyGPT) -> list[str]:

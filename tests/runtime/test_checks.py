@@ -17,8 +17,21 @@ from initlint.runtime.checks import (  # noqa: E402
     init_entry_point,
     meta_parity_findings,
 )
+from initlint.runtime.effective import effect_findings, forward_measurements, judge_effects  # noqa: E402
+from initlint.runtime.probe import token_probe  # noqa: E402
 from initlint.runtime.stats import tensor_stats  # noqa: E402
-from measurement_models import ClonedBlocksGPT, CompoundingGPT, LostBufferGPT, TinyGPT, UntiedMetaGPT  # noqa: E402
+from initlint.runtime.stepzero import step_zero_findings, step_zero_loss  # noqa: E402
+from measurement_models import (  # noqa: E402
+    ClonedBlocksGPT,
+    CompoundingGPT,
+    LostBufferGPT,
+    PerLayerGPT,
+    TinyGPT,
+    TruncatedGPT,
+    UntiedMetaGPT,
+    ZeroWriterGPT,
+    residual_writers,
+)
 
 
 def _built(model_class):
@@ -153,3 +166,23 @@ def test_small_integer_and_mask_buffers_survive_the_sentinels_and_the_callers_rn
     assert check_meta_parity(_MaskedModel).ok
     check_idempotency(model)
     assert torch.equal(torch.rand(3), expected_next)
+
+
+@pytest.mark.parametrize("variant", [TinyGPT, ZeroWriterGPT, PerLayerGPT, TruncatedGPT])
+def test_correct_init_schemes_give_no_measurement_finding(variant):
+    model = _built(variant)
+    writers = residual_writers(model)
+    expected = {
+        writer: model.layer_writer_std(int(writer.split(".")[1])) if variant is PerLayerGPT else model.writer_std()
+        for writer in writers
+    }
+    effects, stream = forward_measurements(model, writers, token_probe(model))
+    findings = (
+        idempotency_findings(check_idempotency(model))
+        + meta_parity_findings(check_meta_parity(variant))
+        + clone_findings(find_clones(model))
+        + effect_findings(judge_effects(effects, expected))
+        + step_zero_findings(step_zero_loss(model))
+    )
+    assert findings == []
+    assert len(stream) == model.config.n_layer + 1
