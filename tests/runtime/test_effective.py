@@ -11,6 +11,7 @@ from torch import nn  # noqa: E402
 
 from initlint.runtime.effective import (  # noqa: E402
     effect_findings,
+    forward_measurements,
     judge_effects,
     stream_variance,
     stream_variance_as_expected,
@@ -182,3 +183,17 @@ def test_expected_stream_curve_puts_every_writer_at_its_expected_std():
         correct, tokens, _expected(correct)
     )
     assert [point.variance for point in as_expected] == pytest.approx([point.variance for point in as_is], rel=0.05)
+
+
+def test_hugging_face_gpt2_conv1d_writers_are_measured():
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(n_layer=2, n_embd=64, n_head=4, vocab_size=300, n_positions=64)
+    model = transformers.GPT2LMHeadModel(config)
+    writers = [f"transformer.h.{index}.{branch}.c_proj.weight" for index in range(2) for branch in ("attn", "mlp")]
+    effects, stream = forward_measurements(model, writers, {"input_ids": token_probe(model, 1, 8)})
+    # HF GPT-2 scales c_proj by 1/sqrt(2 n_layer) in its init; nothing at run time.
+    for effect in effects:
+        assert effect.runtime_factor == pytest.approx(1.0, abs=1e-9)
+        assert effect.effective_std == pytest.approx(0.02 / 2, rel=0.1)
+    assert len(stream) == 3
