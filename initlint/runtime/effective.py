@@ -15,8 +15,9 @@ weight directly (the submodule's hooks never fire), so its own output stands in 
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple
 
 from initlint.runtime.probe import block_container, evaluating, first_tensor, measurement_finding
 from initlint.runtime.stats import FAMILY_FALSE_ALARM, PRACTICAL_FLOOR, critical_z, std_z, tensor_stats
@@ -97,6 +98,15 @@ def _branch_tracker_class():
             super().__init__()
             self.tags: dict[int, tuple[str, torch.Tensor]] = {}
             self.branch_std: dict[str, float] = {}
+            self.quiet = False  # set while a hook measures: its own ops must not be followed
+
+        @contextmanager
+        def paused(self) -> Iterator[None]:
+            self.quiet = True
+            try:
+                yield
+            finally:
+                self.quiet = False
 
         def tag(self, tensor: torch.Tensor, writer: str) -> None:
             self.tags[id(tensor)] = (writer, tensor)  # the reference keeps the id from being reused
@@ -108,6 +118,8 @@ def _branch_tracker_class():
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             result = func(*args, **kwargs)
+            if self.quiet:
+                return result
             tensors = [value for value in (*args, *kwargs.values()) if isinstance(value, torch.Tensor)]
             tagged = [(value, writer) for value in tensors if (writer := self.writer_of(value)) is not None]
             if not tagged or not isinstance(result, torch.Tensor):
@@ -143,7 +155,7 @@ def forward_measurements(
         def hook(module, args, output):
             tensor = output if not isinstance(output, (tuple, list)) else output[0]
             if name not in output_std:
-                with _paused(tracker):
+                with tracker.paused():
                     output_std[name] = _std(tensor)
             tracker.tag(tensor, name)
 
@@ -152,7 +164,7 @@ def forward_measurements(
     def record(depth: int, block_name: str, value: Any) -> None:
         tensor = first_tensor(value, preferred=("last_hidden_state",))
         if tensor is not None and tensor.is_floating_point():
-            with _paused(tracker):
+            with tracker.paused():
                 points.append(StreamPoint(depth, block_name, float(tensor.detach().double().var())))
 
     handles = [writer.watched.register_forward_hook(watch(writer.name)) for writer in resolved]
@@ -187,22 +199,6 @@ def writer_effects(model: "nn.Module", writers: Iterable[str], inputs: Any) -> l
 def stream_variance(model: "nn.Module", inputs: Any) -> list[StreamPoint]:
     """Variance of the residual stream entering the block stack and after every block."""
     return forward_measurements(model, (), inputs)[1]
-
-
-class _paused:
-    """Measure inside a hook without the tracker seeing (and tagging) the measuring ops."""
-
-    def __init__(self, tracker) -> None:
-        self.tracker = tracker
-
-    def __enter__(self) -> None:
-        from torch.overrides import _pop_mode_temporarily
-
-        self.context = _pop_mode_temporarily()
-        self.context.__enter__()
-
-    def __exit__(self, *exc) -> None:
-        self.context.__exit__(*exc)
 
 
 def _effect(writer: Writer, output_std: dict[str, float], branch_std: dict[str, float]) -> WriterEffect:
