@@ -14,8 +14,8 @@ from typing import Sequence
 from initlint.runtime.policy import (
     AUTO_CANDIDATES, WEIGHT_ROLES, Expected, ModelFacts, Policy, constant_matches, expected_for, std_matches,
 )
-from initlint.runtime.report import Row, RuntimeFinding, layer_index, name_pattern
-from initlint.runtime.trace import Requested
+from initlint.runtime.distribution import Requested
+from initlint.runtime.report import Row, RuntimeFinding, layer_index
 from initlint.runtime.writers import ForwardMap
 
 #: A runtime factor within this of 1 is no runtime scaling.

@@ -76,10 +76,10 @@ def verify_module(model: nn.Module, options: Options, label: str | None = None) 
     report.notes.append("judged from the measured values (pass a factory to trace the init itself)")
     stats = parameter_stats(model)
     params = []
+    # Tied parameters are measured once, under their first name.
+    by_tensor = {id(tensor): stats[name] for name, tensor in model.named_parameters() if name in stats}
     for name, tensor in model.named_parameters(remove_duplicate=False):
-        measured = stats.get(name)
-        if measured is None:
-            measured = next((s for n, s in stats.items() if tensor is dict(model.named_parameters())[n]), None)
+        measured = by_tensor.get(id(tensor))
         requested = trace.UNKNOWN if measured is None else (
             trace.constant(measured.constant, "measured") if measured.constant is not None
             else trace.Requested("measured", measured.mean, measured.std, measured.std, op="measured"))

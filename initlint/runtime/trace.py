@@ -25,6 +25,10 @@ from typing import Any, Callable, Iterator
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from initlint.runtime.distribution import (  # noqa: F401 -- re-exported for callers of the trace
+    UNINITIALISED, UNKNOWN, Requested, constant, normal, truncated_normal_std, uniform,
+)
+
 aten = torch.ops.aten
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -40,99 +44,6 @@ _INIT_FUNCTION_NAMES = frozenset(name for name in dir(torch.nn.init) if name.end
 
 def storage_key(tensor: torch.Tensor) -> int:
     return tensor.untyped_storage()._cdata
-
-
-@dataclass(frozen=True)
-class Requested:
-    """The distribution a parameter is asked to hold.
-
-    kind: uninitialised | normal | uniform | trunc_normal | constant | orthogonal | computed | unknown.
-    `std` is exact for the kind (truncation and uniform bounds included); `nominal_std` is the
-    std argument the code passed (equal to `std` except for truncated normals).
-    """
-
-    kind: str
-    mean: float = 0.0
-    std: float = 0.0
-    nominal_std: float = 0.0
-    low: float = -math.inf
-    high: float = math.inf
-    op: str = ""
-    source: tuple | None = None  # (file, line, caller lines in that file...)
-    #: Fraction of elements never written after an uninitialised factory op.
-    unwritten_fraction: float = 0.0
-    #: Fraction of elements overwritten by a later partial write (a zeroed padding row).
-    partial_fraction: float = 0.0
-    #: "file:line" of the innermost user frame when it lies outside the focus files (a helper
-    #: module the model file calls); `source` then names the call in the model file.
-    origin: str = ""
-
-    @property
-    def is_constant(self) -> bool:
-        return self.kind == "constant"
-
-    def scaled(self, factor: float, op: str, source) -> "Requested":
-        if self.kind in ("uninitialised", "unknown", "computed"):
-            return replace(self, op=op, source=source)
-        low, high = sorted((self.low * factor, self.high * factor))
-        return replace(
-            self, mean=self.mean * factor, std=self.std * abs(factor), nominal_std=self.nominal_std * abs(factor),
-            low=low, high=high, op=op, source=source,
-        )
-
-    def shifted(self, offset: float, op: str, source) -> "Requested":
-        if self.kind in ("uninitialised", "unknown", "computed"):
-            return replace(self, op=op, source=source)
-        return replace(self, mean=self.mean + offset, low=self.low + offset, high=self.high + offset, op=op, source=source)
-
-    def describe(self) -> str:
-        if self.kind == "constant":
-            return f"constant {self.mean:g}"
-        if self.kind == "measured":
-            return f"measured std {self.std:.2g}"
-        if self.kind in ("normal", "uniform", "orthogonal"):
-            return f"{self.kind} std {self.std:.4g}"
-        if self.kind == "trunc_normal":
-            return f"trunc_normal std {self.nominal_std:.4g} (exact {self.std:.4g})"
-        return self.kind
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if not (isinstance(v, float) and math.isinf(v))}
-        data["source"] = list(self.source) if self.source else None
-        return data
-
-
-def truncated_normal_std(mean: float, std: float, low: float, high: float) -> float:
-    """Exact std of N(mean, std^2) truncated to [low, high]."""
-    if std <= 0:
-        return 0.0
-    alpha, beta = (low - mean) / std, (high - mean) / std
-    pdf = lambda x: math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi) if math.isfinite(x) else 0.0  # noqa: E731
-    cdf = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2)))  # noqa: E731
-    mass = cdf(beta) - cdf(alpha)
-    if mass <= 0:
-        return 0.0
-    a_term = alpha * pdf(alpha) if math.isfinite(alpha) else 0.0
-    b_term = beta * pdf(beta) if math.isfinite(beta) else 0.0
-    variance = 1 + (a_term - b_term) / mass - ((pdf(alpha) - pdf(beta)) / mass) ** 2
-    return std * math.sqrt(max(variance, 0.0))
-
-
-def normal(mean: float, std: float, op: str, source=None) -> Requested:
-    return Requested("normal", mean, abs(std), abs(std), op=op, source=source)
-
-
-def uniform(low: float, high: float, op: str, source=None) -> Requested:
-    std = (high - low) / math.sqrt(12)
-    return Requested("uniform", (low + high) / 2, std, std, low, high, op=op, source=source)
-
-
-def constant(value: float, op: str, source=None) -> Requested:
-    return Requested("constant", float(value), 0.0, 0.0, float(value), float(value), op=op, source=source)
-
-
-UNINITIALISED = Requested("uninitialised", op="empty")
-UNKNOWN = Requested("unknown", op="unknown")
 
 
 @dataclass
