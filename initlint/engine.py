@@ -6,21 +6,29 @@ init plan) -> enabled rules -> positioned findings -> `# noqa` filter.
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import io
 import os
+import sys
 import tokenize
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
 import libcst as cst
 
-from initlint import noqa
+from initlint import guard, noqa
 from initlint.config import Settings, is_enabled
 from initlint.findings import Finding
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
+from initlint.nesting import nesting_problem
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
+
+#: Longest message an INI901/INI902 carries (exception texts can be huge).
+MAX_REASON_CHARS = 300
 
 
 def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:
@@ -43,8 +51,86 @@ def tool_finding(code: str, path: str, message: str, line: int = 1, column: int 
     )
 
 
+class UnparseableSource(Exception):
+    """The source cannot be parsed within initlint's bounds: one INI901 at (line, column)."""
+
+    def __init__(self, reason: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(reason)
+        self.reason, self.line, self.column = reason, line, column
+
+
+def one_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def parse(source: str) -> cst.Module:
-    return cst.parse_module(source)
+    """LibCST's parse, refused up front where it would crash or take unbounded time."""
+    if "\0" in source:
+        line = source.count("\n", 0, source.index("\0")) + 1
+        raise UnparseableSource("cannot parse: the file contains NUL bytes (binary data?)", line)
+    problem = nesting_problem(source)
+    if problem is not None:
+        reason, line = problem
+        raise UnparseableSource(f"nesting too deep to analyse: {reason}", line)
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        raise _syntax_error(source, error) from None
+    except RecursionError:
+        raise UnparseableSource("nesting too deep to analyse: the parser ran out of recursion depth") from None
+
+
+def _syntax_error(source: str, error: cst.ParserSyntaxError) -> UnparseableSource:
+    """Python's own message and position where Python rejects the file too (they are the
+    clearer ones); otherwise say that the syntax is newer than LibCST's grammar."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings of the user's code are not ours
+            compile(source, "<checked file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as python_error:
+        return UnparseableSource(
+            f"syntax error: {one_line(python_error.msg)}", python_error.lineno or 1, python_error.offset or 1
+        )
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    else:
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        reason = f"valid Python {version}, but LibCST {_libcst_version()} cannot parse it ({one_line(error.message)})"
+        return UnparseableSource(reason, error.raw_line or 1, error.raw_column + 1)
+    return UnparseableSource(f"cannot parse: {one_line(error.message)}", error.raw_line or 1, error.raw_column + 1)
+
+
+def _libcst_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("libcst")
+    except PackageNotFoundError:
+        return "(unknown version)"
+
+
+def internal_error(path: str, error: BaseException) -> Finding:
+    """INI902 naming the exception and the innermost initlint line it came from."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    where = ""
+    for frame, line in _traceback_frames(error):
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if filename.startswith(package + os.sep):
+            where = f" in {os.path.relpath(filename, package)}:{line}"
+    if isinstance(error, guard.BudgetExceeded):
+        what = f"analysis {error}"
+    else:
+        what = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    reason = one_line(f"{what}{where}", MAX_REASON_CHARS - 60)
+    return tool_finding("INI902", path, f"initlint failed on this file ({reason}); please report it")
+
+
+def _traceback_frames(error: BaseException):
+    tb = error.__traceback__
+    while tb is not None:
+        yield tb.tb_frame, tb.tb_lineno
+        tb = tb.tb_next
 
 
 def _position(positions, node: cst.CSTNode) -> tuple[int, int, int, int]:
@@ -57,14 +143,14 @@ def _position(positions, node: cst.CSTNode) -> tuple[int, int, int, int]:
     )
 
 
-def check_module(module: cst.Module, path: str, settings: Settings) -> list[Finding]:
+def check_module(module: cst.Module, path: str, settings: Settings, source: str | None = None) -> list[Finding]:
     """Run the analysis and every enabled rule over an already parsed module."""
     from initlint.analysis import analyze
 
     rules = [rule for rule in enabled_rules(settings, path) if not rule.emitted_by_engine]
     if not rules:
         return []
-    analysis = analyze(module, settings.analysis)
+    analysis = analyze(module, settings.analysis, source)
     raised: list[tuple[type[Rule], Violation]] = []
     for rule in rules:
         raised.extend((rule, violation) for violation in rule().check(analysis))
@@ -92,10 +178,14 @@ def check_module(module: cst.Module, path: str, settings: Settings) -> list[Find
 
 
 def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = None) -> list[Finding]:
+    """Findings for one source text; never raises (see `check_source`)."""
     settings = settings or Settings()
     if not might_define_model(source):
         return []
-    return finish(check_source(source, path, settings), source, path, settings)
+    try:
+        return finish(check_source(source, path, settings), source, path, settings)
+    except Exception as error:  # in selection or noqa: still one finding, never a traceback
+        return [internal_error(path, error)]
 
 
 def finish(findings: list[Finding], source: str, path: str, settings: Settings) -> list[Finding]:
@@ -112,12 +202,18 @@ def _code_enabled(code: str, settings: Settings, path: str) -> bool:
 
 
 def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
-    """Parse and check; no noqa filtering (the flake8 plugin leaves that to flake8)."""
+    """Parse and check, bounded in time and recursion (`guard`); no noqa filtering.
+
+    Never raises: a file that cannot be parsed gets one INI901, a failure of initlint itself
+    (an exception, the time budget) one INI902, and the caller goes on with the next file.
+    """
     try:
-        module = parse(source)
-    except cst.ParserSyntaxError as error:
-        return [tool_finding("INI901", path, f"cannot parse: {error.message}", error.raw_line or 1, error.raw_column + 1)]
-    return check_module(module, path, settings)
+        work = lambda: check_module(parse(source), path, settings, source)  # noqa: E731
+        return guard.run_bounded(work, seconds=guard.DEFAULT_BUDGET.seconds_for(source))
+    except UnparseableSource as error:
+        return [tool_finding("INI901", path, error.reason, error.line, error.column)]
+    except (Exception, guard.BudgetExceeded) as error:
+        return [internal_error(path, error)]
 
 
 def decode(data: bytes) -> str:
@@ -135,21 +231,45 @@ def lint_file(path: str | os.PathLike, settings: Settings | None = None) -> list
         return [tool_finding("INI901", name, f"cannot read: {error.strerror or error}")]
     try:
         source = decode(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
-        return [tool_finding("INI901", name, f"cannot decode: {error}")]
-    return lint_source(source, name, settings)
+    except (SyntaxError, ValueError, LookupError) as error:  # bad cookie, bad bytes
+        return [tool_finding("INI901", name, f"cannot decode: {one_line(str(error))}")]
+    return with_source_digest(lint_source(source, name, settings), data)
+
+
+def with_source_digest(findings: list[Finding], data: bytes) -> list[Finding]:
+    """Tie every fix to the exact bytes it was computed from (`fixes.apply_fixes` checks)."""
+    if not any(finding.fix is not None for finding in findings):
+        return findings
+    digest = hashlib.sha256(data).hexdigest()
+    return [
+        replace(finding, fix=replace(finding.fix, source_sha256=digest)) if finding.fix is not None else finding
+        for finding in findings
+    ]
 
 
 @dataclass
 class RunResult:
     findings: list[Finding] = field(default_factory=list)
+    #: Every file the run looked at, those it could not check included.
     files_checked: int = 0
+    #: Files with an INI901 (unreadable, undecodable, unparseable): nothing in them was checked.
+    files_not_checked: int = 0
+
+    @property
+    def nothing_checked(self) -> bool:
+        """Files were given and not one of them could be checked (the CLI exits 2)."""
+        return self.files_checked > 0 and self.files_not_checked == self.files_checked
 
 
-def lint_files(files: Iterable[str], settings: Settings | None = None) -> RunResult:
+def lint_files(files: Iterable[str], settings: Settings | None = None, jobs: int = 1) -> RunResult:
+    """Lint every file, in `jobs` processes; the result is the same whatever `jobs` is."""
+    from initlint.parallel import map_files
+
+    settings = settings or Settings()
     result = RunResult()
-    for name in files:
+    for findings in map_files(lint_file, list(files), settings, jobs):
         result.files_checked += 1
-        result.findings.extend(lint_file(name, settings))
+        result.files_not_checked += any(finding.code == "INI901" for finding in findings)
+        result.findings.extend(findings)
     result.findings.sort(key=Finding.sort_key)
     return result

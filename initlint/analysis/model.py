@@ -225,6 +225,8 @@ class Analysis:
     #: `if` statements in init code whose body never ran (a name test that matches nothing).
     dead_branches: list[cst.If] = field(default_factory=list)
 
+    #: The text the module was parsed from, when the caller has it (cheaper positions).
+    source: str | None = field(default=None, repr=False)
     _positions: Any = field(default=None, repr=False)
 
     def code(self, node: cst.CSTNode) -> str:
@@ -233,9 +235,13 @@ class Analysis:
     def positions(self):
         """LibCST positions, computed once and only for files that have something to report."""
         if self._positions is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider
+            from initlint.analysis.positions import LazyPositions
 
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            classes = {id(node.cls): node.cls for stack in self.stacks for _, node in stack.root.named_modules() if node.cls is not None}
+            hints = tuple(cls.node for cls in classes.values()) + tuple(
+                method for cls in classes.values() for name, method in cls.methods.items() if name in ("__init__", "forward", "_init_weights")
+            )
+            self._positions = LazyPositions(self.module, self.source, hints)
         return self._positions
 
     def line_of(self, node: cst.CSTNode) -> int:

@@ -60,10 +60,10 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     return stacks
 
 
-def analyze(module: cst.Module, options: AnalysisOptions | None = None) -> Analysis:
+def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: str | None = None) -> Analysis:
     options = options or AnalysisOptions()
     index = build_index(module)
-    analysis = Analysis(module=module, options=options, index=index)
+    analysis = Analysis(module=module, options=options, index=index, source=source)
     for imported in index.imports.values():
         scheme = DELIBERATE_IMPORTS.get(imported.split(".")[0])
         if scheme:
@@ -118,7 +118,7 @@ class StaticSummary:
 def static_summary(source: str) -> StaticSummary:
     """What the runtime check needs from the static analysis; empty when the file cannot be read."""
     try:
-        analysis = analyze(cst.parse_module(source))
+        analysis = analyze(cst.parse_module(source), source=source)
     except Exception:  # the static findings report parse problems; the runtime just goes on
         return StaticSummary()
     writers: list[WriterInfo] = []
