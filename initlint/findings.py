@@ -24,6 +24,9 @@ class Fix:
     description: str
     edits: tuple[Edit, ...]
     safe: bool = True
+    #: SHA-256 of the file's bytes when it was linted (set by `engine.lint_file`): a fix is
+    #: only applied to exactly that content, never to a file that changed since.
+    source_sha256: str | None = None
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ _STRING_BODY = (
 _TOKENS = re.compile(
     r"(?P<comment>\#[^\r\n]*)"
     rf"|(?P<string>[rRbBuUfF]{{0,2}}(?:{_STRING_BODY}))"
+    # Numbers first, so that the dot of `1.0` and the sign of `1e-5` are not operators.
+    r"|(?P<number>\b\d[\d_]*\.[\d_]*(?:[eE][-+]?\d[\d_]*)?|\.\d[\d_]*(?:[eE][-+]?\d[\d_]*)?)"
     r"|(?P<open>[(\[{])"
     r"|(?P<close>[)\]}])"
     r"|(?P<comma>,)"
@@ -53,7 +55,7 @@ _CHAIN, _STRING, _OPEN, _CLOSE, _COMMA, _END = (
 class Nesting:
     bracket_depth: int
     expression_depth: int
-    #: Offset in the source where the deepest point (by its ratio to its limit) was reached.
+    #: Where the deepest statement (by its ratio to the limits) starts in the source.
     deepest_at: int
     deep_statement_cost: float
 
@@ -67,6 +69,7 @@ def measure(source: str) -> Nesting:
     worst_ratio = 0.0
     deepest_at = 0
     statement_ratio = 0.0
+    statement_start = 0
     cost = 0.0
 
     for match in _TOKENS.finditer(source):
@@ -84,7 +87,7 @@ def measure(source: str) -> Nesting:
             if ratio > statement_ratio:
                 statement_ratio = ratio
                 if ratio > worst_ratio:
-                    worst_ratio, deepest_at = ratio, match.start()
+                    worst_ratio, deepest_at = ratio, statement_start
         elif kind == _CLOSE:
             if len(levels) > 1:
                 levels.pop()
@@ -96,6 +99,7 @@ def measure(source: str) -> Nesting:
                 cost += statement_ratio**2
             levels[0] = 0
             statement_ratio = 0.0
+            statement_start = match.end()
     if statement_ratio > _FREE_RATIO:
         cost += statement_ratio**2
     return Nesting(worst_brackets, worst_expression, deepest_at, cost)

@@ -1,0 +1,157 @@
+"""Bounds on the work one file may cost: time, recursion depth, stack.
+
+The engine runs each file's parse and analysis through `run_bounded`, in a worker thread
+with a large stack and a raised recursion limit, so that deep but legitimate syntax trees
+are analysed instead of overflowing (measured: CPython 3.11 on an 8 MiB main-thread stack
+segfaults after 10-30k frames of C-level recursion; a 256 MiB thread takes 300k).
+
+Time is bounded twice:
+
+* cooperatively: long-running analysis loops call `check_deadline()`, which raises
+  `BudgetExceeded` once the file's time budget is spent (cheap: one clock read);
+* as a backstop: if the worker is still running at twice the budget, the waiting thread
+  raises `BudgetExceeded` inside it (CPython's `PyThreadState_SetAsyncExc`), which
+  interrupts any Python-level loop, including one that never calls `check_deadline()`.
+
+`BudgetExceeded` derives from BaseException so that `except Exception` blocks in the
+analysis cannot swallow it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
+
+T = TypeVar("T")
+
+
+class BudgetExceeded(BaseException):
+    """The work on one file ran past its time budget."""
+
+    def __init__(self, budget_s: float | None = None) -> None:
+        # The backstop raises the bare class inside the worker: no budget known there.
+        super().__init__("ran past its time budget" if budget_s is None else f"ran past its {budget_s:g} s time budget")
+        self.budget_s = budget_s
+
+
+@dataclass(frozen=True)
+class Budget:
+    #: Seconds one file's parse and analysis may take before `check_deadline()` raises ...
+    time_s: float = 10.0
+    #: ... plus this much per line: LibCST alone parses about 2,500 lines a second here.
+    time_per_line_s: float = 0.001
+    #: The backstop interrupts the worker at `time_s * backstop_factor`.
+    backstop_factor: float = 2.0
+    #: Python frames allowed while the worker runs (the interpreter default is 1000).
+    recursion_limit: int = 50_000
+    #: The worker thread's stack: enough for `recursion_limit` frames of C-level recursion.
+    stack_bytes: int = 256 * 1024 * 1024
+
+
+    def seconds_for(self, source: str) -> float:
+        return self.time_s + self.time_per_line_s * source.count("\n")
+
+
+DEFAULT_BUDGET = Budget()
+
+_local = threading.local()
+
+
+def check_deadline() -> None:
+    """Raise `BudgetExceeded` when the current file's time budget is spent.
+
+    Call it from loops whose trip count the input controls (fixpoints, alias chains, walks
+    over the model tree). Outside `run_bounded` it does nothing.
+    """
+    deadline = getattr(_local, "deadline", None)
+    if deadline is not None and time.monotonic() > deadline:
+        raise BudgetExceeded(_local.budget_s)
+
+
+def in_bounded_run() -> bool:
+    return getattr(_local, "deadline", None) is not None
+
+
+_recursion_lock = threading.Lock()
+_recursion_users = 0
+_recursion_saved = 0
+
+
+@contextmanager
+def _raised_recursion_limit(limit: int) -> Iterator[None]:
+    """The limit is interpreter-wide: raise it while any worker runs, restore it after the last."""
+    global _recursion_users, _recursion_saved
+    with _recursion_lock:
+        if _recursion_users == 0:
+            _recursion_saved = sys.getrecursionlimit()
+        _recursion_users += 1
+        if sys.getrecursionlimit() < limit:
+            sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        with _recursion_lock:
+            _recursion_users -= 1
+            if _recursion_users == 0:
+                sys.setrecursionlimit(_recursion_saved)
+
+
+_stack_size_lock = threading.Lock()
+
+
+def _interrupt(thread: threading.Thread) -> bool:
+    """Raise BudgetExceeded inside `thread` at its next bytecode; False where unsupported."""
+    try:
+        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except AttributeError:  # not CPython
+        return False
+    set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+    return set_async_exc(thread.ident, BudgetExceeded) == 1
+
+
+def run_bounded(work: Callable[[], T], budget: Budget = DEFAULT_BUDGET, seconds: float | None = None) -> T:
+    """`work()` in a worker thread, given `seconds` (default `budget.time_s`) and the budget's
+    stack and recursion limit; its exception, if any, is re-raised here."""
+    if in_bounded_run():  # already inside a worker: its budget applies
+        return work()
+    seconds = budget.time_s if seconds is None else seconds
+    outcome: list = []
+
+    def target() -> None:
+        _local.budget_s = seconds
+        _local.deadline = time.monotonic() + seconds
+        try:
+            outcome.append((True, work()))
+        except BaseException as error:  # handed to the waiting thread
+            if isinstance(error, BudgetExceeded) and error.budget_s is None:
+                error = BudgetExceeded(seconds)
+            outcome.append((False, error))
+        finally:
+            _local.deadline = None
+
+    worker = threading.Thread(target=target, name="initlint-analysis", daemon=True)
+    with _raised_recursion_limit(budget.recursion_limit):
+        with _stack_size_lock:
+            previous = threading.stack_size(budget.stack_bytes)
+            try:
+                worker.start()
+            finally:
+                threading.stack_size(previous)
+        try:
+            worker.join(seconds * budget.backstop_factor)
+        except KeyboardInterrupt:
+            _interrupt(worker)
+            raise
+        if worker.is_alive() and _interrupt(worker):
+            worker.join(seconds)
+        if worker.is_alive():  # stuck in native code: leave it behind, report the file
+            raise BudgetExceeded(seconds)
+    succeeded, value = outcome[0]
+    if succeeded:
+        return value
+    raise value
