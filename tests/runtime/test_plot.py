@@ -29,7 +29,11 @@ def test_depth_profile_shows_the_runtime_factor_against_the_policy(divided_repor
         assert expected.depths == observed.depths == [0, 1, 2]
         assert expected.values == pytest.approx([expected_std] * 3)
         assert observed.values == pytest.approx([expected_std / 2] * 3, rel=0.08)  # divided again at run time
-    assert profile.stream_observed.depths == [0, 1, 2, 3]
+    assert profile.stream_observed.depths == profile.stream_expected.depths == [0, 1, 2, 3]
+    # The branches are half as strong as expected: the stream gains less variance than the reference.
+    observed_gain = profile.stream_observed.values[-1] - profile.stream_observed.values[0]
+    expected_gain = profile.stream_expected.values[-1] - profile.stream_expected.values[0]
+    assert expected_gain > 2 * observed_gain
 
 
 def test_missing_matplotlib_is_one_clear_line(divided_report, monkeypatch):
