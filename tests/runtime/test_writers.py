@@ -226,3 +226,36 @@ def test_post_norm_writers_need_no_depth_factor():
     assert verify(lambda: post_norm_model(0.02), materialize=False).ok
     report = verify(lambda: post_norm_model(0.02 / math.sqrt(8)), materialize=False)
     assert report.codes() == ["INI101"] and "expects std 0.02" in report.findings[0].message
+
+
+class RoutedExperts(nn.Module):
+    """Top-1 routing with data-dependent shapes: cannot run on meta."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln, self.router = nn.LayerNorm(WIDTH), nn.Linear(WIDTH, 2, bias=False)
+        self.experts = nn.ModuleList(nn.Linear(WIDTH, WIDTH, bias=False) for _ in range(2))
+
+    def forward(self, x):
+        h = self.ln(x).reshape(-1, WIDTH)
+        choice = self.router(h).argmax(-1)
+        out = torch.zeros_like(h)
+        for index, expert in enumerate(self.experts):
+            rows = torch.nonzero(choice == index).flatten().tolist()  # needs real values
+            if rows:
+                out[rows] = expert(h[rows])
+        return x + out.view_as(x)
+
+
+def test_meta_forward_failure_falls_back_to_a_real_cpu_build_and_says_so():
+    def build():
+        torch.manual_seed(0)
+        return LM(RoutedExperts)
+
+    report = verify(build, policy="gpt2", materialize=False)
+    notes = report.models[0].notes
+    assert any(note.startswith("writers found on a real CPU build: the meta forward failed") for note in notes), notes
+    roles = {row.name: row.role for row in report.models[0].rows}
+    assert roles["blocks.0.router.weight"] == "linear"
+    assert {roles[f"blocks.0.experts.{i}.weight"] for i in range(2)} <= {"writer", "unused"}
+    assert "writer" in {roles[f"blocks.{b}.experts.{i}.weight"] for b in range(DEPTH) for i in range(2)}
