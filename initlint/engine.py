@@ -29,6 +29,7 @@ from initlint.rules import Rule, Violation, all_rules, rule_by_code
 
 #: Longest message an INI901/INI902 carries (exception texts can be huge).
 MAX_REASON_CHARS = 300
+NUL_BYTES = "cannot parse: the file contains NUL bytes (binary data?)"
 
 
 def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:
@@ -68,7 +69,7 @@ def parse(source: str) -> cst.Module:
     """LibCST's parse, refused up front where it would crash or take unbounded time."""
     if "\0" in source:
         line = source.count("\n", 0, source.index("\0")) + 1
-        raise UnparseableSource("cannot parse: the file contains NUL bytes (binary data?)", line)
+        raise UnparseableSource(NUL_BYTES, line)
     problem = nesting_problem(source)
     if problem is not None:
         reason, line = problem
@@ -229,6 +230,8 @@ def lint_file(path: str | os.PathLike, settings: Settings | None = None) -> list
         data = Path(path).read_bytes()
     except OSError as error:
         return [tool_finding("INI901", name, f"cannot read: {error.strerror or error}")]
+    if b"\0" in data:  # before decoding: binary junk fails both, and this is the real reason
+        return [tool_finding("INI901", name, NUL_BYTES, data.count(b"\n", 0, data.index(b"\0")) + 1)]
     try:
         source = decode(data)
     except (SyntaxError, ValueError, LookupError) as error:  # bad cookie, bad bytes

@@ -11,11 +11,17 @@ For each package it prints the number of files and lines, findings per code, the
 took and, for reference, the time a bare `libcst.parse_module` of the same files takes in the
 same run; then every finding as `path:line: CODE message`, paths relative to the unpacked
 package, so a reviewer can open the real source around each one (see docs/precision.md).
+
+`scripts/corpus_labels.json` holds the reviewed verdict of every finding seen so far on these
+pinned versions (true-positive / false-positive / debatable, with the pattern behind it). Each
+printed finding carries its verdict, and a closing summary gives precision per rule, the known
+false positives still reported, the labelled findings no longer reported and the unreviewed ones.
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import subprocess
 import sys
@@ -28,6 +34,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO / ".corpus"
+DEFAULT_LABELS = REPO / "scripts" / "corpus_labels.json"
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,7 @@ class PackageResult:
     parse_seconds: float = 0.0
     findings: list = field(default_factory=list)
     crashes: list = field(default_factory=list)
+    checked: set = field(default_factory=set)
 
 
 def describe_crash(error: BaseException) -> str:
@@ -115,7 +123,7 @@ def model_files(package: Package, root: Path) -> list[Path]:
     return sorted(found)
 
 
-def evaluate(package: Package, root: Path) -> PackageResult:
+def evaluate(package: Package, root: Path, only: str | None = None) -> PackageResult:
     import libcst
 
     from initlint.engine import lint_file, lint_source
@@ -125,7 +133,10 @@ def evaluate(package: Package, root: Path) -> PackageResult:
     libcst.parse_module("import torch\n")
     lint_source(WARM_UP_MODEL)
     for path in model_files(package, root):
+        if only and not fnmatch.fnmatch(path.relative_to(root).as_posix(), only):
+            continue
         source = path.read_text(encoding="utf-8")
+        result.checked.add(path.relative_to(root).as_posix())
         result.files += 1
         result.lines += source.count("\n") + 1
         started = time.perf_counter()
@@ -147,7 +158,7 @@ def evaluate(package: Package, root: Path) -> PackageResult:
     return result
 
 
-def report(result: PackageResult) -> None:
+def report(result: PackageResult, labels: dict) -> None:
     package = result.package
     by_code = Counter(finding["code"] for finding in result.findings)
     codes = ", ".join(f"{code} {count}" for code, count in sorted(by_code.items())) or "none"
@@ -162,7 +173,50 @@ def report(result: PackageResult) -> None:
     for crash in result.crashes:
         print(f"   CRASH {crash}")
     for finding in result.findings:
-        print(f"{finding['path']}:{finding['line']}: {finding['code']} {finding['message']}")
+        print(f"{finding['path']}:{finding['line']}: {finding['code']} {finding['message']}  [{verdict_of(finding, labels)}]")
+
+
+def label_key(item: dict) -> tuple[str, int, str]:
+    return (item["path"], int(item["line"]), item["code"])
+
+
+def load_labels(path: Path | None) -> dict[tuple[str, int, str], dict]:
+    if path is None or not path.exists():
+        return {}
+    return {label_key(label): label for label in json.loads(path.read_text(encoding="utf-8"))}
+
+
+def verdict_of(finding: dict, labels: dict) -> str:
+    label = labels.get(label_key(finding))
+    if label is None:
+        return "unreviewed"
+    return f"{label['verdict']}: {label['pattern']}" if label["pattern"] else label["verdict"]
+
+
+def precision_summary(results: list[PackageResult], labels: dict) -> None:
+    """Per rule: reviewed verdicts of what was reported, and what labelled findings disappeared."""
+    if not labels:
+        return
+    checked = set().union(*(result.checked for result in results))
+    findings = [finding for result in results for finding in result.findings]
+    reported = {label_key(finding) for finding in findings}
+    print("== review (scripts/corpus_labels.json)")
+    for code in sorted({finding["code"] for finding in findings} | {key[2] for key in labels}):
+        verdicts = Counter(
+            labels[label_key(f)]["verdict"] if label_key(f) in labels else "unreviewed" for f in findings if f["code"] == code
+        )
+        true, false = verdicts["true-positive"], verdicts["false-positive"]
+        precision = f"{true / (true + false):.3f}" if true + false else "n/a"
+        gone = Counter(
+            label["verdict"]
+            for key, label in labels.items()
+            if key[2] == code and key not in reported and key[0] in checked
+        )
+        print(
+            f"   {code}: reported {sum(verdicts.values())} = TP {true} + FP {false} + debatable {verdicts['debatable']}"
+            f" + unreviewed {verdicts['unreviewed']}; precision over reviewed {precision};"
+            f" no longer reported: FP {gone['false-positive']}, TP {gone['true-positive']}, debatable {gone['debatable']}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,19 +224,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="download and unpack here (default .corpus/)")
     parser.add_argument("--package", action="append", choices=[p.name for p in PACKAGES], help="only these packages")
     parser.add_argument("--json", type=Path, help="also write every finding to this JSON file")
+    parser.add_argument("--only", metavar="GLOB", help="only model files whose path matches, e.g. '*/gemma*/*'")
+    parser.add_argument("--labels", type=Path, default=DEFAULT_LABELS, help="reviewed verdicts (default scripts/corpus_labels.json)")
     args = parser.parse_args(argv)
 
     packages = [p for p in PACKAGES if not args.package or p.name in args.package]
     download_dir = args.corpus / "dl"
     download(packages, download_dir)
-    results = [evaluate(package, unpack(package, download_dir, args.corpus / "src")) for package in packages]
+    results = [evaluate(package, unpack(package, download_dir, args.corpus / "src"), args.only) for package in packages]
+    labels = load_labels(args.labels)
     for result in results:
-        report(result)
+        report(result, labels)
     total_files = sum(r.files for r in results)
     total_lines = sum(r.lines for r in results)
     total = Counter(f["code"] for r in results for f in r.findings)
     crashes = sum(len(r.crashes) for r in results)
     print(f"== total: {total_files} files, {total_lines} lines, findings {dict(sorted(total.items()))}, crashes {crashes}")
+    precision_summary(results, labels)
     if args.json:
         args.json.write_text(json.dumps([f for r in results for f in r.findings], indent=1, default=str))
     return 0

@@ -1,0 +1,225 @@
+"""Writing fixes to disk: all or nothing, and only onto the bytes that were linted.
+
+`apply_fixes(findings)` groups the findings' `Fix` edits by file and, for each file:
+
+1. reads it and refuses it if its SHA-256 differs from the `source_sha256` the fix carries
+   (recorded by `engine.lint_file`): a file edited since it was linted is never touched;
+2. applies the fixes in source order, skipping a fix whose edits overlap an earlier one's
+   (or each other), and refuses the file if an edit lies outside it;
+3. re-parses the result and refuses the file if it no longer parses;
+4. encodes it back with the file's own encoding, BOM and line endings kept (edits are text).
+
+Then, only if every surviving file got this far, each new content goes to a temporary file in
+the target's folder (same file system, so the final rename is atomic) with the target's
+permission bits, and the temporaries replace their targets (`os.replace`) after a last check
+that no target changed meanwhile. An error while writing or replacing puts back every file
+already replaced and deletes every temporary: a failing run leaves every file as it was.
+Symbolic links are followed: the link stays, its target gets the fix.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import io
+import os
+import re
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from initlint.findings import Edit, Finding, Fix
+
+_LINE_START = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass
+class FixReport:
+    #: path -> number of fixes applied to it.
+    fixed: dict[str, int] = field(default_factory=dict)
+    #: (path, reason) for every file left untouched, and for every fix skipped in a fixed file.
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Set when writing failed and every file was put back: nothing was changed.
+    error: str | None = None
+
+    @property
+    def fixes_applied(self) -> int:
+        return sum(self.fixed.values())
+
+
+class _Refused(Exception):
+    """This file cannot be fixed safely; it is left as it is."""
+
+
+@dataclass
+class _Planned:
+    path: Path  # the real file (links resolved)
+    original: bytes
+    new: bytes
+    applied: int
+
+
+def apply_fixes(findings: Iterable[Finding]) -> FixReport:
+    report = FixReport()
+    by_path: dict[str, list[Fix]] = {}
+    for finding in findings:
+        if finding.fix is not None and finding.fix.safe:
+            by_path.setdefault(finding.path, []).append(finding.fix)
+    planned: list[tuple[str, _Planned]] = []
+    for name, fixes in sorted(by_path.items()):
+        try:
+            planned.append((name, _plan(name, fixes, report)))
+        except _Refused as refusal:
+            report.skipped.append((name, str(refusal)))
+    try:
+        _write_all([plan for _, plan in planned])
+    except (OSError, _Refused) as error:
+        report.error = f"nothing was changed: {error}"
+        return report
+    for name, plan in planned:
+        report.fixed[name] = plan.applied
+    return report
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _plan(name: str, fixes: list[Fix], report: FixReport) -> _Planned:
+    digests = {fix.source_sha256 for fix in fixes}
+    if None in digests:
+        raise _Refused("no content hash recorded at lint time (lint it with engine.lint_file)")
+    if len(digests) > 1:
+        raise _Refused("its fixes come from different versions of the file")
+    path = Path(os.path.realpath(name))
+    try:
+        original = path.read_bytes()
+    except OSError as error:
+        raise _Refused(f"cannot read: {error.strerror or error}") from None
+    if sha256(original) != digests.pop():
+        raise _Refused("the file changed since it was linted")
+    encoding, text = _decode(original)
+
+    chosen: list[Edit] = []
+    applied = 0
+    for fix in sorted(fixes, key=lambda fix: min((e.line, e.column) for e in fix.edits) if fix.edits else (0, 0)):
+        candidate = sorted(chosen + list(fix.edits), key=lambda e: (e.line, e.column, e.end_line, e.end_column))
+        if _overlapping(candidate):
+            report.skipped.append((name, f"fix {fix.description!r} overlaps another fix; run again to apply it"))
+            continue
+        chosen, applied = candidate, applied + 1
+    new_text = _apply(text, chosen)
+
+    from initlint import guard
+    from initlint.engine import UnparseableSource, parse
+
+    try:
+        guard.run_bounded(lambda: parse(new_text))
+    except UnparseableSource as error:
+        raise _Refused(f"the fixed file would not parse ({error.reason})") from None
+    except (Exception, guard.BudgetExceeded) as error:
+        raise _Refused(f"the fixed file could not be checked ({type(error).__name__}: {error})") from None
+    try:
+        new = new_text.encode(encoding)
+    except UnicodeEncodeError:
+        raise _Refused(f"the fix cannot be written in the file's encoding ({encoding})") from None
+    return _Planned(path, original, new, applied)
+
+
+def _decode(data: bytes) -> tuple[str, str]:
+    """(codec, text) with the BOM kept in the codec, so encoding gives the same bytes back."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, ValueError, LookupError) as error:
+        raise _Refused(f"cannot decode: {error}") from None
+    if text.startswith("\ufeff"):
+        return "utf-8-sig", text[1:]
+    return codecs.lookup(encoding).name, text
+
+
+def _overlapping(edits: list[Edit]) -> bool:
+    for edit in edits:
+        if (edit.end_line, edit.end_column) < (edit.line, edit.column):
+            return True
+    for before, after in zip(edits, edits[1:]):
+        if (before.end_line, before.end_column) > (after.line, after.column):
+            return True
+        # Two insertions at one point: their order would be a guess.
+        if (before.line, before.column) == (after.line, after.column) == (before.end_line, before.end_column):
+            return True
+    return False
+
+
+def _apply(text: str, edits: list[Edit]) -> str:
+    """Edits use 1-based lines and columns (characters), ends exclusive, on \\n, \\r\\n or \\r lines."""
+    starts = [0] + [match.end() for match in _LINE_START.finditer(text)]
+
+    def offset(line: int, column: int) -> int:
+        if not 1 <= line <= len(starts):
+            raise _Refused(f"an edit points at line {line}, outside the file")
+        line_end = starts[line] if line < len(starts) else len(text)
+        position = starts[line - 1] + column - 1
+        if column < 1 or position > line_end:
+            raise _Refused(f"an edit points at column {column} of line {line}, outside that line")
+        return position
+
+    first_newline = _LINE_START.search(text)
+    newline = first_newline.group() if first_newline else "\n"
+    pieces = []
+    cursor = 0
+    for edit in edits:
+        start, end = offset(edit.line, edit.column), offset(edit.end_line, edit.end_column)
+        # Edits are written with \n; the file keeps its own line endings.
+        pieces += [text[cursor:start], _LINE_START.sub(newline, edit.text)]
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def _write_all(plans: list[_Planned]) -> None:
+    temporaries: list[str] = []
+    replaced: list[_Planned] = []
+    try:
+        for plan in plans:
+            temporaries.append(_write_temporary(plan.path, plan.new))
+        for plan, temporary in zip(plans, temporaries):
+            if sha256(plan.path.read_bytes()) != sha256(plan.original):
+                raise _Refused(f"{plan.path} changed while the fixes were being written")
+            os.replace(temporary, plan.path)
+            replaced.append(plan)
+    except BaseException:
+        for plan in reversed(replaced):
+            try:
+                _restore(plan)
+            except OSError:  # keep restoring the others; the original error is the one to see
+                pass
+        raise
+    finally:
+        for temporary in temporaries:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+
+
+def _write_temporary(target: Path, data: bytes) -> str:
+    """`data` in a new file next to `target`, with its permission bits, flushed to disk."""
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".initlint-tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return temporary
+
+
+def _restore(plan: _Planned) -> None:
+    """Put the original bytes back, atomically as well."""
+    temporary = _write_temporary(plan.path, plan.original)
+    os.replace(temporary, plan.path)

@@ -1,0 +1,302 @@
+"""Never a traceback: every file gets findings or nothing, and each file's work is bounded.
+
+Everything here runs the whole engine (`lint_source` / `lint_file` / `lint_files` / the CLI),
+so whatever the analysis grows into is covered by the same inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import initlint.analysis
+from initlint import guard
+from initlint.cli import main
+from initlint.engine import lint_file, lint_files, lint_source
+from initlint.nesting import MAX_BRACKET_DEPTH, MAX_EXPRESSION_DEPTH, measure, nesting_problem
+from robustness_inputs import ADVERSARIAL, generated_file, nano_gpt
+
+#: Adversarial cases beyond initlint's documented bounds: refused with one INI901.
+REFUSED = {
+    "std with a 10,000-term sum": "nesting too deep to analyse",
+    "std in 500 nested parentheses": "nesting too deep to analyse",
+    "100 nested functions": "too many levels of indentation",
+}
+
+
+def codes(findings) -> list[str]:
+    return [finding.code for finding in findings]
+
+
+def assert_one_line(findings) -> None:
+    for finding in findings:
+        assert "\n" not in finding.message and finding.message.strip() == finding.message
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_adversarial_model_files_are_analysed_or_refused_in_bounds(name):
+    source = ADVERSARIAL[name]
+    recursion_limit = sys.getrecursionlimit()
+    findings = lint_source(source, f"{name}.py")
+    assert "INI902" not in codes(findings), [f.message for f in findings]
+    assert_one_line(findings)
+    tool = [finding for finding in findings if finding.code == "INI901"]
+    if name in REFUSED:
+        assert len(tool) == 1 and REFUSED[name] in tool[0].message, tool
+    else:
+        assert tool == [], tool
+    assert sys.getrecursionlimit() == recursion_limit  # the raised limit is given back
+
+
+def test_the_analysis_still_reports_inside_adversarial_files():
+    """The bounds must not cost findings: the unscaled model under 90 levels of parentheses
+    still has its two unscaled residual writers."""
+    deep = ADVERSARIAL["std in 90 nested parentheses"]
+    assert codes(lint_source(deep, "deep.py")).count("INI001") == codes(lint_source(nano_gpt(False), "m.py")).count("INI001") > 0
+
+
+def test_a_long_generated_file_is_checked_within_its_budget():
+    """Slowest test here (~5 s): 10,000 lines. `scripts/scale_run.py` runs the 50,000-line one."""
+    source = generated_file(10_000)
+    start = time.monotonic()
+    findings = lint_source(source, "generated.py")
+    elapsed = time.monotonic() - start
+    assert not {"INI901", "INI902"} & set(codes(findings)), findings[:3]
+    assert elapsed < guard.DEFAULT_BUDGET.seconds_for(source)
+
+
+BROKEN_FILES = {
+    "syntax_error.py": (b"import torch.nn as nn\nclass Block(nn.Module:\n    pass\n", "syntax error"),
+    "unclosed.py": (b"import torch\nlayers = [nn.Linear(4, 4),\n", "was never closed"),
+    "latin1_without_cookie.py": ("import torch\nname = 'caf\u00e9'\n".encode("latin-1"), "cannot decode"),
+    "unknown_cookie.py": (b"# -*- coding: klingon -*-\nimport torch\n", "cannot decode"),
+    "nul_bytes.py": (b"import torch\nx = 1\x00\n", "NUL bytes"),
+    "binary_junk.py": (bytes(range(256)) * 4 + b"torch nn.Module", "NUL bytes"),
+    "utf8_junk.py": (b"torch nn.Module \xc3\x28 \xff\xfe", "cannot decode"),
+    "deep_brackets.py": (b"import torch\nx = " + b"[" * 5000 + b"]" * 5000 + b"\n", "brackets nested 5000 levels"),
+    "deep_sum.py": (b"import torch\nx = " + b" + ".join([b"1"] * 20000) + b"\n", "nesting too deep"),
+    "deep_attributes.py": (b"import torch\nx = torch" + b".nn" * 3000 + b"\n", "nesting too deep"),
+}
+
+
+@pytest.fixture
+def broken_folder(tmp_path):
+    for name, (data, _) in BROKEN_FILES.items():
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_FILES))
+def test_each_broken_file_gets_one_ini901_with_its_reason(broken_folder, name):
+    findings = lint_file(broken_folder / name)
+    assert codes(findings) == ["INI901"], findings
+    assert BROKEN_FILES[name][1] in findings[0].message, findings[0].message
+    assert_one_line(findings)
+
+
+def test_unreadable_paths_get_one_ini901(tmp_path):
+    (tmp_path / "folder.py").mkdir()
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "nowhere.py")
+    for name in ("folder.py", "dangling.py"):
+        findings = lint_file(tmp_path / name)
+        assert codes(findings) == ["INI901"] and "cannot read" in findings[0].message
+
+
+def test_empty_and_marker_free_files_get_nothing(tmp_path):
+    (tmp_path / "empty.py").write_bytes(b"")
+    (tmp_path / "plain.py").write_bytes(b"print('hello')\n")
+    assert lint_files([str(tmp_path / "empty.py"), str(tmp_path / "plain.py")]).findings == []
+
+
+def test_syntax_newer_than_libcst_is_named_as_such():
+    """Where CPython accepts a file LibCST cannot parse, the message says so. Which syntax that
+    is depends on both versions, so the case is made from what this LibCST rejects."""
+    from initlint.engine import UnparseableSource, parse
+
+    candidates = ["x = [*a for a in b]\n", "def f[T: (int, str)](x: T) -> T: ...\n", "match x:\n    case {**rest}: pass\n"]
+    for candidate in candidates:
+        try:
+            compile(candidate, "<c>", "exec", dont_inherit=True)
+            parse("import torch\n" + candidate)
+        except SyntaxError:
+            continue
+        except UnparseableSource as error:
+            assert "LibCST" in error.reason and "valid Python" in error.reason
+            return
+    pytest.skip("this LibCST parses every candidate this Python accepts")
+
+
+def test_a_run_goes_on_after_broken_files_and_exits_1(broken_folder, capsys):
+    (broken_folder / "model.py").write_text(nano_gpt(scaled=False), encoding="utf-8")
+    status = main(["check", "--isolated", "--format", "json", str(broken_folder)])
+    report = json.loads(capsys.readouterr().out)
+    by_file = {}
+    for finding in report:
+        by_file.setdefault(os.path.basename(finding["path"]), []).append(finding["code"])
+    assert status == 1
+    assert "INI001" in by_file["model.py"]
+    assert all(by_file[name] == ["INI901"] for name in BROKEN_FILES)
+
+
+def test_exit_2_only_when_no_file_could_be_checked(broken_folder, capsys):
+    assert main(["check", "--isolated", str(broken_folder)]) == 2
+    (broken_folder / "plain.py").write_text("print('a file without any model is still checked')\n")
+    assert main(["check", "--isolated", str(broken_folder)]) == 1
+    capsys.readouterr()
+
+
+def test_the_cli_process_never_prints_a_traceback(broken_folder):
+    (broken_folder / "model.py").write_text(nano_gpt(scaled=False), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "initlint", "check", "--isolated", "--jobs", "2", str(broken_folder)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.stdout.count("INI901") >= len(BROKEN_FILES)
+
+
+# -- failures of initlint itself ------------------------------------------------------------
+
+
+@pytest.fixture
+def failing_analysis(monkeypatch):
+    """Run `behaviour(analyse)` instead of the analysis for sources containing `# FAIL`."""
+    real = initlint.analysis.analyze
+
+    def install(behaviour):
+        def analyze(module, *args, **kwargs):
+            if "# FAIL" in module.code:
+                return behaviour(lambda: real(module, *args, **kwargs))
+            return real(module, *args, **kwargs)
+
+        monkeypatch.setattr(initlint.analysis, "analyze", analyze)
+
+    return install
+
+
+def test_an_exception_in_the_analysis_is_one_ini902_and_the_run_goes_on(failing_analysis, tmp_path):
+    def fail(analyse):
+        raise KeyError("c_proj\nsecond line")
+
+    failing_analysis(fail)
+    (tmp_path / "a_failing.py").write_text(nano_gpt(scaled=False) + "# FAIL\n")
+    (tmp_path / "b_model.py").write_text(nano_gpt(scaled=False))
+    result = lint_files([str(tmp_path / "a_failing.py"), str(tmp_path / "b_model.py")])
+    failing = [f for f in result.findings if f.path.endswith("a_failing.py")]
+    assert codes(failing) == ["INI902"]
+    assert "KeyError" in failing[0].message and "c_proj" in failing[0].message and "test_robustness.py" not in failing[0].message
+    assert_one_line(failing)
+    assert "INI001" in codes(f for f in result.findings if f.path.endswith("b_model.py"))
+
+
+def test_runaway_recursion_in_the_analysis_is_one_ini902(failing_analysis):
+    def recurse(depth=0):
+        return recurse(depth + 1)
+
+    failing_analysis(lambda analyse: recurse())
+    limit = sys.getrecursionlimit()
+    findings = lint_source(nano_gpt() + "# FAIL\n", "m.py")
+    assert codes(findings) == ["INI902"] and "RecursionError" in findings[0].message
+    assert sys.getrecursionlimit() == limit
+
+
+def test_deep_recursion_within_the_budget_does_not_fail(failing_analysis):
+    """The worker's stack and recursion limit hold recursion far deeper than the
+    interpreter's default 1000 frames (here 20,000 frames through C calls)."""
+
+    def recurse(depth):
+        return depth if depth == 0 else 1 + max([recurse(depth - 1)])
+
+    def deep_then_analyse(analyse):
+        assert recurse(20_000) == 20_000
+        return analyse()
+
+    failing_analysis(deep_then_analyse)
+    findings = lint_source(nano_gpt(scaled=False) + "# FAIL\n", "m.py")
+    assert codes(findings) == codes(lint_source(nano_gpt(scaled=False), "m.py"))
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    monkeypatch.setattr(guard, "DEFAULT_BUDGET", guard.Budget(time_s=0.5, time_per_line_s=0.0))
+
+
+def test_an_analysis_that_checks_its_deadline_stops_at_the_budget(failing_analysis, small_budget):
+    def spin(analyse):
+        while True:
+            try:
+                guard.check_deadline()
+            except Exception:  # the budget is not an Exception: this must not swallow it
+                pass
+
+    failing_analysis(spin)
+    start = time.monotonic()
+    findings = lint_source(nano_gpt() + "# FAIL\n", "m.py")
+    assert codes(findings) == ["INI902"] and "0.5 s time budget" in findings[0].message
+    assert time.monotonic() - start < 5
+
+
+def test_an_analysis_that_never_checks_its_deadline_is_stopped_by_the_backstop(failing_analysis, small_budget):
+    def spin(analyse):
+        while True:
+            pass
+
+    failing_analysis(spin)
+    start = time.monotonic()
+    findings = lint_source(nano_gpt() + "# FAIL\n", "m.py")
+    assert codes(findings) == ["INI902"] and "time budget" in findings[0].message
+    assert time.monotonic() - start < 5
+    assert lint_source(nano_gpt(), "ok.py") == []  # and the next file is checked normally
+
+
+def test_check_deadline_outside_a_bounded_run_does_nothing():
+    guard.check_deadline()
+    assert not guard.in_bounded_run()
+
+
+# -- the nesting pre-scan --------------------------------------------------------------------
+
+SHAPES = {
+    "sum": lambda n: "x = " + " + ".join(["a"] * (n + 1)),
+    "attribute chain": lambda n: "x = a" + ".b" * n,
+    "call chain": lambda n: "x = f" + "()" * n,
+    "unary": lambda n: "x = " + "not " * n + "a",
+    "power": lambda n: "x = " + " ** ".join(["2"] * (n + 1)),
+    "ternary": lambda n: "x = " + "a if c else " * n + "b",
+    "implicit concatenation": lambda n: "x = (" + " ".join(['"s"'] * (n + 1)) + ")",
+    "nested calls": lambda n: "x = " + "f(" * n + "1" + ")" * n,
+    "nested subscripts": lambda n: "x = " + "a[" * n + "1" + "]" * n,
+    "multi-line sum": lambda n: "x = (a\n" + "    + a\n" * n + ")",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_the_prescan_never_underestimates_the_depth(shape):
+    for depth in (10, 80, 700):
+        nesting = measure(SHAPES[shape](depth) + "\n")
+        assert max(nesting.expression_depth, nesting.bracket_depth) >= depth
+
+
+def test_flat_data_and_ordinary_code_stay_shallow():
+    table = "TABLE = [" + ", ".join(f"({i}, {i}.5, 'v{i}')" for i in range(20_000)) + "]\n"
+    assert measure(table).expression_depth < 10 and nesting_problem(table) is None
+    model = measure(nano_gpt())
+    assert model.bracket_depth < MAX_BRACKET_DEPTH // 10 and model.expression_depth < MAX_EXPRESSION_DEPTH // 50
+
+
+def test_many_deep_statements_are_refused_together_not_one_by_one():
+    statement = "x = " + " + ".join(["a"] * (MAX_EXPRESSION_DEPTH * 3 // 4)) + "\n"
+    assert nesting_problem(statement) is None
+    problem = nesting_problem(statement * 40)
+    assert problem is not None and "too many deeply nested statements" in problem[0]
+
+
+def test_brackets_inside_strings_and_comments_do_not_count():
+    source = "x = '((((('  # [[[[[[\ny = \"\"\"\n" + "(" * 500 + "\n\"\"\"\n"
+    assert measure(source).bracket_depth == 0
