@@ -225,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--package", action="append", choices=[p.name for p in PACKAGES], help="only these packages")
     parser.add_argument("--json", type=Path, help="also write every finding to this JSON file")
     parser.add_argument("--only", metavar="GLOB", help="only model files whose path matches, e.g. '*/gemma*/*'")
-    parser.add_argument("--labels", type=Path, default=DEFAULT_LABELS, help="reviewed verdicts (default scripts/corpus_labels.json)")
+    parser.add_argument(
+        "--labels", type=Path, default=DEFAULT_LABELS, help="reviewed verdicts (default scripts/corpus_labels.json)"
+    )
     args = parser.parse_args(argv)
 
     packages = [p for p in PACKAGES if not args.package or p.name in args.package]
