@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import inspect
 import os
 import sys
 from types import ModuleType
@@ -23,8 +22,6 @@ from initlint.reporters import statistics as statistics_report
 from initlint.rules import all_rules, rule_by_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-#: Findings that mean "this file was not checked" (unreadable, undecodable, unparseable).
-NOT_CHECKED_CODE = "INI901"
 
 
 def _positive_int(text: str) -> int:
@@ -118,9 +115,7 @@ def _use_color(choice: str, stream: TextIO) -> bool:
 def _lint(files: list[str], settings: Settings, jobs: int | None):
     from initlint.engine import lint_files
 
-    if jobs is not None and "jobs" in inspect.signature(lint_files).parameters:
-        return lint_files(files, settings, jobs=jobs)
-    return lint_files(files, settings)
+    return lint_files(files, settings, jobs=jobs or 1)
 
 
 def _fixer():
@@ -142,13 +137,23 @@ def _run_runtime(files: list[str], args: argparse.Namespace, settings: Settings)
     return list(runtime.run_runtime(files, args, settings)) if runtime is not None else []
 
 
-def exit_code(findings: Sequence[Finding], files: Sequence[str], exit_zero: bool) -> int:
-    not_checked = {finding.path for finding in findings if finding.code == NOT_CHECKED_CODE}
-    if files and not_checked >= set(files):
+def exit_code(findings: Sequence[Finding], nothing_checked: bool, exit_zero: bool) -> int:
+    if nothing_checked:
         return EXIT_ERROR
     if findings and not exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _report_fixes(report) -> None:
+    """One stderr line per outcome of `--fix` (`initlint.fixes.FixReport`)."""
+    if report.error:
+        print(f"initlint: error: --fix: {report.error}", file=sys.stderr)
+    for path, reason in report.skipped:
+        print(f"initlint: warning: --fix: {path}: {reason}", file=sys.stderr)
+    if report.fixed:
+        count, files = report.fixes_applied, len(report.fixed)
+        print(f"initlint: fixed {count} finding{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}", file=sys.stderr)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -159,10 +164,10 @@ def run_check(args: argparse.Namespace) -> int:
         print("initlint: warning: no Python files to check", file=sys.stderr)
         return EXIT_CLEAN
     result = _lint(files, settings, args.jobs)
-    findings = list(result.findings)
     if apply_fixes is not None:
-        apply_fixes(findings)
-        findings = list(_lint(files, settings, args.jobs).findings)
+        _report_fixes(apply_fixes(result.findings))
+        result = _lint(files, settings, args.jobs)
+    findings = list(result.findings)
     findings = sorted(findings + _run_runtime(files, args, settings), key=Finding.sort_key)
 
     options = ReportOptions(
@@ -176,7 +181,7 @@ def run_check(args: argparse.Namespace) -> int:
         # Machine-readable formats keep stdout parseable: the table goes to stderr.
         stream = sys.stdout if args.format == "text" else sys.stderr
         stream.write(statistics_report.render(findings))
-    return exit_code(findings, files, args.exit_zero)
+    return exit_code(findings, result.nothing_checked, args.exit_zero)
 
 
 def run_rules() -> int:
