@@ -42,9 +42,12 @@ def run(path: str, timeout: float = 60, memory: int | None = None, **spec):
     return run_isolated(dict(spec, file=path, policy="none"), timeout, memory)
 
 
-def test_a_good_model_reports_back(tmp_path):
-    result = run(model_file(tmp_path))
+def test_a_good_model_reports_back_with_progress(tmp_path):
+    messages: list[str] = []
+    spec = {"file": model_file(tmp_path), "policy": "none"}
+    result = run_isolated(spec, 60, None, progress=messages.append)
     assert result.error is None and result.report["models"][0]["model"] == "Net"
+    assert messages == ["Net: tracing the init on the meta device", "Net: finding residual writers"]
 
 
 def test_import_error_is_one_line(tmp_path):
