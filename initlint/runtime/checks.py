@@ -14,7 +14,7 @@ import copy
 import inspect
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
 from initlint.runtime.probe import measurement_finding
 from initlint.runtime.stats import (
@@ -34,15 +34,24 @@ if TYPE_CHECKING:  # pragma: no cover
 ENTRY_POINTS = ("init_weights", "reset_parameters", "post_init")
 
 
-def init_entry_point(model: "nn.Module") -> tuple[str, Callable[[], Any]] | None:
-    """The model's public init, callable without arguments, as (description, callable)."""
+class InitEntry(NamedTuple):
+    description: str
+    run: Callable[[], Any]
+    #: True for a public init the model offers as its whole init; False for the per-module
+    #: `_init_weights` hook, which many correct models complete in `__init__` (nanoGPT scales
+    #: its residual writers after `apply(_init_weights)`).
+    complete: bool
+
+
+def init_entry_point(model: "nn.Module") -> InitEntry | None:
+    """The model's init, callable without arguments: a public entry point, else `apply(_init_weights)`."""
     for name in ENTRY_POINTS:
         method = getattr(model, name, None)
         if callable(method) and _callable_without_arguments(method):
-            return f"{name}()", method
+            return InitEntry(f"{name}()", method, True)
     per_module = getattr(model, "_init_weights", None)
     if callable(per_module):
-        return "apply(_init_weights)", lambda: model.apply(per_module)
+        return InitEntry("apply(_init_weights)", lambda: model.apply(per_module), False)
     return None
 
 
@@ -136,19 +145,27 @@ def check_idempotency(
 ) -> IdempotencyResult:
     """Call the init entry point again on a deep copy; every distribution must stay the same.
 
+    A public entry point is compared with the model as constructed (catches rescaling that
+    compounds and generic re-inits that overwrite a special one); the `_init_weights` hook,
+    often only part of the init, is compared with itself: one call against two.
     `measured`: the model's `parameter_stats`, when the caller has them already.
     """
     import torch
 
-    before = measured if measured is not None else parameter_stats(model)
     twin = copy.deepcopy(model)
     entry = init_entry_point(twin)
     if entry is None:
         return IdempotencyResult(None)
     with torch.random.fork_rng(devices=[]), torch.no_grad():  # the caller's RNG stream stays as it was
         torch.manual_seed(seed)
-        entry[1]()
-    return IdempotencyResult(entry[0], compare_distributions(before, parameter_stats(twin)))
+        if entry.complete:
+            reference = measured if measured is not None else parameter_stats(model)
+        else:
+            entry.run()
+            reference = parameter_stats(twin)
+        entry.run()
+    description = entry.description if entry.complete else f"{entry.description} (twice vs once)"
+    return IdempotencyResult(description, compare_distributions(reference, parameter_stats(twin)))
 
 
 # --- meta parity ------------------------------------------------------------------------------
@@ -156,16 +173,20 @@ def check_idempotency(
 
 @dataclass(frozen=True)
 class MetaParityResult:
-    entry_point: str
+    entry_point: str | None
     untouched: dict[str, int]  # parameter -> elements the init never wrote
     lost_buffers: list[str]  # buffers whose values differ from the eager build (or never written)
     missing_buffers: list[str]  # in one build and not the other
     lost_ties: list[tuple[str, ...]]  # parameter groups sharing storage eagerly but not after materialising
     changes: list[DistributionChange]
+    skipped: str = ""  # why the check did not run (no public init to call after `to_empty`)
 
     @property
     def ok(self) -> bool:
         return not (self.untouched or self.lost_buffers or self.missing_buffers or self.lost_ties or self.changes)
+
+
+NO_PUBLIC_INIT = "no public init (init_weights(), reset_parameters(), post_init()) to run after to_empty"
 
 
 def check_meta_parity(factory: Callable[[], "nn.Module"], seed: int = 0, device: Any = "cpu") -> MetaParityResult:
@@ -173,12 +194,16 @@ def check_meta_parity(factory: Callable[[], "nn.Module"], seed: int = 0, device:
 
     Before the init every parameter is filled with NaN and every buffer with a sentinel, so
     whatever the init does not write is found deterministically (in real life it is garbage).
+    Models without a public init offer no meta path to check: the result says so (`skipped`).
     """
     import torch
 
     with torch.random.fork_rng(devices=[]):  # the caller's RNG stream stays as it was
         torch.manual_seed(seed)
         eager = factory().to(device)
+        entry = init_entry_point(eager)
+        if entry is None or not entry.complete:
+            return MetaParityResult(None, {}, [], [], [], [], skipped=NO_PUBLIC_INIT)
         with torch.device("meta"):
             materialised = factory()
         materialised.to_empty(device=device)
@@ -214,16 +239,10 @@ def _run_init(model: "nn.Module") -> str:
     import torch
 
     entry = init_entry_point(model)
+    assert entry is not None, "checked on the eager build"
     with torch.no_grad():
-        if entry is not None:
-            description = entry[0]
-            entry[1]()
-        else:
-            # The recipe torch's own FSDP uses for models without a root init.
-            description = "reset_parameters() of every submodule"
-            for module in model.modules():
-                if callable(getattr(module, "reset_parameters", None)):
-                    module.reset_parameters()
+        description = entry.description
+        entry.run()
         if callable(getattr(model, "tie_weights", None)):
             model.tie_weights()
             description += " + tie_weights()"

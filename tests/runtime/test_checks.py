@@ -121,9 +121,10 @@ def test_entry_points_in_order_of_preference():
             if isinstance(module, nn.Linear):
                 nn.init.normal_(module.weight, std=0.02)
 
-    assert init_entry_point(TinyGPT())[0] == "init_weights()"
-    assert init_entry_point(ResetOnly())[0] == "reset_parameters()"
-    assert init_entry_point(PerModule())[0] == "apply(_init_weights)"
+    assert init_entry_point(TinyGPT())[:1] + init_entry_point(TinyGPT())[2:] == ("init_weights()", True)
+    assert init_entry_point(ResetOnly()).description == "reset_parameters()"
+    assert init_entry_point(PerModule()).description == "apply(_init_weights)"
+    assert not init_entry_point(PerModule()).complete
     assert init_entry_point(nn.Sequential(nn.Linear(2, 2))) is None
     assert check_idempotency(nn.Sequential(nn.Linear(2, 2))).entry_point is None
 
@@ -186,3 +187,35 @@ def test_correct_init_schemes_give_no_measurement_finding(variant):
     )
     assert findings == []
     assert len(stream) == model.config.n_layer + 1
+
+
+class _NanoStyleGPT(TinyGPT):
+    """Correct, nanoGPT style: `apply(_init_weights)` then the writers scaled in `__init__`; no public init."""
+
+    init_weights = None  # type: ignore[assignment]
+
+    def initialise(self) -> None:
+        self.apply(self._init_weights)
+        for name, parameter in self.named_parameters():
+            if name.endswith("c_proj.weight"):
+                nn.init.normal_(parameter, 0.0, self.writer_std())
+
+
+class _ShrinkingHookGPT(_NanoStyleGPT):
+    """Its `_init_weights` rescales in place what it does not redraw: every call halves the norm gains."""
+
+    def _init_weights(self, module: nn.Module) -> None:
+        if isinstance(module, nn.LayerNorm):
+            module.weight.data.mul_(0.5)  # meant as "gains start at 0.5"
+        else:
+            super()._init_weights(module)
+
+
+def test_per_module_hook_is_checked_against_itself_not_against_the_whole_init():
+    assert idempotency_findings(check_idempotency(_built(_NanoStyleGPT))) == []
+    parity = check_meta_parity(_NanoStyleGPT)
+    assert parity.ok and parity.skipped.startswith("no public init") and meta_parity_findings(parity) == []
+    result = check_idempotency(_built(_ShrinkingHookGPT))
+    assert result.entry_point == "apply(_init_weights) (twice vs once)"
+    assert result.changes and all(".ln_" in change.name or change.name.startswith("ln_f") for change in result.changes)
+    assert all(change.description == "constant 0.25 became constant 0.125" for change in result.changes)
