@@ -189,7 +189,8 @@ class ProvenanceMode(TorchDispatchMode):
 
     def _add(self, name: str, args: tuple, kwargs: dict, out) -> None:
         left, right = args[0], args[1] if len(args) > 1 else None
-        alpha = _scalar(kwargs.get("alpha", args[2] if len(args) > 2 else 1)) or 1.0
+        alpha = _scalar(kwargs.get("alpha", args[2] if len(args) > 2 else 1))
+        alpha = 1.0 if alpha is None else alpha
         if name.startswith("sub"):
             alpha = -alpha
         left_key, right_key = self.param_key(left), self.param_key(right)
@@ -200,10 +201,11 @@ class ProvenanceMode(TorchDispatchMode):
                 self._tag(out, self.tag_of(left))
             return
         ltag, rtag = self.tag_of(left), self.tag_of(right)
-        for key, other in ((left_key, rtag), (right_key, ltag)):
+        for key, tensor, other in ((left_key, left, rtag), (right_key, right, ltag)):
             if key is not None:
-                is_table = isinstance(args[0 if key == left_key else 1], torch.Tensor) and args[0 if key == left_key else 1].dim() >= 2
-                self._role(key, "position" if other is not None and other.kind == "stream" and is_table else "bias")
+                # A table added to the stream is a learned position embedding; anything else a bias.
+                beside_stream = other is not None and other.kind == "stream"
+                self._role(key, "position" if beside_stream and tensor.dim() >= 2 else "bias")
         stream, branch = _pair(ltag, rtag, alpha)
         if stream is not None and branch is not None:
             tag, factor = branch

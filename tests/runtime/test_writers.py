@@ -259,3 +259,21 @@ def test_meta_forward_failure_falls_back_to_a_real_cpu_build_and_says_so():
     assert roles["blocks.0.router.weight"] == "linear"
     assert {roles[f"blocks.0.experts.{i}.weight"] for i in range(2)} <= {"writer", "unused"}
     assert "writer" in {roles[f"blocks.{b}.experts.{i}.weight"] for b in range(DEPTH) for i in range(2)}
+
+
+class LearnedPositions(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, WIDTH)
+        self.pos = nn.Parameter(torch.zeros(1, 4, WIDTH))
+        self.block = ScaledBlock()
+
+    def forward(self, ids):
+        return self.block(self.emb(ids) + self.pos)
+
+
+def test_a_parameter_table_added_to_the_stream_is_a_position_embedding():
+    with torch.device("meta"):
+        model = LearnedPositions()
+    fmap = map_forward(model, (torch.zeros(1, 4, dtype=torch.long, device="meta"),))
+    assert fmap.roles["pos"] == "position" and fmap.roles["block.proj.bias"] == "bias"
