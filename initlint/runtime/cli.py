@@ -231,11 +231,36 @@ def _static_writer_line(path: str, params: Sequence[str]) -> int:
     return next((writer.line for writer in writers if writer.param_pattern in wanted and writer.line), 0)
 
 
+def writer_agreement(path: str, model: dict) -> str:
+    """A note when the static analysis and the forward pass disagree on the residual writers."""
+    from initlint.runtime.report import name_pattern
+
+    observed = {name_pattern(row["name"]).rpartition(".")[0] for row in model.get("rows", [])
+                if row["role"] == "writer" and row["name"].endswith("weight")}
+    try:
+        from initlint.analysis import static_summary
+
+        with open(path, encoding="utf-8") as handle:
+            summary = static_summary(handle.read())
+    except Exception:  # noqa: BLE001 -- the comparison is a bonus
+        return ""
+    static = {w.param_pattern for w in summary.writers if w.root == model.get("model")}
+    if not static or static == observed:
+        return ""
+    only_static, only_runtime = sorted(static - observed), sorted(observed - static)
+    parts = ([f"static analysis only: {', '.join(only_static)}"] if only_static else []) + (
+        [f"forward pass only: {', '.join(only_runtime)}"] if only_runtime else [])
+    return "residual writers differ (" + "; ".join(parts) + "); the runtime verdicts follow the forward pass"
+
+
 def _print_tables(path: str, models: list[dict], seconds: float) -> None:
     from initlint.runtime.report import ModelReport
 
     for data in models:
         report = ModelReport.from_dict(data)
+        agreement = writer_agreement(path, data)
+        if agreement:
+            report.notes.append(agreement)
         print(f"{path}: runtime ({seconds:.1f} s) {report.summary()}\n")
 
 

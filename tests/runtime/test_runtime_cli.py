@@ -183,3 +183,14 @@ def test_findings_from_init_helpers_in_other_files(tmp_path, monkeypatch, capsys
     code, out, _ = run_cli(capsys, "net.py", "inits.py", "--runtime", "--isolated", "--format", "json", "--select", "INI101")
     [finding] = json.loads(out)
     assert (finding["path"], finding["line"]) == ("inits.py", 6)
+
+
+def test_static_and_runtime_writer_maps_are_compared():
+    from initlint.runtime.cli import writer_agreement
+
+    rows = [{"name": f"transformer.h.{i}.{part}.c_proj.weight", "role": "writer"} for i in range(2) for part in ("attn", "mlp")]
+    assert writer_agreement(ZOO, {"model": "GPT", "rows": rows}) == ""
+    rows = [row for row in rows if ".mlp." not in row["name"]] + [{"name": "transformer.h.0.mlp.c_fc.weight", "role": "writer"}]
+    assert writer_agreement(ZOO, {"model": "GPT", "rows": rows}) == (
+        "residual writers differ (static analysis only: transformer.h.*.mlp.c_proj; "
+        "forward pass only: transformer.h.*.mlp.c_fc); the runtime verdicts follow the forward pass")
