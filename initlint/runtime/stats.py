@@ -103,15 +103,14 @@ def _as_reducible(chunk: "torch.Tensor") -> "torch.Tensor":
     return chunk if chunk.dtype in (torch.float32, torch.float64) else chunk.float()
 
 
-def _float64_sums(chunks: Sequence["torch.Tensor"], shift: float = 0.0) -> tuple[float, float]:
-    """Sum and sum of squares of (x - shift), per chunk in its dtype, across chunks in float64."""
+def _float64_sums(chunks: Sequence["torch.Tensor"], shift: float | None = None) -> tuple[float, float]:
+    """Sum and sum of squares, across chunks in float64; within a chunk in its own dtype, or,
+    given a `shift`, of (x - shift) in float64 (exact, and safe from float32 overflow)."""
     import torch
 
     sums, squares = [], []
     for chunk in chunks:
-        chunk = _as_reducible(chunk)
-        if shift:
-            chunk = chunk.double() - shift
+        chunk = _as_reducible(chunk) if shift is None else chunk.double() - shift
         sums.append(chunk.sum())
         squares.append(torch.dot(chunk, chunk))
     return (
@@ -144,8 +143,10 @@ def tensor_stats(tensor: "torch.Tensor") -> TensorStats:
         chunks = _chunks(tensor)
         total, squares = _float64_sums(chunks)
         if not (math.isfinite(total) and math.isfinite(squares)):
-            # float32 squares cannot overflow float64 sums: a non-finite sum means non-finite data.
-            return TensorStats(n, math.nan, math.nan, _count_nonfinite(chunks), None)
+            nonfinite = _count_nonfinite(chunks)
+            if nonfinite:
+                return TensorStats(n, math.nan, math.nan, nonfinite, None)
+            total, squares = _float64_sums(chunks, shift=0.0)  # finite, but |x| > ~1e17 overflowed float32
         mean = total / n
         variance = max(squares - total * mean, 0.0) / (n - 1) if n > 1 else 0.0
         if variance == 0.0 or variance * _CANCELLATION_RATIO < mean**2:

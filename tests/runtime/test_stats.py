@@ -95,6 +95,12 @@ def test_non_finite_elements_are_counted():
     assert not stats.finite and stats.nonfinite == 3 and math.isnan(stats.std)
 
 
+def test_huge_finite_values_are_not_mistaken_for_non_finite_ones():
+    tensor = torch.randn(100_000, generator=_generator(11)) * 1e30
+    stats = tensor_stats(tensor)
+    assert stats.finite and stats.std == pytest.approx(float(tensor.double().std()), rel=1e-9)
+
+
 def test_meta_tensors_are_refused():
     with pytest.raises(ValueError, match="materialise"):
         tensor_stats(torch.empty(4, device="meta"))
