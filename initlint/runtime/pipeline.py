@@ -163,8 +163,13 @@ def _forward_map(model: nn.Module, factory, options: Options, report: ModelRepor
         report.notes.append(f"the forward failed on {_device_of(model)} ({reason}); residual writers not observed"
                             + ("; pass a smaller --config" if factory is not None else ""))
         return ForwardMap()
-    real = _eager(factory, Options(device="cpu", seed=options.seed))
-    fmap = map_forward(real, probe_inputs(real, options))
+    try:
+        real = _eager(factory, Options(device="cpu", seed=options.seed))
+        fmap = map_forward(real, probe_inputs(real, options))
+    except Exception as error:  # noqa: BLE001 -- a forward that needs more than token ids
+        report.notes.append(f"the forward failed on meta ({reason}) and on CPU ({_one_line(error)}): residual "
+                            "writers not observed; pass --input-shape, or a --factory whose model takes token ids")
+        return ForwardMap()
     fmap.materialised = True
     report.notes.append(f"writers found on a real CPU build: the meta forward failed ({reason})")
     return fmap

@@ -277,3 +277,19 @@ def test_a_parameter_table_added_to_the_stream_is_a_position_embedding():
         model = LearnedPositions()
     fmap = map_forward(model, (torch.zeros(1, 4, dtype=torch.long, device="meta"),))
     assert fmap.roles["pos"] == "position" and fmap.roles["block.proj.bias"] == "bias"
+
+
+class NeedsTwoInputs(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, WIDTH)
+        self.proj = nn.Parameter(torch.empty(WIDTH, WIDTH))
+
+    def forward(self, ids, decoder_ids):
+        return self.emb(ids) + self.emb(decoder_ids) @ self.proj
+
+
+def test_a_forward_that_cannot_run_leaves_a_note_and_the_trace_findings():
+    report = verify(NeedsTwoInputs, policy="gpt2", materialize=False)
+    assert report.codes() == ["INI103"]  # the trace still sees the never-written `proj`
+    assert any("residual writers not observed" in note for note in report.models[0].notes)
