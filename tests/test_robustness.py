@@ -300,3 +300,37 @@ def test_many_deep_statements_are_refused_together_not_one_by_one():
 def test_brackets_inside_strings_and_comments_do_not_count():
     source = "x = '((((('  # [[[[[[\ny = \"\"\"\n" + "(" * 500 + "\n\"\"\"\n"
     assert measure(source).bracket_depth == 0
+
+
+# -- determinism -----------------------------------------------------------------------------
+
+
+def test_the_output_is_byte_identical_whatever_the_number_of_jobs(broken_folder, capsys):
+    for index in range(6):
+        source = nano_gpt(scaled=index % 2 == 0).replace("n_layer: int = 8", f"n_layer: int = {index + 2}")
+        (broken_folder / f"model_{index}.py").write_text(source)
+    (broken_folder / "adversarial.py").write_text(ADVERSARIAL["recursive class hierarchy"])
+    outputs = []
+    for jobs in ("1", "3"):
+        status = main(["check", "--isolated", "--format", "json", "--jobs", jobs, str(broken_folder)])
+        outputs.append((status, capsys.readouterr().out))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][1].count('"INI001"') >= 6 and outputs[0][1].count('"INI901"') == len(BROKEN_FILES)
+
+    files = sorted(str(path) for path in broken_folder.iterdir())
+    serial, parallel = lint_files(files, jobs=1), lint_files(files, jobs=2)
+    assert [f.to_dict() for f in serial.findings] == [f.to_dict() for f in parallel.findings]
+    assert (serial.files_checked, serial.files_not_checked) == (parallel.files_checked, parallel.files_not_checked)
+    assert serial.files_not_checked == len(BROKEN_FILES) and not serial.nothing_checked
+
+
+def test_the_scale_run_script_on_a_slice_of_the_standard_library():
+    """The scale run itself (`scripts/scale_run.py`, see docs/robustness.md) on 40 stdlib
+    files spread over the whole library: zero internal errors."""
+    result = subprocess.run(
+        [sys.executable, os.path.join(os.path.dirname(__file__), "..", "scripts", "scale_run.py"),
+         "--sources", "stdlib", "--limit", "40", "--jobs", "1"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "INI902 internal errors: 0" in result.stdout
