@@ -17,8 +17,8 @@ class MeasuredStdMismatch(Rule):
 With `--materialize`, measures every parameter (chunked, float64 accumulation) and tests its
 sample std against the traced request (a Wilson-Hilferty-style power transform of the sample
 variance, exact for the draw's shape: normal, uniform, truncated normal), Bonferroni over all
-tensors (family false-alarm rate 0.1%) and a practical floor (deviations under 1% are never
-reported); also finiteness and exact constants.
+tensors (0.07% of the model's 0.1% false-alarm budget) and a practical floor (deviations under
+1% are never reported); also finiteness and exact constants.
 
 ## Why is this bad?
 The request and the values disagree only when something outside the traced path wrote the tensor:

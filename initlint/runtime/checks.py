@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
 
 from initlint.runtime.probe import measurement_finding
 from initlint.runtime.stats import (
-    FAMILY_FALSE_ALARM,
+    COMPARISON_FALSE_ALARM,
     PRACTICAL_FLOOR,
     TensorStats,
     critical_z,
@@ -76,7 +76,7 @@ class DistributionChange:
 def compare_distributions(
     before: Mapping[str, TensorStats],
     after: Mapping[str, TensorStats],
-    family_false_alarm: float = FAMILY_FALSE_ALARM,
+    family_false_alarm: float = COMPARISON_FALSE_ALARM,
     floor: float = PRACTICAL_FLOOR,
 ) -> list[DistributionChange]:
     """Parameters (present in both) whose distribution differs beyond sampling noise."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple
 
 from initlint.runtime.probe import block_container, evaluating, first_tensor, measurement_finding
-from initlint.runtime.stats import FAMILY_FALSE_ALARM, PRACTICAL_FLOOR, critical_z, std_z, tensor_stats
+from initlint.runtime.stats import COMPARISON_FALSE_ALARM, PRACTICAL_FLOOR, critical_z, std_z, tensor_stats
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -255,7 +255,7 @@ class EffectVerdict:
 def judge_effects(
     effects: Iterable[WriterEffect],
     expected: Mapping[str, float],
-    family_false_alarm: float = FAMILY_FALSE_ALARM,
+    family_false_alarm: float = COMPARISON_FALSE_ALARM,
     floor: float = PRACTICAL_FLOOR,
 ) -> list[EffectVerdict]:
     """Runtime scaling that moves a writer's effective std off its expected std.
