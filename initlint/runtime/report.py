@@ -150,7 +150,9 @@ def render_table(rows: list[Row]) -> str:
         ratio_text = "-" if not ratios else (
             f"{min(ratios):.3g}" if max(ratios) - min(ratios) < 1e-3 else f"{min(ratios):.3g}..{max(ratios):.3g}")
         flags = {m.measured_verdict for m in members if m.measured_verdict}
-        lines.append((role, pattern, str(len(members)), expected or "-", requested, measured_text, ratio_text,
+        factors = {round(m.factor, 4) for m in members if m.factor is not None and abs(m.factor - 1) > 0.05}
+        runtime = f" x{', '.join(f'{f:g}' for f in sorted(factors))} in forward" if factors else ""
+        lines.append((role, pattern, str(len(members)), expected or "-", requested + runtime, measured_text, ratio_text,
                       verdict + (f" / measured {', '.join(sorted(flags))}" if flags else "")))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     return "\n".join("  " + "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)
