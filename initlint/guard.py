@@ -23,8 +23,9 @@ import ctypes
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterator, TypeVar
 
 T = TypeVar("T")
@@ -59,7 +60,14 @@ class Budget:
 
 DEFAULT_BUDGET = Budget()
 
-_local = threading.local()
+class _ThreadBudget(threading.local):
+    # Class-level defaults: reading them in a thread that never set them raises nothing (an
+    # AttributeError caught by getattr would make `check_deadline` four times slower).
+    deadline: float | None = None
+    budget_s: float | None = None
+
+
+_local = _ThreadBudget()
 
 
 def check_deadline() -> None:
@@ -68,13 +76,13 @@ def check_deadline() -> None:
     Call it from loops whose trip count the input controls (fixpoints, alias chains, walks
     over the model tree). Outside `run_bounded` it does nothing.
     """
-    deadline = getattr(_local, "deadline", None)
+    deadline = _local.deadline
     if deadline is not None and time.monotonic() > deadline:
         raise BudgetExceeded(_local.budget_s)
 
 
 def in_bounded_run() -> bool:
-    return getattr(_local, "deadline", None) is not None
+    return _local.deadline is not None
 
 
 _recursion_lock = threading.Lock()
@@ -135,23 +143,49 @@ def run_bounded(work: Callable[[], T], budget: Budget = DEFAULT_BUDGET, seconds:
             _local.deadline = None
 
     worker = threading.Thread(target=target, name="initlint-analysis", daemon=True)
-    with _raised_recursion_limit(budget.recursion_limit):
-        with _stack_size_lock:
-            previous = threading.stack_size(budget.stack_bytes)
+    big_stack = _big_stack_supported(budget.stack_bytes)
+    limit = budget.recursion_limit if big_stack else sys.getrecursionlimit()
+    with _raised_recursion_limit(limit):
+        if _start(worker, budget.stack_bytes if big_stack else 0):
             try:
-                worker.start()
-            finally:
-                threading.stack_size(previous)
-        try:
-            worker.join(seconds * budget.backstop_factor)
-        except KeyboardInterrupt:
-            _interrupt(worker)
-            raise
-        if worker.is_alive() and _interrupt(worker):
-            worker.join(seconds)
-        if worker.is_alive():  # stuck in native code: leave it behind, report the file
-            raise BudgetExceeded(seconds)
+                worker.join(seconds * budget.backstop_factor)
+            except KeyboardInterrupt:
+                _interrupt(worker)
+                raise
+            if worker.is_alive() and _interrupt(worker):
+                worker.join(seconds)
+            if worker.is_alive():  # stuck in native code: leave it behind, report the file
+                raise BudgetExceeded(seconds)
+        else:
+            target()  # no thread to be had: run here, with the cooperative deadline only
+    if not outcome:  # the backstop struck while the worker was handing over its result
+        raise BudgetExceeded(seconds)
     succeeded, value = outcome[0]
     if succeeded:
         return value
     raise value
+
+
+@lru_cache(maxsize=None)
+def _big_stack_supported(stack_bytes: int) -> bool:
+    """Whether this platform lets threads have that stack (some cap it, some refuse sizes)."""
+    with _stack_size_lock:
+        try:
+            previous = threading.stack_size(stack_bytes)
+        except (ValueError, RuntimeError):
+            return False
+        threading.stack_size(previous)
+    return True
+
+
+def _start(worker: threading.Thread, stack_bytes: int) -> bool:
+    """Start `worker` with that stack (0: the default); False when no thread can be started."""
+    with _stack_size_lock:
+        previous = threading.stack_size(stack_bytes)
+        try:
+            worker.start()
+        except RuntimeError:  # "can't start new thread": out of memory or address space
+            return False
+        finally:
+            threading.stack_size(previous)
+    return True

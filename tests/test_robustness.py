@@ -255,6 +255,16 @@ def test_an_analysis_that_never_checks_its_deadline_is_stopped_by_the_backstop(f
     assert lint_source(nano_gpt(), "ok.py") == []  # and the next file is checked normally
 
 
+def test_without_a_thread_to_spare_the_file_is_still_checked(monkeypatch):
+    import threading
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    assert codes(lint_source(nano_gpt(scaled=False), "m.py")).count("INI001") == 2
+
+
 def test_check_deadline_outside_a_bounded_run_does_nothing():
     guard.check_deadline()
     assert not guard.in_bounded_run()
