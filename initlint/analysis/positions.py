@@ -50,20 +50,10 @@ class _Scope:
         self.statements = statements
         self.lines = lines
         self.indent = indent
-        self.owner: dict[int, int] = {}
-        # Statements likely to hold reported nodes are walked first.
+        # Statements likely to hold reported nodes come first.
         hinted = [i for i, s in enumerate(statements) if id(s) in first]
         self.order = hinted + [i for i in range(len(statements)) if id(statements[i]) not in first]
-        self.walked = 0
         self.ranges: dict[int, dict] = {}
-
-    def index_of(self, node: cst.CSTNode) -> int | None:
-        while id(node) not in self.owner and self.walked < len(self.order):
-            index = self.order[self.walked]
-            for inner in _descendants(self.statements[index]):
-                self.owner[id(inner)] = index
-            self.walked += 1
-        return self.owner.get(id(node))
 
 
 class LazyPositions:
@@ -75,6 +65,9 @@ class LazyPositions:
         self._classes: dict[int, _Scope] = {}
         self._tree: ast.Module | None = None
         self._full = None
+        #: node id -> (scope, statement index in it), filled as statements are walked.
+        self._owner: dict[int, tuple[_Scope, int]] = {}
+        self._pending = None
 
     # ---------------------------------------------------------------- scopes
     def _top_scope(self) -> _Scope | None:
@@ -102,6 +95,29 @@ class LazyPositions:
     def _ast_index(self, top: _Scope, index: int) -> int:
         return sum(len(s.body) if isinstance(s, cst.SimpleStatementLine) else 1 for s in top.statements[:index])
 
+    def _statements_to_walk(self, top: _Scope):
+        """Every statement once, class members one by one, likely holders first."""
+        for index in top.order:
+            inner = self._class_scope(top, index)
+            if inner is None:
+                yield top, index, top.statements[index]
+                continue
+            self._owner[id(top.statements[index])] = (top, index)
+            for member in inner.order:
+                yield inner, member, inner.statements[member]
+
+    def _locate(self, top: _Scope, node: cst.CSTNode) -> tuple[_Scope, int] | None:
+        if self._pending is None:
+            self._pending = self._statements_to_walk(top)
+        while id(node) not in self._owner:
+            step = next(self._pending, None)
+            if step is None:
+                return None
+            scope, index, statement = step
+            for inner in _descendants(statement):
+                self._owner[id(inner)] = (scope, index)
+        return self._owner[id(node)]
+
     # -------------------------------------------------------------- lookups
     def _in_scope(self, scope: _Scope, index: int, node: cst.CSTNode, column_shift: int) -> CodeRange | None:
         if index not in scope.ranges:
@@ -125,19 +141,12 @@ class LazyPositions:
 
     def get(self, node: cst.CSTNode, default=None):
         top = self._top_scope()
-        if top is None:
+        located = self._locate(top, node) if top is not None else None
+        if located is None:
             found = self._whole_module(node)
             return found if found is not None else default
-        index = top.index_of(node)
-        if index is None:
-            return default
-        inner = self._class_scope(top, index)
-        if inner is not None and node is not top.statements[index]:
-            member = inner.index_of(node)
-            if member is not None:
-                found = self._in_scope(inner, member, node, inner.indent)
-                return found if found is not None else default
-        found = self._in_scope(top, index, node, 0)
+        scope, index = located
+        found = self._in_scope(scope, index, node, scope.indent)
         return found if found is not None else default
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
