@@ -3,7 +3,7 @@
 
     python scripts/scale_run.py                          # stdlib + site-packages + model corpus
     python scripts/scale_run.py --sources stdlib --limit 200 --jobs 2
-    python scripts/scale_run.py --json scale.json        # also every INI901/INI902, per file
+    python scripts/scale_run.py --json scale.jsonl       # also every file's figures, as they come
 
 Sources: Python's standard library, this interpreter's site-packages, and the pinned model
 corpus of `scripts/corpus_eval.py` (wheels downloaded at run time into `.corpus/`, never
@@ -32,7 +32,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
-SOURCES = ("stdlib", "site-packages", "corpus")
+#: In the order they run: the model code first, the bulk last.
+SOURCES = ("corpus", "stdlib", "site-packages")
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,12 @@ def collect(sources: list[str], corpus: Path) -> list[tuple[str, Path]]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     purelib = Path(sysconfig.get_paths()["purelib"])
     files: list[tuple[str, Path]] = []
+    if "corpus" in sources:
+        files += [("corpus", path) for root in corpus_roots(corpus) for path in python_files(root)]
     if "stdlib" in sources:
         files += [("stdlib", path) for path in python_files(stdlib, skip=stdlib / "site-packages")]
     if "site-packages" in sources:
         files += [("site-packages", path) for path in python_files(purelib)]
-    if "corpus" in sources:
-        files += [("corpus", path) for root in corpus_roots(corpus) for path in python_files(root)]
     return files
 
 
@@ -105,11 +106,33 @@ def check_one(source: str, path: str) -> FileResult:
     return FileResult(source, path, data.count(b"\n"), seconds, passes, tool)
 
 
-def run(files: list[tuple[str, Path]], jobs: int) -> list[FileResult]:
-    if jobs <= 1:
-        return [check_one(source, str(path)) for source, path in files]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(check_one, [s for s, _ in files], [str(p) for _, p in files], chunksize=8))
+def run(files: list[tuple[str, Path]], jobs: int, log: Path | None) -> list[FileResult]:
+    """Every file's result, in order; progress on stderr, each result appended to `log` as a
+    JSON line as soon as it is known (a long run stopped early keeps what it measured)."""
+    results: list[FileResult] = []
+    stream = log.open("w") if log else None
+    start = time.perf_counter()
+
+    def record(result: FileResult) -> None:
+        results.append(result)
+        if stream:
+            stream.write(json.dumps(result.__dict__) + "\n")
+            stream.flush()
+        if len(results) % 250 == 0 or len(results) == len(files):
+            print(f"scale_run: {len(results)}/{len(files)} files, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+    try:
+        if jobs <= 1:
+            for source, path in files:
+                record(check_one(source, str(path)))
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for result in pool.map(check_one, [s for s, _ in files], [str(p) for _, p in files], chunksize=8):
+                    record(result)
+    finally:
+        if stream:
+            stream.close()
+    return results
 
 
 def report(results: list[FileResult], wall: float, jobs: int) -> int:
@@ -155,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="check only this many files, spread evenly")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--corpus", type=Path, default=REPO / ".corpus", help="download and unpack here (default .corpus/)")
-    parser.add_argument("--json", type=Path, help="write every file's figures and INI9xx findings here")
+    parser.add_argument("--json", type=Path, help="write every file's figures and INI9xx findings here (JSON lines)")
     args = parser.parse_args(argv)
     sources = [s.strip() for s in args.sources.split(",") if s.strip()]
     unknown = set(sources) - set(SOURCES)
@@ -164,12 +187,8 @@ def main(argv: list[str] | None = None) -> int:
 
     files = spread(collect(sources, args.corpus), args.limit)
     start = time.perf_counter()
-    results = run(files, args.jobs)
-    wall = time.perf_counter() - start
-    status = report(results, wall, args.jobs)
-    if args.json:
-        args.json.write_text(json.dumps([r.__dict__ for r in results], indent=1))
-    return status
+    results = run(files, args.jobs, args.json)
+    return report(results, time.perf_counter() - start, args.jobs)
 
 
 if __name__ == "__main__":
