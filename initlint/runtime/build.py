@@ -131,7 +131,8 @@ def parse_assignments(text: str) -> dict[str, Any]:
 
 
 def _is_hf_config(cls: Any) -> bool:
-    return isinstance(cls, type) and any(base.__name__ == "PretrainedConfig" for base in cls.__mro__)
+    # transformers < 5 spells it PretrainedConfig, 5.x PreTrainedConfig.
+    return isinstance(cls, type) and any(base.__name__.lower() == "pretrainedconfig" for base in cls.__mro__)
 
 
 def _is_config_class(cls: Any) -> bool:
@@ -163,7 +164,8 @@ def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | N
 
 
 def make_config(config_class: type, overrides: dict[str, Any]) -> Any:
-    if dataclasses.is_dataclass(config_class):
+    # HF configs take their fields as keyword arguments (in 5.x they are also dataclasses).
+    if dataclasses.is_dataclass(config_class) and not _is_hf_config(config_class):
         fields = {f.name: f for f in dataclasses.fields(config_class) if f.init}
         unknown = sorted(set(overrides) - set(fields))
         if unknown:

@@ -84,3 +84,17 @@ def test_factory_through_the_cli(factories, capsys, monkeypatch):
     # and names the line of transformers' `_init_weights` (not its `normal_` wrapper).
     source = findings[0]["details"]["source"]
     assert findings[0]["path"] == str(path) and "transformers" in source and "initialization.py" not in source
+
+
+CUSTOM = open(__file__.replace("test_hf.py", "hf_custom_model.py")).read()
+
+
+def test_a_custom_pretrained_model_is_built_from_its_config_class(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny_hf.py").write_text(CUSTOM)
+    main(["check", "tiny_hf.py", "--runtime", "--isolated", "--format", "json", "--select", "INI1", "--config", "n_layer=4"])
+    [finding] = json.loads(capsys.readouterr().out)
+    assert finding["code"] == "INI101" and "0.02/sqrt(4)" in finding["message"]
+    assert "nn.init.normal_(module.weight" in CUSTOM.splitlines()[finding["line"] - 1]
+    main(["check", "tiny_hf.py", "--runtime", "--isolated", "--format", "json", "--select", "INI1", "--policy", "none"])
+    assert json.loads(capsys.readouterr().out) == []
