@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from initlint.runtime.policy import (
-    AUTO_CANDIDATES, WEIGHT_ROLES, Expected, ModelFacts, Policy, constant_matches, expected_for, std_matches,
+    AUTO_CANDIDATES, WEIGHT_ROLES, ModelFacts, Policy, constant_matches, expected_for, std_matches,
 )
 from initlint.runtime.distribution import Requested
 from initlint.runtime.report import Row, RuntimeFinding, layer_index
@@ -198,5 +198,3 @@ def expected_std_per_writer(rows: list[Row]) -> dict[str, float]:
     """Writer parameter name -> the std the policy expects (for the effective-std measurement)."""
     return {row.name: row.expected_std for row in rows if row.role == "writer" and row.expected_std}
 
-
-__all__ = ["ParamFacts", "judge", "expected_std_per_writer", "Expected"]

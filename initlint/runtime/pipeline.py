@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import torch
 from torch import nn
@@ -319,10 +319,4 @@ def _one_line(error: BaseException) -> str:
     first = text[0] if text else ""
     return f"{type(error).__name__}: {first}"[:300] if first else type(error).__name__
 
-
-__all__ = ["Options", "verify_factory", "verify_module", "probe_inputs"]
-
-
-def verify_many(factories: Sequence[tuple[str, Callable[[], nn.Module]]], options: Options) -> list[ModelReport]:
-    return [verify_factory(label, factory, options) for label, factory in factories]
 
