@@ -155,7 +155,9 @@ def run_runtime(files: Sequence[str], args: argparse.Namespace, settings: Settin
     if not targets:
         print("initlint: warning: --runtime: no file defines an nn.Module", file=sys.stderr)
         return []
-    memory = options["memory_limit_mb"] or default_memory_limit_mb()
+    # CUDA reserves far more address space than it uses: RLIMIT_AS would break its start-up,
+    # so off the CPU only an explicit --memory-limit applies.
+    memory = options["memory_limit_mb"] or (default_memory_limit_mb() if options["device"] == "cpu" else None)
     findings: list[Finding] = []
     reports: list[dict] = []
     for path in targets:
