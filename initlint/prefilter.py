@@ -7,7 +7,7 @@ can skip a file without importing the parser at all.
 from __future__ import annotations
 
 #: Files without any of these never reach the parser: they cannot define a torch model.
-TEXT_MARKERS = ("torch", "nn.", "Module", "init")
+TEXT_MARKERS = ("torch", "nn.", "Module", "PreTrainedModel")
 
 
 def might_define_model(source: str) -> bool:

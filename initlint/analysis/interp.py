@@ -79,6 +79,8 @@ class Interpreter:
         self.incomplete = False
         #: ids of the function definitions the interpretation ran.
         self.executed: set[int] = set()
+        #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
+        self.deliberate_scheme: str | None = None
         #: `if` statements evaluated, by id: [node, whether the body ever ran].
         self.branches: dict[int, list] = {}
 
@@ -346,7 +348,11 @@ class Interpreter:
                 self.assign(small.target, self.eval(small.value, env, ctx), env, ctx, small)
         elif isinstance(small, cst.AugAssign):
             current = self.eval(small.target, env, ctx)
-            value = python_semantics.binary(self, small.operator, current, self.eval(small.value, env, ctx), small)
+            operand = self.eval(small.value, env, ctx)
+            if isinstance(current, ParamRef) and isinstance(small.operator, (cst.MultiplyAssign, cst.DivideAssign)):
+                torch_semantics.scale_in_place(self, current.param, operand, small, ctx)
+                return
+            value = python_semantics.binary(self, small.operator, current, operand, small)
             self.assign(small.target, value, env, ctx, small)
         elif isinstance(small, cst.Expr):
             self.eval(small.value, env, ctx)

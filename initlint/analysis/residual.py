@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Env, ModRef, ParamRef, as_number
+from initlint.analysis.abstract import UNKNOWN, Env, ModRef, ParamRef, as_number, truth
 from initlint.analysis.interp import BudgetExceeded, Ctx, Interpreter
 from initlint.analysis.layers import NORM_HINTS, PASS_THROUGH_HINTS
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
@@ -30,6 +30,7 @@ PASS_METHODS = frozenset(
      "tensor_split", "narrow", "masked_fill", "__getitem__", "movedim", "swapaxes"}
 )
 NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
+SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
 MAX_FORWARD_DEPTH = 6
 
 
@@ -42,14 +43,20 @@ class Normed:
 
 
 STREAM, NORMED = Stream(), Normed()
+#: Normalised only if a condition we cannot decide holds (`if self.normalize_before:`).
+MAYBE_NORMED = Normed()
 
 
 @dataclass(frozen=True)
 class Branch:
     last: tuple[ModuleNode, ...]  # the layer(s) applied last
-    normed: bool
+    normed: bool | None  # None: only under a condition we cannot decide
     scales: tuple[RuntimeScale, ...] = ()
+    #: A norm applied after the writer resets the branch's scale whatever its init.
+    renormalised: bool = False
     gated: bool = False
+    #: Passed through a sigmoid/softmax/tanh: a gate rather than content.
+    squashed: bool = False
 
 
 @dataclass
@@ -83,8 +90,9 @@ def _merge(values: list) -> object:
     branches = [v for v in values if isinstance(v, Branch)]
     if branches:
         last = tuple(dict.fromkeys(m for b in branches for m in b.last))
-        return Branch(last, all(b.normed for b in branches), tuple(s for b in branches for s in b.scales), any(b.gated for b in branches))
-    for marker in (STREAM, NORMED):
+        normed = None if any(b.normed is None for b in branches) else all(b.normed for b in branches)
+        return Branch(last, normed, tuple(s for b in branches for s in b.scales), any(b.gated for b in branches), any(b.renormalised for b in branches))
+    for marker in (STREAM, NORMED, MAYBE_NORMED):
         if marker in values:
             return marker
     return UNKNOWN
@@ -94,11 +102,19 @@ class ForwardReader:
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
         self._writers: dict[int, tuple] = {}
+        #: How many undecided `if`s enclose the statement being read.
+        self._undecided = 0
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
         flow = self._read(block, depth=0)
-        return flow.adds if flow is not None else []
+        if flow is None:
+            return []
+        if any(value is NORMED or value is MAYBE_NORMED for value in flow.returns):
+            # The block renormalises the stream before handing it on (Conformer): post-norm in effect.
+            for add in flow.adds:
+                add.prenorm = False
+        return flow.adds
 
     def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[tuple[ModuleNode, str, tuple[RuntimeScale, ...]]], bool]:
         """The linear layers whose output is `node`'s output, with scales after them; and whether
@@ -121,10 +137,16 @@ class ForwardReader:
             found: list = []
             normed = False
             if flow is not None:
-                out = _merge(flow.returns)
+                branches = [value for value in flow.returns if isinstance(value, Branch)]
+                # Paths that end in different layers (a fused-kernel path beside the eager one)
+                # leave the writer undecided: keep only what every path agrees on.
+                common = set.intersection(*(set(map(id, b.last)) for b in branches)) if branches else set()
+                out = _merge(branches)
                 if isinstance(out, Branch):
                     normed = out.normed
                     for last in out.last:
+                        if id(last) not in common:
+                            continue
                         inner, _ = self.writers_of(last, depth + 1)
                         found.extend((w, how, scales + out.scales) for w, how, scales in inner)
             if not found:
@@ -172,12 +194,19 @@ class ForwardReader:
                     flow.statement = small
                     self._small(small, env, flow, depth)
             elif isinstance(stmt, cst.If):
-                self._block(stmt.body.body, env, flow, depth)
+                decided = truth(self._value(stmt.test, env))
                 orelse = stmt.orelse
-                if isinstance(orelse, cst.If):
-                    self._block([orelse], env, flow, depth)
-                elif isinstance(orelse, cst.Else):
-                    self._block(orelse.body.body, env, flow, depth)
+                else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
+                if decided is None:
+                    self._undecided += 1
+                try:
+                    if decided is not False:
+                        self._block(stmt.body.body, env, flow, depth)
+                    if decided is not True:
+                        self._block(else_body, env, flow, depth)
+                finally:
+                    if decided is None:
+                        self._undecided -= 1
             elif isinstance(stmt, (cst.For, cst.While, cst.With)):
                 self._block(stmt.body.body, env, flow, depth)
             elif isinstance(stmt, cst.Try):
@@ -212,7 +241,7 @@ class ForwardReader:
     def _add(self, left, right, node: cst.CSTNode, flow: _Flow):
         for stream, branch in ((left, right), (right, left)):
             if stream is STREAM and isinstance(branch, Branch):
-                add = ResidualAdd(flow.node.cls, node, flow.statement or node, prenorm=branch.normed, gated=branch.gated)
+                add = ResidualAdd(flow.node.cls, node, flow.statement or node, prenorm=branch.normed, gated=branch.gated or branch.renormalised)
                 add.writers = self._writer_refs(flow.node, branch)
                 flow.adds.append(add)
                 return STREAM
@@ -242,14 +271,16 @@ class ForwardReader:
                 return replace(value, scales=value.scales + (scale,))
         return value
 
-    def _number(self, node: cst.CSTNode, env: Env):
-        """Evaluate a scalar with the interpreter, `self` bound to the module node."""
+    def _value(self, node: cst.CSTNode, env: Env):
+        """Evaluate an expression with the interpreter, `self` bound to the module node."""
         numeric_env = Env({k: v for k, v in env.names.items() if isinstance(v, ModRef)})
         try:
-            value = self.interp.eval(node, numeric_env, Ctx(certain=False))
+            return self.interp.eval(node, numeric_env, Ctx(certain=False))
         except RecursionError:
-            return None
-        return as_number(value)
+            return UNKNOWN
+
+    def _number(self, node: cst.CSTNode, env: Env):
+        return as_number(self._value(node, env))
 
     def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int):
         self.interp.tick()
@@ -262,6 +293,10 @@ class ForwardReader:
                 return self._add(left, right, node, flow)
             if isinstance(node.operator, (cst.Multiply, cst.Divide)):
                 if isinstance(left, Branch) and isinstance(right, Branch):
+                    # `sigmoid(gate(x)) * expert(x)`: the squashed side gates the other.
+                    if left.squashed != right.squashed:
+                        content = right if left.squashed else left
+                        return replace(content, gated=True)
                     return _merge([left, right])
                 if isinstance(left, Branch):
                     return self._scale(left, right, node.right, node.operator, env, node)
@@ -273,14 +308,14 @@ class ForwardReader:
         if isinstance(node, cst.Call):
             return self._call(node, env, flow, depth)
         if isinstance(node, cst.Attribute):
-            if isinstance(node.value, cst.Name) and isinstance(env.names.get(node.value.value), ModRef):
-                owner = env.names[node.value.value].node
-                child = owner.children.get(node.attr.value)
+            base = self._eval(node.value, env, flow, depth)
+            if isinstance(base, ModRef):
+                child = base.node.children.get(node.attr.value)
                 if child is not None:
                     return ModRef(child)
-                param = owner.params.get(node.attr.value)
+                param = base.node.params.get(node.attr.value)
                 return ParamRef(param) if param is not None else UNKNOWN
-            return self._eval(node.value, env, flow, depth)
+            return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
             if isinstance(base, ModRef) and len(base.node.children) >= 1:
@@ -310,14 +345,22 @@ class ForwardReader:
         if not isinstance(func, cst.Attribute):
             return carried
         name = func.attr.value
+        weights = [a for a in args if isinstance(a, ParamRef)]
+        if name == "linear" and weights and carried is not UNKNOWN:
+            # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
+            return self._apply_module(weights[0].param.owner, carried, depth)
+        if weights:
+            return UNKNOWN  # a fused kernel fed with raw weights: its output is not ours to trace
+        if name in SQUASHING and isinstance(carried, Branch):
+            return replace(carried, squashed=True)
         receiver = self._eval(func.value, env, flow, depth)
         if isinstance(receiver, ModRef):
             child = receiver.node.children.get(name)
             if child is not None:
                 return self._apply_module(child, carried, depth)
-            if receiver.node.cls is not None:
+            if receiver.node is flow.node and receiver.node.cls is not None:
                 return self._method(receiver.node, name, args, depth) or carried
-            return carried
+            return UNKNOWN  # `self.experts.reduce(...)`: another module's helper, not its forward
         if name in NORM_FUNCTIONS:
             return NORMED if carried is STREAM else carried
         if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
@@ -347,12 +390,19 @@ class ForwardReader:
         if carried is UNKNOWN:
             return UNKNOWN
         if _is_norm(module):
-            return NORMED if carried is STREAM else carried
+            if carried is STREAM:
+                return MAYBE_NORMED if self._undecided else NORMED
+            if isinstance(carried, Branch):
+                # `x + post_norm(f(norm(x)))`: the norm, not the writer's init, sets the branch scale.
+                return replace(carried, renormalised=True)
+            return carried
         if _is_pass_through(module):
             return carried
         if isinstance(carried, Branch) and _is_gate(module):
             return replace(carried, gated=True)
-        normed = carried is NORMED or isinstance(carried, Branch) and carried.normed
+        normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
+        if carried is MAYBE_NORMED or isinstance(carried, Branch) and carried.normed is None:
+            normed = None
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
         return Branch((module,), normed)

@@ -104,7 +104,18 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping)):
         return BoundMethod(base, attr)
+    if attr in DELIBERATE_CONFIG_NAMES:
+        interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
     return Opaque(attr)
+
+
+#: Config fields that announce a parametrisation with its own depth rules (MiniCPM's muP, mup's).
+DELIBERATE_CONFIG_NAMES = {
+    "scale_depth": "muP depth scaling (scale_depth)",
+    "dim_model_base": "muP (dim_model_base)",
+    "mup_width_multiplier": "muP",
+    "use_mup": "muP",
+}
 
 
 def interp_env():
@@ -317,6 +328,15 @@ def record_init(interp: "Interpreter", target: Any, kind: str, args: list, kwarg
     for param in params:
         param.ops.append(op)
     return target
+
+
+def scale_in_place(interp: "Interpreter", param: Param, operand: Any, statement: cst.AugAssign, ctx: "Ctx") -> None:
+    """`p /= math.sqrt(n_layer)` on a parameter rescales what is there."""
+    factor = as_number(operand)
+    if factor is not None and isinstance(statement.operator, cst.DivideAssign):
+        factor = factor.inverse(statement)
+    label = f"{interp.code(statement.target)} {statement.operator.__class__.__name__.replace('Assign', '').lower()} {interp.code(statement.value)}"
+    param.ops.append(InitOp("scale", factor, statement, ctx.via, ctx.certain, label))
 
 
 # -------------------------------------------------------------------- calls
