@@ -168,6 +168,13 @@ class InitTracer(TorchDispatchMode):
         if name in _CREATORS and isinstance(out, torch.Tensor):
             self.write(out, _CREATORS[name](args, kwargs, name, self.source()), name)
             return
+        if name in _INDEXED_WRITES and args and isinstance(args[0], torch.Tensor):
+            # Which elements an indexed write touches needs values: the distribution stays
+            # (a padding row), and a never-written tensor becomes "unknown", not "uninitialised".
+            record = self._record_for(args[0])
+            if record.state.kind == "uninitialised":
+                record.state = replace(UNKNOWN, op=name, source=self.source())
+            return
         if name.endswith("_") and args and isinstance(args[0], torch.Tensor):
             target = args[0]
             state = self._in_place(name, target, args[1:], kwargs)
@@ -257,6 +264,9 @@ _CREATORS: dict[str, Callable[..., Requested]] = {
     "lift_fresh": lambda a, k, n, s: Requested("computed", op=n, source=s),
 }
 _VALUE_PRESERVING = {"mul", "div", "add", "sub", "clone", "_to_copy", "contiguous", "to"}
+#: In-place writes whose coverage depends on index or mask values.
+_INDEXED_WRITES = {"index_put_", "_index_put_impl_", "masked_fill_", "masked_scatter_", "scatter_", "scatter_add_",
+                   "scatter_reduce_", "index_fill_", "index_copy_", "index_add_", "put_"}
 #: In-place ops that do not change values (autograd bookkeeping, resizing of fresh tensors).
 _IGNORED_IN_PLACE = {"requires_grad_", "detach_", "resize_", "set_", "share_memory_", "_coalesced_"}
 

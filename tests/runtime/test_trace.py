@@ -109,10 +109,17 @@ def test_partial_writes():
         model.table = nn.Parameter(torch.empty(10, 4))
         model.table.data[0].zero_()
         model.emb = nn.Embedding(10, 4, padding_idx=0)  # N(0, 1) then a zeroed padding row
+        model.indexed = nn.Embedding(10, 4)
+        nn.init.normal_(model.indexed.weight, std=0.02)
+        model.indexed.weight.data[torch.tensor([0, 3])] = 0.0
+        model.masked = nn.Parameter(torch.empty(4, 4))
+        model.masked.data.masked_fill_(torch.ones(4, 4, dtype=torch.bool), 1.0)
         return model
 
     _, requested = traced(build)
     assert requested["table"].unwritten_fraction == pytest.approx(0.9)
+    assert requested["indexed.weight"].kind == "normal" and requested["indexed.weight"].std == pytest.approx(0.02)
+    assert requested["masked"].kind == "unknown"  # which elements a mask writes needs values
     assert requested["emb.weight"].kind == "normal" and requested["emb.weight"].partial_fraction == pytest.approx(0.1)
 
 
