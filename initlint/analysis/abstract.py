@@ -90,6 +90,8 @@ class FuncRef:
     bound: Any = None
     partial_args: tuple = ()
     partial_kwargs: tuple = ()
+    #: The enclosing function's variables, for a function defined inside another (a closure).
+    closure: Any = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

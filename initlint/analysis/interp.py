@@ -79,6 +79,8 @@ class Interpreter:
         self.incomplete = False
         #: ids of the function definitions the interpretation ran.
         self.executed: set[int] = set()
+        #: Classes built as a part of another (on any path, taken or not): they are not roots.
+        self.instantiated: set[str] = set()
         #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
         self.deliberate_scheme: str | None = None
         #: `if` statements evaluated, by id: [node, whether the body ever ran].
@@ -122,6 +124,8 @@ class Interpreter:
     def instantiate(self, cls: ClassInfo, args: list, kwargs: dict, call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
         if cls.name in self.building or len(self.building) > 16:
             return UNKNOWN
+        if not root:
+            self.instantiated.add(cls.name)
         node = ModuleNode(name="", kind="module", type_name=cls.name, cls=cls, created_at=call)
         for base in self.index.base_chain(cls):
             if base not in self.index.classes:
@@ -192,7 +196,7 @@ class Interpreter:
             return UNKNOWN
         func = ref.func
         self.executed.add(id(func))
-        env = Env()
+        env = ref.closure.child() if ref.closure is not None else Env()
         positional = list(ref.partial_args) + list(args)
         if ref.bound is not None:
             positional = [ref.bound] + positional
@@ -296,7 +300,7 @@ class Interpreter:
             if stmt.finalbody is not None:
                 self.exec_block(stmt.finalbody.body.body, env, ctx)
         elif isinstance(stmt, cst.FunctionDef):
-            env.names[stmt.name.value] = FuncRef(stmt)
+            env.names[stmt.name.value] = FuncRef(stmt, closure=env)
 
     def exec_branch(self, stmts, env: Env, ctx: Ctx) -> None:
         """Run a block that may not run: a `return` inside it does not end the caller."""

@@ -82,7 +82,7 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
         trees.append(root)
     analysis.dead_branches = [node for node, taken in interp.branches.values() if not taken]
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
-    used = {node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None}
+    used = interp.instantiated | {node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None}
     analysis.roots = [tree for tree in trees if tree.cls is not None and tree.cls.name not in used]
     reader = ForwardReader(interp)
     for root in analysis.roots:

@@ -478,6 +478,9 @@ def hf_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNo
     via = ctx.via + (interp.code(call),)
     inner = replace(ctx, via=via)
     for module in list(node.post_order()):
+        if module.attrs.get("@hf_initialized"):
+            continue  # transformers marks what an inner model's post_init() already did
+        module.attrs["@hf_initialized"] = True
         if found is not None:
             owner, func = found
             interp.call_function(FuncRef(func, owner, ModRef(node)), [ModRef(module)], {}, replace_via(inner, f"{owner.name}._init_weights"))

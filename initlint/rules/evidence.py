@@ -73,3 +73,9 @@ def overwritten_depth_scaling(analysis: Analysis, weight: Param) -> str:
         if op.node is not None and _has_depth(analysis, op):
             return f"; it overwrites the depth-scaled init at line {analysis.line_of(op.node)}"
     return ""
+
+
+def residual_adds(stack: Stack) -> str:
+    """N, the number of residual adds in the stack, as an expression: `2 * n_layer`."""
+    depth = stack.depth_source.removeprefix("1*")
+    return depth if stack.adds_per_block == 1 else f"{stack.adds_per_block} * {depth}"

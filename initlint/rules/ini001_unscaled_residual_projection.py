@@ -13,6 +13,7 @@ from initlint.rules.evidence import (
     describe_op,
     misdirected_depth_scaling,
     overwritten_depth_scaling,
+    residual_adds,
     writer_pattern,
 )
 
@@ -367,7 +368,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                 message = (
                     f"residual writer `{writer_pattern(stack, writer)}` is added into the stream "
                     f"({describe_add(analysis, writer.add)}) but its weight ends with "
-                    f"{describe_op(analysis, final.op)}: no depth factor (GPT-2: std/sqrt(2 * {stack.depth_source.removeprefix('1*')}))"
+                    f"{describe_op(analysis, final.op)}: no depth factor (expected std/sqrt({residual_adds(stack)}))"
                     f"{overwritten_depth_scaling(analysis, weight) or dead_depth_scaling(analysis) or misdirected_depth_scaling(analysis, stack)}"
                 )
                 verdicts.setdefault(id(created), []).append(Violation(created, message, {"layer": writer_pattern(stack, writer)}))
