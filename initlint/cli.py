@@ -65,6 +65,7 @@ def _add_check_arguments(check: argparse.ArgumentParser) -> None:
     run = check.add_argument_group("run")
     run.add_argument("-j", "--jobs", type=_positive_int, metavar="N", help="check files in N processes")
     run.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what is left")
+    run.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that change the model's numbers (INI002)")
     runtime = _runtime_cli()
     if runtime is not None:
         runtime.add_arguments(check)
@@ -165,7 +166,7 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     result = _lint(files, settings, args.jobs)
     if apply_fixes is not None:
-        _report_fixes(apply_fixes(result.findings))
+        _report_fixes(apply_fixes(result.findings, unsafe=args.unsafe_fixes))
         result = _lint(files, settings, args.jobs)
     findings = list(result.findings)
     findings = sorted(findings + _run_runtime(files, args, settings), key=Finding.sort_key)

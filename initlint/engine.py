@@ -21,7 +21,7 @@ import libcst as cst
 
 from initlint import guard, noqa
 from initlint.config import Settings, is_enabled
-from initlint.findings import Finding
+from initlint.findings import Edit, Finding, Fix
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
 from initlint.nesting import nesting_problem
@@ -144,6 +144,13 @@ def _position(positions, node: cst.CSTNode) -> tuple[int, int, int, int]:
     )
 
 
+def _positioned_fix(positions, spec) -> Fix | None:
+    if spec is None:
+        return None
+    edits = tuple(Edit(*_position(positions, node), text) for node, text in spec.replacements)
+    return Fix(spec.description, edits, spec.safe)
+
+
 def check_module(module: cst.Module, path: str, settings: Settings, source: str | None = None) -> list[Finding]:
     """Run the analysis and every enabled rule over an already parsed module."""
     from initlint.analysis import analyze
@@ -173,6 +180,7 @@ def check_module(module: cst.Module, path: str, settings: Settings, source: str 
             end_column=end_column,
             severity=rule.severity,
             details=violation.details,
+            fix=_positioned_fix(positions, violation.fix),
         )
         findings.setdefault((finding.code, line, column, finding.message), finding)
     return sorted(findings.values(), key=Finding.sort_key)

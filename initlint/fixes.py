@@ -62,11 +62,12 @@ class _Planned:
     applied: int
 
 
-def apply_fixes(findings: Iterable[Finding]) -> FixReport:
+def apply_fixes(findings: Iterable[Finding], unsafe: bool = False) -> FixReport:
+    """Apply the findings' safe fixes (and the unsafe ones too with `unsafe`)."""
     report = FixReport()
     by_path: dict[str, list[Fix]] = {}
     for finding in findings:
-        if finding.fix is not None and finding.fix.safe:
+        if finding.fix is not None and (finding.fix.safe or unsafe):
             by_path.setdefault(finding.path, []).append(finding.fix)
     planned: list[tuple[str, _Planned]] = []
     for name, fixes in sorted(by_path.items()):

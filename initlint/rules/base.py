@@ -21,10 +21,21 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
+class FixSpec:
+    """A fix in terms of nodes: replace each node's source with a text; the engine positions it."""
+
+    description: str
+    replacements: tuple[tuple[cst.CSTNode, str], ...]
+    #: Safe fixes keep the model's behaviour; unsafe ones change its numbers (`--unsafe-fixes`).
+    safe: bool = False
+
+
+@dataclass(frozen=True)
 class Violation:
     node: cst.CSTNode
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+    fix: FixSpec | None = None
 
 
 class Rule:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import libcst as cst
+
 from initlint.analysis.model import Analysis, final_init
 from initlint.analysis.scaling import stack_scaling
-from initlint.rules.base import Rule, Violation
+from initlint.rules.base import FixSpec, Rule, Violation
 from initlint.rules.evidence import count_adds, describe_op, short, writer_pattern
 
 
@@ -128,6 +130,22 @@ class ParallelGPT(nn.Module):
         return self.ln_f(x)
 '''
 
+def double_the_depth(analysis: Analysis, power: cst.CSTNode) -> FixSpec | None:
+    """`math.sqrt(n_layer)` -> `math.sqrt(2 * n_layer)`; `n_layer ** -0.5` -> `(2 * n_layer) ** -0.5`."""
+    if isinstance(power, cst.Call) and power.args:
+        inner = power.args[0].value
+        text = analysis.code(inner)
+        simple = isinstance(inner, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(inner.lpar)
+        replacement = f"2 * {text}" if simple else f"2 * ({text})"
+    elif isinstance(power, cst.BinaryOperation) and isinstance(power.operator, cst.Power):
+        inner = power.left
+        text = analysis.code(inner)
+        replacement = f"(2 * {text.strip('()') if inner.lpar else text})"
+    else:
+        return None
+    return FixSpec(f"count two residual adds per block: {replacement}", ((inner, replacement),), safe=False)
+
+
 class DepthFactorMissing2x(Rule):
     code = "INI002"
     name = "depth-factor-missing-2x"
@@ -155,7 +173,8 @@ std = 0.02 / math.sqrt(2 * config.n_layer)
 ```
 
 ## Fix safety
-No automatic fix yet; the change is a one-token edit inside the reported expression.
+An unsafe fix (`--fix --unsafe-fixes`) puts the `2 *` inside the reported expression. Unsafe
+because it changes the model's initial weights: that is the point, but review it.
 """
     good_examples = (GOOD_PARALLEL_BLOCK,)
     bad_examples = (BAD_ISINSTANCE_BRANCH,)
@@ -186,4 +205,5 @@ No automatic fix yet; the change is a one-token edit inside the reported express
                     f"{stack.block.type_name} has {count_adds(analysis, stack)}: N = 2 * {depth}, so each write is "
                     f"sqrt(2) too large; use sqrt(2 * {depth})",
                     {"layer": writer_pattern(stack, writer)},
+                    double_the_depth(analysis, scaling.power.node),
                 )
