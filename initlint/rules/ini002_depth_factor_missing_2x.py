@@ -139,8 +139,9 @@ def double_the_depth(analysis: Analysis, power: cst.CSTNode) -> FixSpec | None:
         replacement = f"2 * {text}" if simple else f"2 * ({text})"
     elif isinstance(power, cst.BinaryOperation) and isinstance(power.operator, cst.Power):
         inner = power.left
-        text = analysis.code(inner)
-        replacement = f"(2 * {text.strip('()') if inner.lpar else text})"
+        # A node's position excludes its own parentheses: keep them and edit inside.
+        bare = analysis.code(inner.with_changes(lpar=[], rpar=[]))
+        replacement = f"2 * {bare}" if inner.lpar else f"(2 * {bare})"
     else:
         return None
     return FixSpec(f"count two residual adds per block: {replacement}", ((inner, replacement),), safe=False)
