@@ -320,3 +320,22 @@ class Transformer(nn.Module):
     assert reported(source) == []
     unscaled = source.replace("nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=init_std)", "nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=0.02)")
     assert [code for _, code in reported(unscaled)] == ["INI001"]
+
+
+def test_reset_parameters_override_of_a_linear_subclass_runs_from_super_init():
+    layer = '''
+class ScaledLinear(nn.Linear):
+    def __init__(self, *args, init_std=0.02, **kwargs):
+        self.init_std = init_std
+        super().__init__(*args, **kwargs)
+
+    def reset_parameters(self):
+        nn.init.normal_(self.weight, std=self.init_std)
+'''
+    attention = layer + ATTENTION.replace("self.c_proj = {linear}(config.n_embd, config.n_embd)", "self.c_proj = ScaledLinear(config.n_embd, config.n_embd, init_std=0.02 / math.sqrt(2 * config.n_layer))")
+    mlp = MLP.replace("self.c_proj = {linear}(4 * config.n_embd, config.n_embd)", "self.c_proj = ScaledLinear(4 * config.n_embd, config.n_embd, init_std=0.02 / math.sqrt(config.n_layer))")
+    source = gpt(attention=attention, mlp=mlp)
+    analysis = analyze(cst.parse_module(source))
+    stds = {w.ref.path: final_init(w.weight).std.describe() for w in analysis.stacks[0].writers}
+    assert stds == {"attn.c_proj": "0.0141421/sqrt(n_layer)", "mlp.c_proj": "0.02/sqrt(n_layer)"}
+    assert [code for _, code in reported(source)] == ["INI002"]

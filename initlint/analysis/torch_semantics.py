@@ -410,8 +410,21 @@ def call_method(interp: "Interpreter", method: BoundMethod, args: list, kwargs: 
     if isinstance(receiver, SuperRef):
         if name == "_init_weights" and args and isinstance(args[0], ModRef):
             hf_generic_init(interp, args[0].node, ctx, call)
+        if name == "__init__" and isinstance(receiver.instance, ModRef):
+            _layer_base_init(interp, receiver.instance.node, ctx)
         return Const(None)
     return UNKNOWN
+
+
+def _layer_base_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx") -> None:
+    """`super().__init__()` of an `nn.Linear` subclass ends by calling `self.reset_parameters()`,
+    which runs the subclass's override if it has one."""
+    if node.cls is None or node.kind == "module":
+        return
+    found = interp.index.find_method(node.cls, "reset_parameters")
+    if found is not None:
+        owner, func = found
+        interp.call_function(FuncRef(func, owner, ModRef(node)), [], {}, replace_via(ctx, f"{owner.name}.reset_parameters"))
 
 
 def module_method(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:

@@ -365,8 +365,9 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                 if scaling.kind != "none":
                     verdicts.setdefault(id(created), []).append(None)
                     continue
+                found_by = "" if writer.ref.found_by == "data flow" else " (found by its name: the data flow into it could not be followed)"
                 message = (
-                    f"residual writer `{writer_pattern(stack, writer)}` is added into the stream "
+                    f"residual writer `{writer_pattern(stack, writer)}`{found_by} is added into the stream "
                     f"({describe_add(analysis, writer.add)}) but its weight ends with "
                     f"{describe_op(analysis, final.op)}: no depth factor (expected std/sqrt({residual_adds(stack)}))"
                     f"{overwritten_depth_scaling(analysis, weight) or dead_depth_scaling(analysis) or misdirected_depth_scaling(analysis, stack)}"
