@@ -1,0 +1,68 @@
+"""Symbolic stds, their depth classes, and `initlint explain` on real files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from initlint.analysis.scaling import classify
+from initlint.analysis.values import Monomial
+
+REPO = Path(__file__).resolve().parent.parent
+NODE = cst.Name("x")
+L = Monomial.atom("n_layer")
+DEPTH = frozenset({"n_layer"})
+
+
+def test_monomial_arithmetic_keeps_the_multiplier_next_to_the_depth():
+    std = Monomial.of(0.02) * (Monomial.of(2) * L).pow(Fraction(-1, 2), NODE)
+    assert std.exponent("n_layer") == Fraction(-1, 2)
+    assert std.const == pytest.approx(0.02 / 2**0.5)
+    assert std.power_of("n_layer").inner_coefficient == 2.0
+    assert std.describe() == "0.0141421/sqrt(n_layer)"
+
+
+@pytest.mark.parametrize(
+    "std, base, kind",
+    [
+        (Monomial.of(0.02) * (Monomial.of(2) * L).pow(Fraction(-1, 2), NODE), None, "sqrt_2l"),
+        (Monomial.of(0.02) * L.pow(Fraction(-1, 2), NODE), None, "sqrt_l"),
+        (Monomial.of(0.02 * 2**-0.5) * L.pow(Fraction(-1, 2), NODE), Monomial.of(0.02), "sqrt_2l"),
+        (Monomial.of(0.02) * L.pow(Fraction(-1), NODE), None, "small_init"),
+        (Monomial.of(0.02) * Monomial.atom("(@layer+1)").pow(Fraction(-1, 2), NODE), None, "per_layer"),
+        (Monomial.of(0.0), None, "zero"),
+        (Monomial.of(0.02), None, "none"),
+        (None, None, "unknown"),
+    ],
+)
+def test_depth_classes(std, base, kind):
+    assert classify(std, DEPTH, base).kind == kind
+
+
+def explain(*paths: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "initlint", "explain", *paths], capture_output=True, text=True, cwd=REPO)
+
+
+def test_explain_shows_each_parameter_with_its_final_init_and_line():
+    result = explain("examples/gpt2_nanogpt.py")
+    assert result.returncode == 0, result.stderr
+    rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip().startswith("transformer.")}
+    writer = rows["transformer.h.*.attn.c_proj.weight"]
+    assert "residual writer" in writer and "GPT-2 1/sqrt(2L)" in writer and "line " in writer
+    assert "residual writer" not in rows["transformer.h.*.attn.c_attn.weight"]
+    assert "2 residual add(s) per block, pre-norm" in result.stdout
+
+
+def test_explain_marks_unscaled_writers_and_survives_bad_files(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import torch.nn as nn\nclass A(nn.Module:\n    pass\n")
+    result = explain("examples/gpt2_unscaled.py", str(broken))
+    assert result.returncode == 0
+    assert "no depth factor" in result.stdout
+    assert f"{broken}: cannot parse" in result.stdout
+    assert "Traceback" not in result.stderr
