@@ -70,7 +70,11 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
             analysis.deliberate_scheme = scheme
     interp = Interpreter(index, module, options)
     trees: list[ModuleNode] = []
-    for cls in index.module_classes():
+    # Outer classes usually come last: building them first marks the classes they contain,
+    # which then need no tree of their own (they are not roots).
+    for cls in reversed(index.module_classes()):
+        if cls.name in interp.instantiated:
+            continue
         interp.executed = set()
         interp.incomplete = False
         try:
@@ -83,7 +87,7 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
     analysis.dead_branches = [node for node, taken in interp.branches.values() if not taken]
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     used = interp.instantiated | {node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None}
-    analysis.roots = [tree for tree in trees if tree.cls is not None and tree.cls.name not in used]
+    analysis.roots = [tree for tree in reversed(trees) if tree.cls is not None and tree.cls.name not in used]
     reader = ForwardReader(interp)
     for root in analysis.roots:
         try:
