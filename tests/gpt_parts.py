@@ -87,13 +87,16 @@ def gpt(
     super_args: str = "",
     imports: str = "",
     marks: bool = False,
+    attn_comment: str = "",
+    mlp_comment: str = "",
 ) -> str:
-    """A GPT model file. With `marks`, the writer lines end with `# expect: INI001`."""
+    """A GPT model file. With `marks`, the writer lines end with `# expect: INI001`; the
+    `*_comment`s are appended to the attention / MLP writer lines (e.g. `"  # noqa: INI001"`)."""
     mark = "  # expect: INI001" if marks else ""
     parts = [
         HEADER.format(imports=imports),
-        attention.format(linear=linear, attn_mark=mark),
-        mlp.format(linear=linear, mlp_mark=mark),
+        attention.format(linear=linear, attn_mark=mark + attn_comment),
+        mlp.format(linear=linear, mlp_mark=mark + mlp_comment),
         block,
         MODEL.format(
             base=base,
