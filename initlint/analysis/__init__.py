@@ -10,8 +10,6 @@ Rules read the resulting `Analysis`; they never walk the syntax tree again.
 
 from __future__ import annotations
 
-import libcst as cst
-
 from initlint.analysis.model import Analysis
 from initlint.analysis.stacks import analyze, static_summary
 

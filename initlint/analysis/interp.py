@@ -13,22 +13,20 @@ that need certainty stay silent.
 from __future__ import annotations
 
 import ast
-import math
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from typing import Any
 
 import libcst as cst
 
-from initlint.analysis import python_semantics, torch_semantics
+from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
-    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef,
-    Seq, SuperRef, as_number, truth,
+    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef,
+    Seq, as_number, truth,
 )
+from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
-from initlint.analysis.layers import LayerType, layer_type
-from initlint.analysis.model import InitOp, ModuleNode, Param
-from initlint.analysis.values import Monomial, fraction_of
+from initlint.analysis.model import InitOp, Param
+from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
 
 MAX_STEPS = 400_000
@@ -67,7 +65,7 @@ class _Return(Exception):
         self.value = value
 
 
-class Interpreter:
+class Interpreter(ModelBuilder):
     def __init__(self, index: ModuleIndex, module: cst.Module, options: AnalysisOptions) -> None:
         self.index = index
         self.module = module
@@ -117,77 +115,8 @@ class Interpreter:
             return ExtRef(f"builtins.{name}")
         return Opaque(name)
 
-    # ------------------------------------------------------------ construction
-    def build_root(self, cls: ClassInfo) -> ModuleNode:
-        return self.instantiate(cls, [], {}, cls.node, Ctx(via=()), root=True).node
-
-    def instantiate(self, cls: ClassInfo, args: list, kwargs: dict, call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
-        if cls.name in self.building or len(self.building) > 16:
-            return UNKNOWN
-        if not root:
-            self.instantiated.add(cls.name)
-        node = ModuleNode(name="", kind="module", type_name=cls.name, cls=cls, created_at=call)
-        for base in self.index.base_chain(cls):
-            if base not in self.index.classes:
-                known = layer_type(base)
-                if known is not None and known.kind not in ("container", "sequential"):
-                    node.kind = known.kind
-                    self.add_default_params(node, known, {}, ctx)
-                    break
-        found = self.index.find_method(cls, "__init__")
-        if found is not None:
-            owner, func = found
-            self.building.append(cls.name)
-            try:
-                if root:
-                    args = [Opaque(p.name.value) for p in func.params.params[1:]]
-                self.call_function(FuncRef(func, owner, ModRef(node)), args, kwargs, replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)))
-            finally:
-                self.building.pop()
-        return ModRef(node)
-
-    def add_default_params(self, node: ModuleNode, known: LayerType, kwargs: dict, ctx: Ctx) -> None:
-        for pname, kind, std in known.defaults:
-            if pname == "bias" and isinstance(kwargs.get("bias"), Const) and kwargs["bias"].value is False:
-                continue
-            param = node.params.setdefault(pname, Param(pname, node))
-            param.ops.append(InitOp(kind, std, None, (f"PyTorch's default init for {known.class_name}",), True, torch_semantics.default_label(kind, known.class_name)))
-
-    def construct_layer(self, qualified: str, known: LayerType | None, args: list, kwargs: dict, call: cst.Call, ctx: Ctx) -> ModRef:
-        kind = known.kind if known else "unknown"
-        node = ModuleNode(name="", kind=kind, type_name=qualified, created_at=call)
-        if known is None:
-            return ModRef(node)
-        if kind in ("container", "sequential"):
-            items: list[tuple[str, Any]] = []
-            repeat = None
-            source = args[0] if args else None
-            if kind == "sequential" and len(args) != 1 or kind == "sequential" and not isinstance(source, (Seq, Mapping)):
-                items = [(str(i), value) for i, value in enumerate(args)]
-            elif isinstance(source, Seq):
-                items = [(str(i), value) for i, value in enumerate(source.items)]
-                repeat = source.repeat
-            elif isinstance(source, Mapping):
-                items = [(str(key), value) for key, value in source.items.items()]
-            for key, value in items:
-                if isinstance(value, ModRef):
-                    child = node.add_child(key, value.node)
-                    child.repeat = repeat or child.repeat
-            return ModRef(node)
-        self.add_default_params(node, known, kwargs, ctx)
-        if known.class_name == "MultiheadAttention":
-            out = node.add_child("out_proj", ModuleNode(name="out_proj", kind="linear", type_name="torch.nn.Linear", created_at=call))
-            self.add_default_params(out, layer_type("torch.nn.Linear"), {}, ctx)
-        if known.init_from_argument:
-            weight = node.params.setdefault("weight", Param("weight", node))
-            node.params.setdefault("bias", Param("bias", node))
-            method = kwargs.get(known.init_from_argument, UNKNOWN)
-            label = f"{known.init_from_argument}= of {known.class_name}"
-            if isinstance(method, (FuncRef, Lambda)):
-                self.call_value(method, [ParamRef(weight)], {}, replace(ctx, via=ctx.via + (label,)), call)
-            if not weight.ops:
-                weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
-        return ModRef(node)
+    def root_context(self) -> Ctx:
+        return Ctx(via=())
 
     # ------------------------------------------------------------------- calls
     def call_function(self, ref: FuncRef, args: list, kwargs: dict, ctx: Ctx) -> Any:
@@ -354,7 +283,7 @@ class Interpreter:
             current = self.eval(small.target, env, ctx)
             operand = self.eval(small.value, env, ctx)
             if isinstance(current, ParamRef) and isinstance(small.operator, (cst.MultiplyAssign, cst.DivideAssign)):
-                torch_semantics.scale_in_place(self, current.param, operand, small, ctx)
+                init_ops.scale_in_place(self, current.param, operand, small, ctx)
                 return
             value = python_semantics.binary(self, small.operator, current, operand, small)
             self.assign(small.target, value, env, ctx, small)
@@ -491,9 +420,3 @@ class Interpreter:
     def number(self, value: Any) -> Monomial | None:
         return as_number(value)
 
-
-def exponent_of(value: Any) -> Fraction | None:
-    number = as_number(value)
-    if number is None or not number.is_constant or not math.isfinite(number.const):
-        return None
-    return fraction_of(number.const)

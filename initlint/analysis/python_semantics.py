@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from initlint.analysis.abstract import (
-    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
+    UNKNOWN, ClassRef, Const, Env, FuncRef, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
     SuperRef, as_number, truth,
 )
 from initlint.analysis.model import InitOp

@@ -1,0 +1,95 @@
+"""Building model trees: instantiating classes of the file and library layers.
+
+A mixin of the interpreter (`interp.Interpreter`): running a class's `__init__` creates its
+`ModuleNode`; a library layer (`nn.Linear`, HF `Conv1D`, Megatron's parallel linears,
+containers) becomes a node whose parameters start with PyTorch's default init.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from initlint.analysis import init_ops
+from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
+from initlint.analysis.index import ClassInfo
+from initlint.analysis.layers import LayerType, layer_type
+from initlint.analysis.model import InitOp, ModuleNode, Param
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Ctx
+
+
+class ModelBuilder:
+    def build_root(self, cls: ClassInfo) -> ModuleNode:
+        return self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True).node
+
+    def instantiate(self, cls: ClassInfo, args: list, kwargs: dict, call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
+        if cls.name in self.building or len(self.building) > 16:
+            return UNKNOWN
+        if not root:
+            self.instantiated.add(cls.name)
+        node = ModuleNode(name="", kind="module", type_name=cls.name, cls=cls, created_at=call)
+        for base in self.index.base_chain(cls):
+            if base not in self.index.classes:
+                known = layer_type(base)
+                if known is not None and known.kind not in ("container", "sequential"):
+                    node.kind = known.kind
+                    self.add_default_params(node, known, {}, ctx)
+                    break
+        found = self.index.find_method(cls, "__init__")
+        if found is not None:
+            owner, func = found
+            self.building.append(cls.name)
+            try:
+                if root:
+                    args = [Opaque(p.name.value) for p in func.params.params[1:]]
+                self.call_function(FuncRef(func, owner, ModRef(node)), args, kwargs, replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)))
+            finally:
+                self.building.pop()
+        return ModRef(node)
+
+    def add_default_params(self, node: ModuleNode, known: LayerType, kwargs: dict, ctx: Ctx) -> None:
+        for pname, kind, std in known.defaults:
+            if pname == "bias" and isinstance(kwargs.get("bias"), Const) and kwargs["bias"].value is False:
+                continue
+            param = node.params.setdefault(pname, Param(pname, node))
+            param.ops.append(InitOp(kind, std, None, (f"PyTorch's default init for {known.class_name}",), True, init_ops.default_label(kind, known.class_name)))
+
+    def construct_layer(self, qualified: str, known: LayerType | None, args: list, kwargs: dict, call: cst.Call, ctx: Ctx) -> ModRef:
+        kind = known.kind if known else "unknown"
+        node = ModuleNode(name="", kind=kind, type_name=qualified, created_at=call)
+        if known is None:
+            return ModRef(node)
+        if kind in ("container", "sequential"):
+            items: list[tuple[str, Any]] = []
+            repeat = None
+            source = args[0] if args else None
+            if kind == "sequential" and len(args) != 1 or kind == "sequential" and not isinstance(source, (Seq, Mapping)):
+                items = [(str(i), value) for i, value in enumerate(args)]
+            elif isinstance(source, Seq):
+                items = [(str(i), value) for i, value in enumerate(source.items)]
+                repeat = source.repeat
+            elif isinstance(source, Mapping):
+                items = [(str(key), value) for key, value in source.items.items()]
+            for key, value in items:
+                if isinstance(value, ModRef):
+                    child = node.add_child(key, value.node)
+                    child.repeat = repeat or child.repeat
+            return ModRef(node)
+        self.add_default_params(node, known, kwargs, ctx)
+        if known.class_name == "MultiheadAttention":
+            out = node.add_child("out_proj", ModuleNode(name="out_proj", kind="linear", type_name="torch.nn.Linear", created_at=call))
+            self.add_default_params(out, layer_type("torch.nn.Linear"), {}, ctx)
+        if known.init_from_argument:
+            weight = node.params.setdefault("weight", Param("weight", node))
+            node.params.setdefault("bias", Param("bias", node))
+            method = kwargs.get(known.init_from_argument, UNKNOWN)
+            label = f"{known.init_from_argument}= of {known.class_name}"
+            if isinstance(method, (FuncRef, Lambda)):
+                self.call_value(method, [ParamRef(weight)], {}, replace(ctx, via=ctx.via + (label,)), call)
+            if not weight.ops:
+                weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
+        return ModRef(node)
