@@ -339,3 +339,19 @@ class ScaledLinear(nn.Linear):
     stds = {w.ref.path: final_init(w.weight).std.describe() for w in analysis.stacks[0].writers}
     assert stds == {"attn.c_proj": "0.0141421/sqrt(n_layer)", "mlp.c_proj": "0.02/sqrt(n_layer)"}
     assert [code for _, code in reported(source)] == ["INI002"]
+
+
+def test_llm_c_style_flag_read_in_a_conditional_expression():
+    attention = ATTENTION.replace("{attn_mark}\n", "{attn_mark}\n        self.c_proj.LLMC_RESIDUAL_SCALE_FLAG = 1\n")
+    mlp = MLP.replace("{mlp_mark}\n", "{mlp_mark}\n        self.c_proj.LLMC_RESIDUAL_SCALE_FLAG = 1\n")
+    init_function = """
+def _init_weights(self, module):
+    if isinstance(module, nn.Linear):
+        std = 0.02 if not hasattr(module, 'LLMC_RESIDUAL_SCALE_FLAG') else 0.02 / math.sqrt(2 * self.config.n_layer)
+        if not hasattr(module, 'LLMC_SKIP_INIT'):
+            torch.nn.init.normal_(module.weight, mean=0.0, std=std)
+"""
+    assert reported(gpt("self.apply(self._init_weights)", init_function, attention=attention, mlp=mlp)) == []
+    skipped = attention.replace("LLMC_RESIDUAL_SCALE_FLAG", "LLMC_SKIP_INIT")
+    source = gpt("self.apply(self._init_weights)", init_function, attention=skipped.replace("{attn_mark}", "  # expect: INI001"), mlp=mlp)
+    assert reported(source) == expected_findings(source)  # skipped init: PyTorch's default remains

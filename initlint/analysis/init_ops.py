@@ -124,6 +124,8 @@ def record_init(interp: "Interpreter", target: Any, kind: str, args: list, kwarg
     else:
         std, source = _std_for(interp, kind, args, kwargs, offset, call)
         label = f"{fname}(std={source})" if source else f"{fname}"
+        if std is not None and source.replace(".", "").replace("_", "").isalnum() and not source[:1].isdigit():
+            label = f"{fname}(std={source} = {std.describe()})"  # `std=std`: show what it holds
         op = InitOp(kind, std, call, ctx.via, ctx.certain, label, source)
     if isinstance(target, NewTensor):
         return NewTensor(op)
