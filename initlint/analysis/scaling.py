@@ -103,4 +103,6 @@ def writer_ids(stack: Stack) -> set[int]:
 
 
 def stack_scaling(analysis: Analysis, stack: Stack, std: Monomial | None) -> DepthScaling:
-    return classify(std, analysis.depth_atoms, reference_std(stack.root, writer_ids(stack)))
+    # The std ordinary linears get in this model, else the configured `base-std`.
+    base = reference_std(stack.root, writer_ids(stack)) or Monomial.of(analysis.options.base_std)
+    return classify(std, analysis.depth_atoms, base)
