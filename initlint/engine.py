@@ -216,8 +216,13 @@ def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
     Never raises: a file that cannot be parsed gets one INI901, a failure of initlint itself
     (an exception, the time budget) one INI902, and the caller goes on with the next file.
     """
+
+    def work() -> list[Finding]:
+        module = parse(source)
+        guard.restart_clock()  # the analysis gets the whole budget (the parse is bounded apart)
+        return check_module(module, path, settings, source)
+
     try:
-        work = lambda: check_module(parse(source), path, settings, source)  # noqa: E731
         return guard.run_bounded(work, seconds=guard.DEFAULT_BUDGET.seconds_for(source))
     except UnparseableSource as error:
         return [tool_finding("INI901", path, error.reason, error.line, error.column)]

@@ -13,6 +13,9 @@ Time is bounded twice:
   raises `BudgetExceeded` inside it (CPython's `PyThreadState_SetAsyncExc`), which
   interrupts any Python-level loop, including one that never calls `check_deadline()`.
 
+The budget counts from `restart_clock()`, which the engine calls after the parse: the parse
+is native code that nothing can interrupt, and `nesting` bounds its time before it starts.
+
 `BudgetExceeded` derives from BaseException so that `except Exception` blocks in the
 analysis cannot swallow it.
 """
@@ -60,11 +63,21 @@ class Budget:
 
 DEFAULT_BUDGET = Budget()
 
+class _Clock:
+    """One file's time budget, shared by its worker and the thread waiting for it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.restart()
+
+    def restart(self) -> None:
+        self.deadline = time.monotonic() + self.seconds
+
+
 class _ThreadBudget(threading.local):
-    # Class-level defaults: reading them in a thread that never set them raises nothing (an
+    # A class-level default: reading it in a thread that never set it raises nothing (an
     # AttributeError caught by getattr would make `check_deadline` four times slower).
-    deadline: float | None = None
-    budget_s: float | None = None
+    clock: _Clock | None = None
 
 
 _local = _ThreadBudget()
@@ -76,13 +89,21 @@ def check_deadline() -> None:
     Call it from loops whose trip count the input controls (fixpoints, alias chains, walks
     over the model tree). Outside `run_bounded` it does nothing.
     """
-    deadline = _local.deadline
-    if deadline is not None and time.monotonic() > deadline:
-        raise BudgetExceeded(_local.budget_s)
+    clock = _local.clock
+    if clock is not None and time.monotonic() > clock.deadline:
+        raise BudgetExceeded(clock.seconds)
+
+
+def restart_clock() -> None:
+    """Give the current file its whole budget again, from now. The engine calls it after the
+    parse, whose time the nesting scan bounds on its own (a deep file may parse for seconds)."""
+    clock = _local.clock
+    if clock is not None:
+        clock.restart()
 
 
 def in_bounded_run() -> bool:
-    return _local.deadline is not None
+    return _local.clock is not None
 
 
 _recursion_lock = threading.Lock()
@@ -127,43 +148,53 @@ def run_bounded(work: Callable[[], T], budget: Budget = DEFAULT_BUDGET, seconds:
     stack and recursion limit; its exception, if any, is re-raised here."""
     if in_bounded_run():  # already inside a worker: its budget applies
         return work()
-    seconds = budget.time_s if seconds is None else seconds
+    clock = _Clock(budget.time_s if seconds is None else seconds)
     outcome: list = []
 
     def target() -> None:
-        _local.budget_s = seconds
-        _local.deadline = time.monotonic() + seconds
+        _local.clock = clock
         try:
             outcome.append((True, work()))
         except BaseException as error:  # handed to the waiting thread
             if isinstance(error, BudgetExceeded) and error.budget_s is None:
-                error = BudgetExceeded(seconds)
+                error = BudgetExceeded(clock.seconds)
             outcome.append((False, error))
         finally:
-            _local.deadline = None
+            _local.clock = None
 
     worker = threading.Thread(target=target, name="initlint-analysis", daemon=True)
-    big_stack = _big_stack_supported(budget.stack_bytes)
-    limit = budget.recursion_limit if big_stack else sys.getrecursionlimit()
-    with _raised_recursion_limit(limit):
-        if _start(worker, budget.stack_bytes if big_stack else 0):
-            try:
-                worker.join(seconds * budget.backstop_factor)
-            except KeyboardInterrupt:
-                _interrupt(worker)
-                raise
-            if worker.is_alive() and _interrupt(worker):
-                worker.join(seconds)
-            if worker.is_alive():  # stuck in native code: leave it behind, report the file
-                raise BudgetExceeded(seconds)
-        else:
-            target()  # no thread to be had: run here, with the cooperative deadline only
+    if not _big_stack_supported(budget.stack_bytes):
+        target()  # a default thread stack can be smaller than this thread's: stay here
+    else:
+        with _raised_recursion_limit(budget.recursion_limit):
+            if _start(worker, budget.stack_bytes):
+                _wait(worker, clock, budget.backstop_factor)
+            else:
+                target()  # no thread to be had: run here, with the cooperative deadline only
     if not outcome:  # the backstop struck while the worker was handing over its result
-        raise BudgetExceeded(seconds)
+        raise BudgetExceeded(clock.seconds)
     succeeded, value = outcome[0]
     if succeeded:
         return value
     raise value
+
+
+def _wait(worker: threading.Thread, clock: _Clock, backstop_factor: float) -> None:
+    """Wait for `worker`; past `backstop_factor` times its budget, interrupt it."""
+    try:
+        while worker.is_alive():
+            # Re-read each time: the worker restarts its clock after the parse.
+            remaining = clock.deadline + clock.seconds * (backstop_factor - 1) - time.monotonic()
+            if remaining <= 0:
+                break
+            worker.join(min(remaining, 1.0))
+    except KeyboardInterrupt:
+        _interrupt(worker)
+        raise
+    if worker.is_alive() and _interrupt(worker):
+        worker.join(clock.seconds)
+    if worker.is_alive():  # stuck in native code: leave it behind, report the file
+        raise BudgetExceeded(clock.seconds)
 
 
 @lru_cache(maxsize=None)

@@ -1,16 +1,19 @@
 """How deeply a source nests, measured before LibCST sees it.
 
-LibCST's native parser recurses once per nesting level and takes time that grows with the
-square (brackets: worse) of the depth; past a few thousand levels it overflows the C stack
-and kills the process, which no `try` can catch. So the engine measures the nesting with one
-regular-expression pass (about 3% of a parse) and refuses a file beyond the limits below
-with a one-line INI901 instead of parsing it. Measured on this machine (LibCST 1.9): 100
-nested calls parse in 0.3 s, 400 in 3.6 s; a 1,000-term sum in 0.14 s, 10,000 terms crash.
+LibCST's native parser recurses once per nesting level and takes time that grows faster than
+the square of the depth; past a few thousand levels it overflows an 8 MiB C stack and kills
+the process, which no `try` can catch. So the engine measures the nesting with one
+regular-expression pass (5-10% of a parse) and refuses a file beyond the limits below with a
+one-line INI901 instead of parsing it. Measured here (LibCST 1.9, in the engine's 256 MiB
+worker thread): a sum of 2,000 terms parses in 1.0 s, 4,000 in 5.3 s, 5,000 in 11 s;
+100 nested calls in 0.3 s, 400 in 3.6 s; on the main thread a 10,000-term sum segfaults.
 
-The measure is an upper bound of the syntax tree's depth, not the depth itself: every
-operator, dot, keyword operator or string in one element of a bracket (between commas) may
-open one more level, and every open bracket opens one. Flat data (long lists, dicts, tables)
-stays shallow because commas reset the count.
+The measure is an upper bound of the syntax tree's depth, not the depth itself. Within one
+element of a bracket (commas reset it): every low-precedence operator (`+ - | & ^ << >>`,
+`not and or`, `if else`, `lambda`) may open a level, and so may every high-precedence one
+(`* / // % @ ** ~ .`, unary signs, `await`, strings, calls and subscripts) since the last
+low-precedence operator, so a polynomial `a*x**2 + b*x + c` measures about its number of
+terms plus its longest product, as its tree does. Every open bracket opens a level.
 """
 
 from __future__ import annotations
@@ -20,13 +23,24 @@ from dataclasses import dataclass
 
 #: CPython itself refuses more than 200 nested brackets; real code stays below 20.
 MAX_BRACKET_DEPTH = 100
-#: Operator chains (`a + b + ...`, `x.a.b...`, `not not ...`) nest one level per operator.
-MAX_EXPRESSION_DEPTH = 1000
-#: Deep statements cost parse time roughly with the square of their depth: a statement at a
-#: limit costs 1, one at half of it 1/4 (about 0.1-0.3 s of parsing at 1). Statements under a
-#: quarter of the limits are free, so ordinary code never adds up.
-MAX_DEEP_STATEMENT_COST = 12.0
-_FREE_RATIO = 0.25
+#: Operator chains nest one level per operator (the deepest real file seen: about 2,200).
+MAX_EXPRESSION_DEPTH = 4000
+#: The parse time the deep statements of one file may add up to (estimated, see below).
+MAX_DEEP_PARSE_SECONDS = 15.0
+#: Shallower statements cost a few milliseconds each at most: not counted.
+_COUNTED_EXPRESSION_DEPTH = 200
+_COUNTED_BRACKET_DEPTH = 20
+
+
+def deep_parse_seconds(expression_depth: int, bracket_depth: int) -> float:
+    """Parse time of one statement that deep, fitted to the measurements above."""
+    seconds = 0.0
+    if expression_depth > _COUNTED_EXPRESSION_DEPTH:
+        seconds += (expression_depth / 2000) ** 2.4
+    if bracket_depth > _COUNTED_BRACKET_DEPTH:
+        seconds += 0.3 * (bracket_depth / 100) ** 2
+    return seconds
+
 
 _STRING_BODY = (
     r"'''[^\\]*?(?:\\.[^\\]*?)*?(?:'''|\Z)"  # unterminated triple quotes run to the end,
@@ -37,72 +51,97 @@ _STRING_BODY = (
 _TOKENS = re.compile(
     r"(?P<comment>\#[^\r\n]*)"
     rf"|(?P<string>[rRbBuUfF]{{0,2}}(?:{_STRING_BODY}))"
-    # Numbers first, so that the dot of `1.0` and the sign of `1e-5` are not operators.
+    # Numbers before operators, so that the dot of `1.0` and the sign of `1e-5` are not ones.
     r"|(?P<number>\b\d[\d_]*\.[\d_]*(?:[eE][-+]?\d[\d_]*)?|\.\d[\d_]*(?:[eE][-+]?\d[\d_]*)?)"
     r"|(?P<open>[(\[{])"
     r"|(?P<close>[)\]}])"
     r"|(?P<comma>,)"
     r"|(?P<continuation>\\\r?\n)"
     r"|(?P<end>\r\n|[\r\n;])"
-    r"|(?P<chain>\*\*|//|<<|>>|[-+*/%@&|^~.]|\b(?:not|and|or|if|else|lambda|await)\b)"
+    r"|(?P<sign>[-+](?!=))"
+    r"|(?P<low><<|>>|[|&^]|\b(?:not|and|or|if|else|lambda)\b)"
+    r"|(?P<high>\*\*|//|[*/%@~.]|\bawait\b)"
 )
-_CHAIN, _STRING, _OPEN, _CLOSE, _COMMA, _END = (
-    _TOKENS.groupindex[name] for name in ("chain", "string", "open", "close", "comma", "end")
+_STRING, _OPEN, _CLOSE, _COMMA, _END, _SIGN, _LOW, _HIGH = (
+    _TOKENS.groupindex[name] for name in ("string", "open", "close", "comma", "end", "sign", "low", "high")
 )
+#: A sign after one of these is binary (low precedence); after anything else it is unary.
+_OPERAND_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_)]}'\"")
 
 
 @dataclass(frozen=True)
 class Nesting:
     bracket_depth: int
     expression_depth: int
-    #: Where the deepest statement (by its ratio to the limits) starts in the source.
+    #: Where the deepest statement (by its estimated parse time) starts in the source.
     deepest_at: int
-    deep_statement_cost: float
+    #: Estimated parse time of the deep statements, added up.
+    deep_parse_seconds: float
+
+
+def _is_binary(source: str, position: int) -> bool:
+    position -= 1
+    while position >= 0 and source[position] in " \t\\\r\n":
+        position -= 1
+    return position >= 0 and source[position] in _OPERAND_END
 
 
 def measure(source: str) -> Nesting:
-    # One counter per open bracket: how many levels the current element (since the last
-    # comma) has opened so far; `enclosing` is the sum over the brackets around it.
-    levels = [0]
+    # Per open bracket: low-precedence operators in the current element (since the last
+    # comma), and high-precedence ones in the current term (since the last low one).
+    # `enclosing` is the sum of both over the brackets around the current one.
+    low, term = [0], [0]
     enclosing = 0
     worst_brackets = worst_expression = 0
-    worst_ratio = 0.0
-    deepest_at = 0
-    statement_ratio = 0.0
-    statement_start = 0
-    cost = 0.0
+    statement_brackets = statement_expression = 0
+    statement_start = deepest_at = 0
+    worst_seconds = total_seconds = 0.0
+
+    def end_statement() -> None:
+        nonlocal total_seconds, worst_seconds, deepest_at
+        seconds = deep_parse_seconds(statement_expression, statement_brackets)
+        total_seconds += seconds
+        if seconds > worst_seconds:
+            worst_seconds, deepest_at = seconds, statement_start
 
     for match in _TOKENS.finditer(source):
         kind = match.lastindex
-        if kind == _CHAIN or kind == _STRING or kind == _OPEN:
-            levels[-1] += 1
-            depth = len(levels) + enclosing + levels[-1]
-            if kind == _OPEN:
-                enclosing += levels[-1]
-                levels.append(0)
-            brackets = len(levels) - 1
-            worst_brackets = max(worst_brackets, brackets)
-            worst_expression = max(worst_expression, depth)
-            ratio = max(brackets / MAX_BRACKET_DEPTH, depth / MAX_EXPRESSION_DEPTH)
-            if ratio > statement_ratio:
-                statement_ratio = ratio
-                if ratio > worst_ratio:
-                    worst_ratio, deepest_at = ratio, statement_start
+        if kind == _SIGN:
+            kind = _LOW if _is_binary(source, match.start()) else _HIGH
+        if kind == _LOW:
+            low[-1] += 1
+            term[-1] = 0
+        elif kind == _HIGH or kind == _STRING or kind == _OPEN:
+            term[-1] += 1
         elif kind == _CLOSE:
-            if len(levels) > 1:
-                levels.pop()
-                enclosing -= levels[-1]
+            if len(low) > 1:
+                low.pop()
+                term.pop()
+                enclosing -= low[-1] + term[-1]
+            continue
         elif kind == _COMMA:
-            levels[-1] = 0
-        elif kind == _END and len(levels) == 1:
-            if statement_ratio > _FREE_RATIO:
-                cost += statement_ratio**2
-            levels[0] = 0
-            statement_ratio = 0.0
-            statement_start = match.end()
-    if statement_ratio > _FREE_RATIO:
-        cost += statement_ratio**2
-    return Nesting(worst_brackets, worst_expression, deepest_at, cost)
+            low[-1] = term[-1] = 0
+            continue
+        elif kind == _END:
+            if len(low) == 1:
+                end_statement()
+                low[0] = term[0] = 0
+                statement_brackets = statement_expression = 0
+                statement_start = match.end()
+            continue
+        else:  # comments, numbers, continuations
+            continue
+        depth = len(low) + enclosing + low[-1] + term[-1]
+        if kind == _OPEN:
+            enclosing += low[-1] + term[-1]
+            low.append(0)
+            term.append(0)
+            statement_brackets = max(statement_brackets, len(low) - 1)
+            worst_brackets = max(worst_brackets, len(low) - 1)
+        statement_expression = max(statement_expression, depth)
+        worst_expression = max(worst_expression, depth)
+    end_statement()
+    return Nesting(worst_brackets, worst_expression, deepest_at, total_seconds)
 
 
 def nesting_problem(source: str) -> tuple[str, int] | None:
@@ -117,6 +156,10 @@ def nesting_problem(source: str) -> tuple[str, int] | None:
             f"(initlint parses at most {MAX_EXPRESSION_DEPTH})",
             line,
         )
-    if nesting.deep_statement_cost > MAX_DEEP_STATEMENT_COST:
-        return "too many deeply nested statements to parse in bounded time", line
+    if nesting.deep_parse_seconds > MAX_DEEP_PARSE_SECONDS:
+        return (
+            f"its deeply nested statements would take about {nesting.deep_parse_seconds:.0f} s to parse "
+            f"(initlint allows {MAX_DEEP_PARSE_SECONDS:.0f} s)",
+            line,
+        )
     return None

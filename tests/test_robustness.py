@@ -80,7 +80,7 @@ BROKEN_FILES = {
     "utf8_junk.py": (b"torch nn.Module \xc3\x28 \xff\xfe", "cannot decode"),
     "deep_brackets.py": (b"import torch\nx = " + b"[" * 5000 + b"]" * 5000 + b"\n", "brackets nested 5000 levels"),
     "deep_sum.py": (b"import torch\nx = " + b" + ".join([b"1"] * 20000) + b"\n", "nesting too deep"),
-    "deep_attributes.py": (b"import torch\nx = torch" + b".nn" * 3000 + b"\n", "nesting too deep"),
+    "deep_attributes.py": (b"import torch\nx = torch" + b".nn" * 6000 + b"\n", "nesting too deep"),
 }
 
 
@@ -305,7 +305,7 @@ def test_many_deep_statements_are_refused_together_not_one_by_one():
     statement = "x = " + " + ".join(["a"] * (MAX_EXPRESSION_DEPTH * 3 // 4)) + "\n"
     assert nesting_problem(statement) is None
     problem = nesting_problem(statement * 40)
-    assert problem is not None and "too many deeply nested statements" in problem[0]
+    assert problem is not None and "would take about" in problem[0]
 
 
 def test_brackets_inside_strings_and_comments_do_not_count():
@@ -345,3 +345,10 @@ def test_the_scale_run_script_on_a_slice_of_the_standard_library():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "INI902 internal errors: 0" in result.stdout
+
+
+def test_long_polynomials_measure_about_their_number_of_terms():
+    """Generated maths (as in sympy's tables) is deep only along its sum: accepted."""
+    polynomial = "p = " + " - ".join(f"{i}*a**{i % 7}*b**2*c" for i in range(1, 1500)) + "\n"
+    nesting = measure(polynomial)
+    assert 1499 <= nesting.expression_depth <= 1520 and nesting_problem(polynomial) is None
