@@ -25,8 +25,8 @@ def describe_op(analysis: Analysis, op: InitOp | None) -> str:
     if op.node is None:
         return f"{op.label}; no init code in this file reaches it"
     route = " -> ".join(step for step in op.via if step)
-    route = f" via {short(route, 120)}" if route else ""
-    return f"{op.label} (line {analysis.line_of(op.node)}{route})"
+    route = f", via {short(route, 120)}" if route else ""
+    return f"{op.label} at line {analysis.line_of(op.node)}{route}"
 
 
 def count_adds(analysis: Analysis, stack: Stack) -> str:

@@ -183,28 +183,30 @@ because it changes the model's initial weights: that is the point, but review it
     def check(self, analysis: Analysis) -> Iterator[Violation]:
         if analysis.deliberate_scheme:
             return
-        reported: set[int] = set()
+        # One finding per std expression, naming every writer it scales.
+        found: dict[int, tuple] = {}
         for stack in analysis.stacks:
             if stack.adds_per_block != 2 or not stack.prenorm:
                 continue
             for writer in stack.writers:
                 weight = writer.weight
-                if weight is None:
-                    continue
-                final = final_init(weight)
-                if not final.certain:
+                final = final_init(weight) if weight is not None else None
+                if final is None or not final.certain:
                     continue
                 scaling = stack_scaling(analysis, stack, final.std)
-                if scaling.kind != "sqrt_l" or scaling.power is None or id(scaling.power.node) in reported:
+                if scaling.kind != "sqrt_l" or scaling.power is None:
                     continue
-                reported.add(id(scaling.power.node))
-                depth = scaling.atom
-                yield Violation(
-                    scaling.power.node,
-                    f"`{short(analysis.code(scaling.power.node), 50)}` scales residual writer "
-                    f"`{writer_pattern(stack, writer)}` ({describe_op(analysis, final.op)}) by 1/sqrt({depth}), but "
-                    f"{stack.block.type_name} has {count_adds(analysis, stack)}: N = 2 * {depth}, so each write is "
-                    f"sqrt(2) too large; use sqrt(2 * {depth})",
-                    {"layer": writer_pattern(stack, writer)},
-                    double_the_depth(analysis, scaling.power.node),
-                )
+                entry = found.setdefault(id(scaling.power.node), (scaling, stack, final, []))
+                if writer_pattern(stack, writer) not in entry[3]:
+                    entry[3].append(writer_pattern(stack, writer))
+        for scaling, stack, final, writers in found.values():
+            depth = scaling.atom
+            names = ", ".join(f"`{name}`" for name in writers)
+            yield Violation(
+                scaling.power.node,
+                f"`{short(analysis.code(scaling.power.node), 50)}` scales residual writer{'s' if len(writers) > 1 else ''} "
+                f"{names} by 1/sqrt({depth}) ({describe_op(analysis, final.op)}), but {stack.block.type_name} has "
+                f"{count_adds(analysis, stack)}: N = 2 * {depth}, so each write is sqrt(2) too large; use sqrt(2 * {depth})",
+                {"layers": writers},
+                double_the_depth(analysis, scaling.power.node),
+            )
