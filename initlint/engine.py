@@ -238,7 +238,15 @@ def decode(data: bytes) -> str:
 
 
 def lint_file(path: str | os.PathLike, settings: Settings | None = None) -> list[Finding]:
+    """Findings for one file; never raises (a MemoryError reading a huge file included)."""
     name = str(path)
+    try:
+        return _lint_file(path, name, settings)
+    except Exception as error:
+        return [internal_error(name, error)]
+
+
+def _lint_file(path: str | os.PathLike, name: str, settings: Settings | None) -> list[Finding]:
     try:
         data = Path(path).read_bytes()
     except OSError as error:

@@ -21,6 +21,8 @@ LintFile = Callable[[str, Settings], list[Finding]]
 #: Several chunks per worker keep the workers busy when file sizes differ.
 CHUNKS_PER_WORKER = 4
 MAX_CHUNK = 32
+#: A worker's answer for a file whose findings could not be pickled: the caller redoes it.
+REDO = "redo"
 
 
 def map_files(lint_file: LintFile, names: Sequence[str], settings: Settings, jobs: int = 1) -> Iterator[list[Finding]]:
@@ -39,9 +41,14 @@ def map_files(lint_file: LintFile, names: Sequence[str], settings: Settings, job
             try:
                 results = future.result()
             except BrokenProcessPool:
-                results = [None] * len(chunk)
+                results = ["the worker process checking it died"] * len(chunk)
+            except Exception as error:  # e.g. settings that cannot be sent to the workers
+                results = [f"{type(error).__name__}: {error}"] * len(chunk)
             for name, findings in zip(chunk, results):
-                yield _worker_died(name) if findings is None else _unpickle_or_redo(findings, lint_file, name, settings)
+                if isinstance(findings, str) and findings != REDO:
+                    yield _failed(name, findings)
+                else:
+                    yield _unpickle_or_redo(findings, lint_file, name, settings)
 
 
 def _lint_chunk(lint_file: LintFile, chunk: list[str], settings: Settings) -> list[bytes | str]:
@@ -52,7 +59,7 @@ def _lint_chunk(lint_file: LintFile, chunk: list[str], settings: Settings) -> li
         try:
             results.append(pickle.dumps(lint_file(name, settings)))
         except (pickle.PicklingError, TypeError, AttributeError):
-            results.append("redo")
+            results.append(REDO)
     return results
 
 
@@ -62,8 +69,7 @@ def _unpickle_or_redo(result: bytes | str, lint_file: LintFile, name: str, setti
     return lint_file(name, settings)
 
 
-def _worker_died(name: str) -> list[Finding]:
-    from initlint.engine import tool_finding
+def _failed(name: str, reason: str) -> list[Finding]:
+    from initlint.engine import one_line, tool_finding
 
-    message = "initlint failed on this file (the worker process checking it died); please report it"
-    return [tool_finding("INI902", name, message)]
+    return [tool_finding("INI902", name, f"initlint failed on this file ({one_line(reason, 200)}); please report it")]

@@ -61,7 +61,7 @@ def test_the_analysis_still_reports_inside_adversarial_files():
 
 
 def test_a_long_generated_file_is_checked_within_its_budget():
-    """Slowest test here (~5 s): 10,000 lines. `scripts/scale_run.py` runs the 50,000-line one."""
+    """Slowest test here (~5 s): 10,000 lines (docs/robustness.md records the 50,000-line one)."""
     source = generated_file(10_000)
     start = time.monotonic()
     findings = lint_source(source, "generated.py")
@@ -352,3 +352,25 @@ def test_long_polynomials_measure_about_their_number_of_terms():
     polynomial = "p = " + " - ".join(f"{i}*a**{i % 7}*b**2*c" for i in range(1, 1500)) + "\n"
     nesting = measure(polynomial)
     assert 1499 <= nesting.expression_depth <= 1520 and nesting_problem(polynomial) is None
+
+
+def _lint_or_die(name, settings):
+    """A lint_file whose worker process dies on `dies.py` (top level: spawned workers import it)."""
+    if name.endswith("dies.py"):
+        os._exit(3)
+    return lint_file(name, settings)
+
+
+def test_a_dying_worker_process_costs_files_an_ini902_not_the_run(tmp_path):
+    from initlint.config import Settings
+    from initlint.parallel import map_files
+
+    names = []
+    for stem in ("a", "b", "dies", "c", "d"):
+        (tmp_path / f"{stem}.py").write_text(nano_gpt(scaled=False))
+        names.append(str(tmp_path / f"{stem}.py"))
+    results = list(map_files(_lint_or_die, names, Settings(), jobs=2))
+    assert len(results) == len(names)
+    dead = results[names.index(str(tmp_path / "dies.py"))]
+    assert codes(dead) == ["INI902"] and "worker process" in dead[0].message
+    assert all(codes(findings) in (["INI902"], ["INI001", "INI001"]) for findings in results)
