@@ -14,8 +14,10 @@ package, so a reviewer can open the real source around each one (see docs/precis
 
 `scripts/corpus_labels.json` holds the reviewed verdict of every finding seen so far on these
 pinned versions (true-positive / false-positive / debatable, with the pattern behind it). Each
-printed finding carries its verdict, and a closing summary gives precision per rule, the known
-false positives still reported, the labelled findings no longer reported and the unreviewed ones.
+printed finding carries its verdict (`[unreviewed]` where none is stored), and a closing summary
+gives per rule the verdict counts of what was reported, precision over the reviewed findings, how
+many labelled findings are no longer reported, and lists the true positives and debatable ones among
+those (recall given up).
 """
 
 from __future__ import annotations
@@ -217,6 +219,10 @@ def precision_summary(results: list[PackageResult], labels: dict) -> None:
             f" + unreviewed {verdicts['unreviewed']}; precision over reviewed {precision};"
             f" no longer reported: FP {gone['false-positive']}, TP {gone['true-positive']}, debatable {gone['debatable']}"
         )
+        # Recall given up is worth reading one by one; the false positives gone are only counted.
+        for key, label in sorted(labels.items()):
+            if key[2] == code and key not in reported and key[0] in checked and label["verdict"] != "false-positive":
+                print(f"     gone {label['verdict']}: {key[0]}:{key[1]} {label['writer']} ({label['block']})")
 
 
 def main(argv: list[str] | None = None) -> int:
