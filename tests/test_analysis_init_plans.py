@@ -355,3 +355,32 @@ def _init_weights(self, module):
     skipped = attention.replace("LLMC_RESIDUAL_SCALE_FLAG", "LLMC_SKIP_INIT")
     source = gpt("self.apply(self._init_weights)", init_function, attention=skipped.replace("{attn_mark}", "  # expect: INI001"), mlp=mlp)
     assert reported(source) == expected_findings(source)  # skipped init: PyTorch's default remains
+
+
+def test_norm_placement_chosen_by_an_undecided_flag_keeps_it_silent():
+    """`if self.normalize_before:` (default False elsewhere): pre- or post-norm is not decidable here."""
+    block = BLOCK.replace(
+        "        x = x + self.attn(self.ln_1(x))\n        x = x + self.mlp(self.ln_2(x))\n",
+        "        residual = x\n"
+        "        if self.normalize_before:\n"
+        "            x = self.ln_1(x)\n"
+        "        x = residual + self.attn(x)\n"
+        "        if not self.normalize_before:\n"
+        "            x = self.ln_1(x)\n"
+        "        residual = x\n"
+        "        if self.normalize_before:\n"
+        "            x = self.ln_2(x)\n"
+        "        x = residual + self.mlp(x)\n"
+        "        if not self.normalize_before:\n"
+        "            x = self.ln_2(x)\n",
+    ).replace("        self.mlp = MLP(config)\n", "        self.mlp = MLP(config)\n        self.normalize_before = config.normalize_before\n")
+    assert reported(gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block)) == []
+
+
+def test_an_undecided_branch_that_only_adds_keeps_the_block_pre_norm():
+    block = BLOCK.replace(
+        "        x = x + self.attn(self.ln_1(x))\n",
+        "        h = self.attn(self.ln_1(x))\n        if self.use_attention:\n            x = x + h\n",
+    ).replace("        self.mlp = MLP(config)\n", "        self.mlp = MLP(config)\n        self.use_attention = config.use_attention\n")
+    source = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block, marks=True)
+    assert reported(source) == expected_findings(source)

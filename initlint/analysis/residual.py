@@ -98,12 +98,22 @@ def _merge(values: list) -> object:
     return UNKNOWN
 
 
+def _join(a, b) -> object:
+    """The value of a name after an undecided `if`: normalised on one path only is MAYBE_NORMED."""
+    if a is b:
+        return a
+    normed = (NORMED, MAYBE_NORMED)
+    if (a in normed or a is STREAM) and (b in normed or b is STREAM):
+        return MAYBE_NORMED
+    if STREAM in (a, b) and (isinstance(a, Branch) or isinstance(b, Branch)):
+        return STREAM  # `if residual is not None: x = residual + x`: the stream goes on where it was added
+    return _merge([a, b])
+
+
 class ForwardReader:
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
         self._writers: dict[int, tuple] = {}
-        #: How many undecided `if`s enclose the statement being read.
-        self._undecided = 0
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -198,19 +208,29 @@ class ForwardReader:
                 orelse = stmt.orelse
                 else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
                 if decided is None:
-                    self._undecided += 1
-                try:
-                    if decided is not False:
-                        self._block(stmt.body.body, env, flow, depth)
-                    if decided is not True:
-                        self._block(else_body, env, flow, depth)
-                finally:
-                    if decided is None:
-                        self._undecided -= 1
+                    self._undecided_if(stmt.body.body, else_body, env, flow, depth)
+                else:
+                    self._block(stmt.body.body if decided else else_body, env, flow, depth)
             elif isinstance(stmt, (cst.For, cst.While, cst.With)):
                 self._block(stmt.body.body, env, flow, depth)
             elif isinstance(stmt, cst.Try):
                 self._block(stmt.body.body, env, flow, depth)
+
+    def _undecided_if(self, body, else_body, env: Env, flow: _Flow, depth: int) -> None:
+        """Read each arm from the state before the `if`, then join what the names hold."""
+        before, first_add = dict(env.names), len(flow.adds)
+        self._block(body, env, flow, depth)
+        after_body = env.names
+        env.names = dict(before)
+        self._block(else_body, env, flow, depth)
+        names = after_body.keys() | env.names.keys()
+        joined = {name: _join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
+        if any(joined[n] is MAYBE_NORMED and after_body.get(n) is not MAYBE_NORMED and env.names.get(n) is not MAYBE_NORMED for n in names):
+            # One arm renormalises the stream, the other does not (`if self.pre_norm: ... else: ...`):
+            # the norm placement is a flag we cannot decide, so the adds in either arm are too.
+            for add in flow.adds[first_add:]:
+                add.prenorm = None
+        env.names = joined
 
     def _small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow, depth: int) -> None:
         if isinstance(small, cst.Assign):
@@ -391,7 +411,7 @@ class ForwardReader:
             return UNKNOWN
         if _is_norm(module):
             if carried is STREAM:
-                return MAYBE_NORMED if self._undecided else NORMED
+                return NORMED
             if isinstance(carried, Branch):
                 # `x + post_norm(f(norm(x)))`: the norm, not the writer's init, sets the branch scale.
                 return replace(carried, renormalised=True)
