@@ -384,3 +384,31 @@ def test_an_undecided_branch_that_only_adds_keeps_the_block_pre_norm():
     ).replace("        self.mlp = MLP(config)\n", "        self.mlp = MLP(config)\n        self.use_attention = config.use_attention\n")
     source = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block, marks=True)
     assert reported(source) == expected_findings(source)
+
+
+def test_adaln_gated_branches_are_deliberate():
+    """DiT-style blocks: a gate computed from the conditioning input multiplies each branch."""
+    block = '''
+def modulate(x, shift, scale):
+    return x * (1 + scale.unsqueeze(1)) + shift.unsqueeze(1)
+
+
+class Block(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd, elementwise_affine=False)
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = nn.LayerNorm(config.n_embd, elementwise_affine=False)
+        self.mlp = MLP(config)
+        self.adaLN_modulation = nn.Sequential(nn.SiLU(), nn.Linear(config.n_embd, 6 * config.n_embd))
+
+    def forward(self, x, c):
+        shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp = self.adaLN_modulation(c).chunk(6, dim=1)
+        x = x + gate_msa.unsqueeze(1) * self.attn(modulate(self.ln_1(x), shift_msa, scale_msa))
+        x = x + gate_mlp.unsqueeze(1) * self.mlp(modulate(self.ln_2(x), shift_mlp, scale_mlp))
+        return x
+'''
+    source = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block)
+    analysis = analyze(cst.parse_module(source))
+    assert [add.gated for add in analysis.stacks[0].adds] == [True, True]
+    assert reported(source) == []

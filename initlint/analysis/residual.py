@@ -47,6 +47,13 @@ STREAM, NORMED = Stream(), Normed()
 MAYBE_NORMED = Normed()
 
 
+class Conditioned:
+    """Computed by a layer from something other than the stream (adaLN's `shift, scale, gate`)."""
+
+
+CONDITIONED = Conditioned()
+
+
 @dataclass(frozen=True)
 class Branch:
     last: tuple[ModuleNode, ...]  # the layer(s) applied last
@@ -92,7 +99,7 @@ def _merge(values: list) -> object:
         last = tuple(dict.fromkeys(m for b in branches for m in b.last))
         normed = None if any(b.normed is None for b in branches) else all(b.normed for b in branches)
         return Branch(last, normed, tuple(s for b in branches for s in b.scales), any(b.gated for b in branches), any(b.renormalised for b in branches))
-    for marker in (STREAM, NORMED, MAYBE_NORMED):
+    for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED):
         if marker in values:
             return marker
     return UNKNOWN
@@ -256,7 +263,8 @@ class ForwardReader:
             env.names[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, element in enumerate(target.elements):
-                self._assign(element.value, value if i == 0 else UNKNOWN, env)
+                # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
+                self._assign(element.value, value if i == 0 or value is CONDITIONED else UNKNOWN, env)
 
     def _add(self, left, right, node: cst.CSTNode, flow: _Flow):
         for stream, branch in ((left, right), (right, left)):
@@ -280,8 +288,9 @@ class ForwardReader:
     def _scale(self, value, other, other_node: cst.CSTNode, operator, env: Env, whole: cst.CSTNode):
         if not isinstance(value, Branch):
             return value
-        if isinstance(other, ParamRef) or isinstance(other, Branch):
-            return replace(value, gated=value.gated or isinstance(other, ParamRef))
+        if isinstance(other, (ParamRef, Branch)) or other is CONDITIONED:
+            # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
+            return replace(value, gated=value.gated or not isinstance(other, Branch))
         number = self._number(other_node, env)
         if number is not None:
             if isinstance(operator, (cst.Divide, cst.DivideAssign)):
@@ -357,7 +366,7 @@ class ForwardReader:
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int):
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
-        carried = _merge([a for a in args if a is STREAM or a is NORMED or isinstance(a, Branch)])
+        carried = _merge([a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, Branch)])
         func = node.func
         if isinstance(func, cst.Subscript):
             callee = self._eval(func, env, flow, depth)
@@ -385,7 +394,7 @@ class ForwardReader:
             return NORMED if carried is STREAM else carried
         if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
             return args[1]
-        if receiver is STREAM or receiver is NORMED or isinstance(receiver, Branch):
+        if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, Branch):
             # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
             return receiver
         return carried
@@ -407,8 +416,8 @@ class ForwardReader:
         return _merge(inner.returns) if inner.returns else None
 
     def _apply_module(self, module: ModuleNode, carried, depth: int):
-        if carried is UNKNOWN:
-            return UNKNOWN
+        if carried is UNKNOWN or carried is CONDITIONED:
+            return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
         if _is_norm(module):
             if carried is STREAM:
                 return NORMED
