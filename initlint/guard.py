@@ -56,12 +56,12 @@ class Budget:
     #: The worker thread's stack: enough for `recursion_limit` frames of C-level recursion.
     stack_bytes: int = 256 * 1024 * 1024
 
-
     def seconds_for(self, source: str) -> float:
         return self.time_s + self.time_per_line_s * source.count("\n")
 
 
 DEFAULT_BUDGET = Budget()
+
 
 class _Clock:
     """One file's time budget, shared by its worker and the thread waiting for it."""

@@ -119,7 +119,8 @@ def run(files: list[tuple[str, Path]], jobs: int, log: Path | None) -> list[File
             stream.write(json.dumps(result.__dict__) + "\n")
             stream.flush()
         if len(results) % 250 == 0 or len(results) == len(files):
-            print(f"scale_run: {len(results)}/{len(files)} files, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+            elapsed = time.perf_counter() - start
+            print(f"scale_run: {len(results)}/{len(files)} files, {elapsed:.0f} s", file=sys.stderr, flush=True)
 
     try:
         if jobs <= 1:

@@ -70,7 +70,8 @@ def test_several_fixes_and_a_multi_line_edit(model):
     source = model.read_text()
     lines = source.splitlines()
     first = lines.index("    def _init_weights(self, module):") + 1
-    comment = Fix("document", (Edit(first, 1, first + 1, 1, "    # initialised as GPT-2 does\n    def _init_weights(self, module):\n"),))
+    documented = "    # initialised as GPT-2 does\n    def _init_weights(self, module):\n"
+    comment = Fix("document", (Edit(first, 1, first + 1, 1, documented),))
     report = apply_fixes(fixable_findings(model, std_fix(source, 0), std_fix(source, 1), comment))
     assert report.fixed == {str(model): 3}
     fixed = model.read_text()
