@@ -22,7 +22,6 @@ analysis cannot swallow it.
 
 from __future__ import annotations
 
-import ctypes
 import sys
 import threading
 import time
@@ -45,11 +44,11 @@ class BudgetExceeded(BaseException):
 
 @dataclass(frozen=True)
 class Budget:
-    #: Seconds one file's parse and analysis may take before `check_deadline()` raises ...
+    #: Seconds one file's analysis (after its parse) may take before `check_deadline()` raises ...
     time_s: float = 10.0
     #: ... plus this much per line: LibCST alone parses about 2,500 lines a second here.
     time_per_line_s: float = 0.001
-    #: The backstop interrupts the worker at `time_s * backstop_factor`.
+    #: The backstop interrupts the worker at this many times its budget.
     backstop_factor: float = 2.0
     #: Python frames allowed while the worker runs (the interpreter default is 1000).
     recursion_limit: int = 50_000
@@ -135,6 +134,8 @@ _stack_size_lock = threading.Lock()
 
 def _interrupt(thread: threading.Thread) -> bool:
     """Raise BudgetExceeded inside `thread` at its next bytecode; False where unsupported."""
+    import ctypes  # only ever needed for a runaway file
+
     try:
         set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
     except AttributeError:  # not CPython
