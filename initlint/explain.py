@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import libcst as cst
-
 from initlint.analysis import analyze
 from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
 from initlint.analysis.scaling import stack_scaling
-from initlint.engine import decode
+from initlint import guard
+from initlint.engine import UnparseableSource, decode, parse
 from initlint.rules.evidence import short
 
 SCALING_NAMES = {
@@ -90,17 +89,24 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
 
 
 def explain_source(source: str, path: str) -> str:
+    """The plan table for one file; a file that cannot be analysed gets one line, never a traceback."""
+    def render() -> str:
+        analysis = analyze(parse(source), source=source)
+        if not analysis.roots:
+            return f"{path}: no nn.Module model classes found\n"
+        out = [f"{path}"]
+        for root in analysis.roots:
+            out.extend("  " + line for line in explain_root(analysis, root))
+        return "\n".join(out) + "\n"
+
     try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as error:
-        return f"{path}: cannot parse: {error.message}\n"
-    analysis = analyze(module)
-    if not analysis.roots:
-        return f"{path}: no nn.Module model classes found\n"
-    out = [f"{path}"]
-    for root in analysis.roots:
-        out.extend("  " + line if i else "  " + line for i, line in enumerate(explain_root(analysis, root)))
-    return "\n".join(out) + "\n"
+        return guard.run_bounded(render)
+    except UnparseableSource as error:
+        return f"{path}: cannot parse: {error.reason}\n"
+    except guard.BudgetExceeded:
+        return f"{path}: analysis ran past its time budget\n"
+    except Exception as error:  # a bug in initlint: one line, as INI902 does for `check`
+        return f"{path}: internal error: {type(error).__name__}: {error}\n"
 
 
 def explain_files(files: list[str]) -> str:
@@ -111,8 +117,5 @@ def explain_files(files: list[str]) -> str:
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as error:
             parts.append(f"{name}: cannot read: {error}\n")
             continue
-        try:
-            parts.append(explain_source(source, name))
-        except RecursionError:
-            parts.append(f"{name}: too deeply nested to analyse\n")
+        parts.append(explain_source(source, name))
     return "\n".join(parts)

@@ -66,3 +66,11 @@ def test_explain_marks_unscaled_writers_and_survives_bad_files(tmp_path):
     assert "no depth factor" in result.stdout
     assert f"{broken}: cannot parse" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_explain_gives_one_line_for_a_file_too_deep_to_parse(tmp_path):
+    deep = tmp_path / "deep.py"
+    deep.write_text("import torch.nn as nn\nx = " + " + ".join(["1"] * 20000) + "\n")
+    result = explain(str(deep))
+    assert result.returncode == 0
+    assert result.stdout.strip().startswith(f"{deep}: cannot parse: nesting too deep")

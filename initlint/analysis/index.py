@@ -58,6 +58,7 @@ class ModuleIndex:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
     constants: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    _chains: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     def resolve(self, node: cst.BaseExpression) -> str | None:
         """The qualified name an expression refers to, through import aliases."""
@@ -70,14 +71,24 @@ class ModuleIndex:
             return name
         return f"{target}.{rest}" if rest else target
 
-    def base_chain(self, cls: ClassInfo, _seen: frozenset[str] = frozenset()) -> list[str]:
+    def base_chain(self, cls: ClassInfo) -> list[str]:
         """Qualified names of all bases, walking through classes defined in this file."""
+        cached = self._chains.get(cls.name)
+        if cached is None:
+            cached = self._chains[cls.name] = self._walk_bases(cls)
+        return cached
+
+    def _walk_bases(self, cls: ClassInfo) -> list[str]:
         chain: list[str] = []
-        for base in cls.bases:
+        seen = {cls.name}
+        pending = list(cls.bases)
+        while pending:  # iterative: a 300-class hierarchy must not recurse 300 deep
+            base = pending.pop(0)
             chain.append(base)
             local = self.classes.get(base)
-            if local is not None and base not in _seen and local is not cls:
-                chain.extend(self.base_chain(local, _seen | {cls.name}))
+            if local is not None and base not in seen:
+                seen.add(base)
+                pending.extend(local.bases)
         return chain
 
     def is_module_class(self, cls: ClassInfo) -> bool:

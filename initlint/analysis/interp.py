@@ -18,6 +18,7 @@ from typing import Any
 
 import libcst as cst
 
+from initlint import guard
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef,
@@ -77,6 +78,9 @@ class Interpreter(ModelBuilder):
         self.incomplete = False
         #: ids of the function definitions the interpretation ran.
         self.executed: set[int] = set()
+        self._code: dict[int, str] = {}
+        #: Functions being run, innermost last: a function that reaches itself again is not followed.
+        self.running: list[int] = []
         #: Classes built as a part of another (on any path, taken or not): they are not roots.
         self.instantiated: set[str] = set()
         #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
@@ -89,12 +93,18 @@ class Interpreter(ModelBuilder):
         self.steps += 1
         if self.steps > MAX_STEPS:
             raise BudgetExceeded(f"more than {MAX_STEPS} interpretation steps")
+        if not self.steps & 1023:
+            guard.check_deadline()
 
     def code(self, node: cst.CSTNode) -> str:
-        try:
-            return self.module.code_for_node(node).strip()
-        except Exception:  # code generation of a detached node
-            return "<expr>"
+        cached = self._code.get(id(node))
+        if cached is None:
+            try:
+                cached = self.module.code_for_node(node).strip()
+            except Exception:  # code generation of a detached node
+                cached = "<expr>"
+            self._code[id(node)] = cached
+        return cached
 
     def global_value(self, name: str) -> Any:
         index = self.index
@@ -124,6 +134,9 @@ class Interpreter(ModelBuilder):
             self.incomplete = True
             return UNKNOWN
         func = ref.func
+        if self.running.count(id(func)) >= 2:
+            self.incomplete = True  # recursion through init code: stop following it
+            return UNKNOWN
         self.executed.add(id(func))
         env = ref.closure.child() if ref.closure is not None else Env()
         positional = list(ref.partial_args) + list(args)
@@ -158,6 +171,7 @@ class Interpreter(ModelBuilder):
         self_value = positional[0] if ref.owner is not None and positional else ctx.self_value
         inner = replace(ctx, depth=ctx.depth + 1, owner=ref.owner or ctx.owner, self_value=self_value, repeat=None)
         body = func.body
+        self.running.append(id(func))
         try:
             if isinstance(body, cst.IndentedBlock):
                 self.exec_block(body.body, env, inner)
@@ -165,6 +179,8 @@ class Interpreter(ModelBuilder):
                 self.exec_block([body], env, inner)
         except _Return as ret:
             return ret.value
+        finally:
+            self.running.pop()
         return Const(None)
 
     def call_value(self, callee: Any, args: list, kwargs: dict, ctx: Ctx, call: cst.CSTNode) -> Any:
