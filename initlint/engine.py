@@ -23,7 +23,7 @@ from initlint import guard, noqa
 from initlint.config import Settings, is_enabled
 from initlint.findings import Edit, Finding, Fix
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
-from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
+from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)  # noqa: F401  (re-exported: older callers import it from here)
 from initlint.nesting import nesting_problem
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
 
@@ -39,17 +39,7 @@ def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:
 def tool_finding(code: str, path: str, message: str, line: int = 1, column: int = 1) -> Finding:
     rule = rule_by_code(code)
     assert rule is not None, code
-    return Finding(
-        code=rule.code,
-        name=rule.name,
-        message=message,
-        path=path,
-        line=line,
-        column=column,
-        end_line=line,
-        end_column=column,
-        severity=rule.severity,
-    )
+    return finding_of(rule, path, message, (line, column, line, column))
 
 
 class UnparseableSource(Exception):
@@ -144,6 +134,15 @@ def _position(positions, node: cst.CSTNode) -> tuple[int, int, int, int]:
     )
 
 
+def finding_of(rule: type[Rule], path: str, message: str, span: tuple[int, int, int, int], details=None, fix: Fix | None = None) -> Finding:
+    """A finding of `rule` at `span` = (line, column, end_line, end_column), all 1-based."""
+    line, column, end_line, end_column = span
+    return Finding(
+        code=rule.code, name=rule.name, message=message, path=path, line=line, column=column,
+        end_line=end_line, end_column=end_column, severity=rule.severity, details=details or {}, fix=fix,
+    )
+
+
 def _positioned_fix(positions, spec) -> Fix | None:
     if spec is None:
         return None
@@ -168,21 +167,9 @@ def check_module(module: cst.Module, path: str, settings: Settings, source: str 
     positions = analysis.positions()
     findings = {}
     for rule, violation in raised:
-        line, column, end_line, end_column = _position(positions, violation.node)
-        finding = Finding(
-            code=rule.code,
-            name=rule.name,
-            message=violation.message,
-            path=path,
-            line=line,
-            column=column,
-            end_line=end_line,
-            end_column=end_column,
-            severity=rule.severity,
-            details=violation.details,
-            fix=_positioned_fix(positions, violation.fix),
-        )
-        findings.setdefault((finding.code, line, column, finding.message), finding)
+        span = _position(positions, violation.node)
+        finding = finding_of(rule, path, violation.message, span, violation.details, _positioned_fix(positions, violation.fix))
+        findings.setdefault((finding.code, finding.line, finding.column, finding.message), finding)
     return sorted(findings.values(), key=Finding.sort_key)
 
 
