@@ -23,7 +23,7 @@ from initlint import guard, noqa
 from initlint.config import Settings, is_enabled
 from initlint.findings import Edit, Finding, Fix
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
-from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)  # noqa: F401  (re-exported: older callers import it from here)
+from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
 from initlint.nesting import nesting_problem
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
 
