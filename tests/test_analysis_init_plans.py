@@ -412,3 +412,21 @@ class Block(nn.Module):
     analysis = analyze(cst.parse_module(source))
     assert [add.gated for add in analysis.stacks[0].adds] == [True, True]
     assert reported(source) == []
+
+
+def test_children_chosen_by_an_undecided_flag_are_both_analysed():
+    """`if config.stable: self.h = [PreNormBlock] else: self.h = [PostNormBlock]` (wav2vec2 style)."""
+    post_norm = BLOCK.replace("class Block(", "class PostNormBlock(").replace(
+        "x = x + self.attn(self.ln_1(x))", "x = self.ln_1(x + self.attn(x))"
+    ).replace("x = x + self.mlp(self.ln_2(x))", "x = self.ln_2(x + self.mlp(x))")
+    source = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=BLOCK + post_norm, marks=True)
+    source = source.replace(
+        "        self.h = nn.ModuleList([Block(config) for _ in range(config.n_layer)])\n",
+        "        if config.stable_layer_norm:\n"
+        "            self.h = nn.ModuleList([Block(config) for _ in range(config.n_layer)])\n"
+        "        else:\n"
+        "            self.h = nn.ModuleList([PostNormBlock(config) for _ in range(config.n_layer)])\n",
+    )
+    analysis = analyze(cst.parse_module(source))
+    assert sorted(stack.block.type_name for stack in analysis.stacks) == ["Block", "PostNormBlock"]
+    assert reported(source) == expected_findings(source)

@@ -64,6 +64,9 @@ class ModuleNode:
     attrs: dict[str, Any] = field(default_factory=dict)
     #: How many copies this representative stands for (a block container's depth).
     repeat: Monomial | None = None
+    #: Children assigned on another path of an undecided `if` (`self.encoder = A(...) if flag else B(...)`):
+    #: only one exists at run time, so they are traversed too but never looked up by name.
+    alternatives: list[tuple[str, "ModuleNode"]] = field(default_factory=list)
 
     @property
     def path(self) -> str:
@@ -80,15 +83,19 @@ class ModuleNode:
         self.children[name] = child
         return child
 
+    def members(self) -> list[tuple[str, "ModuleNode"]]:
+        """Children, then the alternatives of an undecided `if`."""
+        return list(self.children.items()) + list(self.alternatives)
+
     def post_order(self) -> Iterator["ModuleNode"]:
         """The order `nn.Module.apply` visits: children first, then the module itself."""
-        for child in list(self.children.values()):
+        for _, child in self.members():
             yield from child.post_order()
         yield self
 
     def named_modules(self, prefix: str = "") -> Iterator[tuple[str, "ModuleNode"]]:
         yield prefix, self
-        for name, child in list(self.children.items()):
+        for name, child in self.members():
             yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
 
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Param]]:
@@ -260,7 +267,7 @@ def display_parameters(root: ModuleNode):
                 names[id(param)] = []
                 order.append(param)
             names[id(param)].append(f"{prefix}{pname}")
-        for cname, child in node.children.items():
+        for cname, child in node.members():
             walk(child, f"{prefix}{'*' if child.repeat is not None else cname}.")
 
     walk(root, "")

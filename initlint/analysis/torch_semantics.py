@@ -123,7 +123,11 @@ def set_module_attr(interp: "Interpreter", node: ModuleNode, name: str, value: A
         if child.parent is not None or child is node:
             node.attrs[name] = value  # an alias of a module registered elsewhere
             return
-        node.add_child(name, child)
+        if not ctx.certain and name in node.children and node.children[name] is not child:
+            child.name, child.parent = name, node
+            node.alternatives.append((name, child))  # the other arm of an undecided `if`
+        else:
+            node.add_child(name, child)
         if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
             child.created_at = stmt
         if ctx.repeat is not None:
