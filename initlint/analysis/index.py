@@ -151,7 +151,7 @@ def _class_info(index: ModuleIndex, node: cst.ClassDef) -> ClassInfo:
             resolved = index.resolve(arg.value)
             if resolved is not None:
                 bases.append(resolved)
-    info = ClassInfo(node.value if isinstance(node, cst.Name) else node.name.value, node, tuple(bases))
+    info = ClassInfo(node.name.value, node, tuple(bases))
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     for stmt in body:
         if isinstance(stmt, cst.FunctionDef):

@@ -71,9 +71,9 @@ PASS_THROUGH_HINTS = ("dropout", "drop_path", "drop", "identity")
 def layer_type(qualified: str) -> LayerType | None:
     """The known type of a constructor, e.g. `torch.nn.Linear` or `transformers.pytorch_utils.Conv1D`."""
     last = qualified.rsplit(".", 1)[-1]
-    if qualified.startswith("torch.nn.") or qualified.startswith("nn.") or qualified == last and last in _TORCH_NN:
-        if last in _TORCH_NN:
-            return _TORCH_NN[last]
+    from_torch = qualified.startswith(("torch.nn.", "nn.")) or qualified == last
+    if from_torch and last in _TORCH_NN:
+        return _TORCH_NN[last]
     if last in _BY_NAME:
         return _BY_NAME[last]
     if last.endswith(("LayerNorm", "RMSNorm")) or last in ("RMSNorm", "LayerNorm"):

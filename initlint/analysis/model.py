@@ -224,8 +224,6 @@ class Analysis:
     index: ModuleIndex = field(default_factory=ModuleIndex)
     roots: list[ModuleNode] = field(default_factory=list)
     stacks: list[Stack] = field(default_factory=list)
-    #: Residual adds found in every block class, by class name (also for blocks no root builds).
-    block_adds: dict[str, list[ResidualAdd]] = field(default_factory=dict)
     depth_atoms: frozenset[str] = frozenset()
     #: The file deliberately uses a scheme with its own rules (muP, unit scaling).
     deliberate_scheme: str | None = None
