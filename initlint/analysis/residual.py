@@ -18,52 +18,16 @@ import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Env, ModRef, ParamRef, as_number, truth
 from initlint.analysis.interp import BudgetExceeded, Ctx, Interpreter
-from initlint.analysis.layers import NORM_HINTS, PASS_THROUGH_HINTS
+from initlint.analysis.flow import (
+    CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, is_gate, is_norm, is_pass_through, join, merge,
+)
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 
 #: Names of residual writers, only used where the data flow cannot be followed.
 WRITER_NAMES = ("c_proj", "o_proj", "out_proj", "wo", "down_proj", "w2", "fc2", "dense_4h_to_h", "proj", "dense", "out", "to_out", "linear_out", "output_proj")
-#: Tensor methods that keep a value's meaning (reshapes, casts, splits).
-PASS_METHODS = frozenset(
-    {"view", "reshape", "transpose", "contiguous", "permute", "flatten", "unflatten", "to", "float", "half", "bfloat16",
-     "type_as", "clone", "squeeze", "unsqueeze", "expand", "split", "chunk", "unbind", "view_as", "reshape_as", "mT",
-     "tensor_split", "narrow", "masked_fill", "__getitem__", "movedim", "swapaxes"}
-)
 NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
 SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
 MAX_FORWARD_DEPTH = 6
-
-
-class Stream:
-    """The residual stream itself."""
-
-
-class Normed:
-    """A normalised copy of the stream."""
-
-
-STREAM, NORMED = Stream(), Normed()
-#: Normalised only if a condition we cannot decide holds (`if self.normalize_before:`).
-MAYBE_NORMED = Normed()
-
-
-class Conditioned:
-    """Computed by a layer from something other than the stream (adaLN's `shift, scale, gate`)."""
-
-
-CONDITIONED = Conditioned()
-
-
-@dataclass(frozen=True)
-class Branch:
-    last: tuple[ModuleNode, ...]  # the layer(s) applied last
-    normed: bool | None  # None: only under a condition we cannot decide
-    scales: tuple[RuntimeScale, ...] = ()
-    #: A norm applied after the writer resets the branch's scale whatever its init.
-    renormalised: bool = False
-    gated: bool = False
-    #: Passed through a sigmoid/softmax/tanh: a gate rather than content.
-    squashed: bool = False
 
 
 @dataclass
@@ -72,49 +36,6 @@ class _Flow:
     adds: list[ResidualAdd] = field(default_factory=list)
     returns: list = field(default_factory=list)
     statement: cst.CSTNode | None = None
-
-
-def _is_norm(node: ModuleNode) -> bool:
-    if node.kind == "norm":
-        return True
-    names = (node.name.lower(), node.type_name.rsplit(".", 1)[-1].lower())
-    return node.kind in ("unknown", "module") and any(hint in n for n in names for hint in NORM_HINTS) and not node.children
-
-
-def _is_pass_through(node: ModuleNode) -> bool:
-    if node.kind in ("dropout", "activation"):
-        return True
-    name = node.name.lower()
-    return node.kind == "unknown" and any(hint in name for hint in PASS_THROUGH_HINTS)
-
-
-def _is_gate(node: ModuleNode) -> bool:
-    """LayerScale-like: a module with its own parameters and no sub-layers."""
-    return node.kind == "module" and not node.children and bool(node.params)
-
-
-def _merge(values: list) -> object:
-    branches = [v for v in values if isinstance(v, Branch)]
-    if branches:
-        last = tuple(dict.fromkeys(m for b in branches for m in b.last))
-        normed = None if any(b.normed is None for b in branches) else all(b.normed for b in branches)
-        return Branch(last, normed, tuple(s for b in branches for s in b.scales), any(b.gated for b in branches), any(b.renormalised for b in branches))
-    for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED):
-        if marker in values:
-            return marker
-    return UNKNOWN
-
-
-def _join(a, b) -> object:
-    """The value of a name after an undecided `if`: normalised on one path only is MAYBE_NORMED."""
-    if a is b:
-        return a
-    normed = (NORMED, MAYBE_NORMED)
-    if (a in normed or a is STREAM) and (b in normed or b is STREAM):
-        return MAYBE_NORMED
-    if STREAM in (a, b) and (isinstance(a, Branch) or isinstance(b, Branch)):
-        return STREAM  # `if residual is not None: x = residual + x`: the stream goes on where it was added
-    return _merge([a, b])
 
 
 class ForwardReader:
@@ -144,7 +65,7 @@ class ForwardReader:
         if node.kind in ("linear", "conv"):
             result = ([(node, "data flow", ())], False)
         elif node.kind == "sequential" and node.children:
-            layers = [c for c in node.children.values() if not _is_pass_through(c)]
+            layers = [c for c in node.children.values() if not is_pass_through(c)]
             if layers:
                 result = self.writers_of(layers[-1], depth + 1)
         elif node.kind == "attention" and "out_proj" in node.children:
@@ -158,7 +79,7 @@ class ForwardReader:
                 # Paths that end in different layers (a fused-kernel path beside the eager one)
                 # leave the writer undecided: keep only what every path agrees on.
                 common = set.intersection(*(set(map(id, b.last)) for b in branches)) if branches else set()
-                out = _merge(branches)
+                out = merge(branches)
                 if isinstance(out, Branch):
                     normed = out.normed
                     for last in out.last:
@@ -231,7 +152,7 @@ class ForwardReader:
         env.names = dict(before)
         self._block(else_body, env, flow, depth)
         names = after_body.keys() | env.names.keys()
-        joined = {name: _join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
+        joined = {name: join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
         if any(joined[n] is MAYBE_NORMED and after_body.get(n) is not MAYBE_NORMED and env.names.get(n) is not MAYBE_NORMED for n in names):
             # One arm renormalises the stream, the other does not (`if self.pre_norm: ... else: ...`):
             # the norm placement is a flag we cannot decide, so the adds in either arm are too.
@@ -273,7 +194,7 @@ class ForwardReader:
                 add.writers = self._writer_refs(flow.node, branch)
                 flow.adds.append(add)
                 return STREAM
-        return _merge([left, right])
+        return merge([left, right])
 
     def _writer_refs(self, block: ModuleNode, branch: Branch) -> list[WriterRef]:
         refs: list[WriterRef] = []
@@ -326,14 +247,14 @@ class ForwardReader:
                     if left.squashed != right.squashed:
                         content = right if left.squashed else left
                         return replace(content, gated=True)
-                    return _merge([left, right])
+                    return merge([left, right])
                 if isinstance(left, Branch):
                     return self._scale(left, right, node.right, node.operator, env, node)
                 if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
                     return self._scale(right, left, node.left, node.operator, env, node)
             if isinstance(node.operator, cst.MatrixMultiply):
                 return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
-            return _merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
+            return merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
         if isinstance(node, cst.Call):
             return self._call(node, env, flow, depth)
         if isinstance(node, cst.Attribute):
@@ -366,7 +287,7 @@ class ForwardReader:
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int):
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
-        carried = _merge([a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, Branch)])
+        carried = merge([a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, Branch)])
         func = node.func
         if isinstance(func, cst.Subscript):
             callee = self._eval(func, env, flow, depth)
@@ -413,21 +334,21 @@ class ForwardReader:
             env.names[pname] = value
         inner = _Flow(node)
         self._block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner, depth + 1)
-        return _merge(inner.returns) if inner.returns else None
+        return merge(inner.returns) if inner.returns else None
 
     def _apply_module(self, module: ModuleNode, carried, depth: int):
         if carried is UNKNOWN or carried is CONDITIONED:
             return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
-        if _is_norm(module):
+        if is_norm(module):
             if carried is STREAM:
                 return NORMED
             if isinstance(carried, Branch):
                 # `x + post_norm(f(norm(x)))`: the norm, not the writer's init, sets the branch scale.
                 return replace(carried, renormalised=True)
             return carried
-        if _is_pass_through(module):
+        if is_pass_through(module):
             return carried
-        if isinstance(carried, Branch) and _is_gate(module):
+        if isinstance(carried, Branch) and is_gate(module):
             return replace(carried, gated=True)
         normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
         if carried is MAYBE_NORMED or isinstance(carried, Branch) and carried.normed is None:

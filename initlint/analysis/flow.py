@@ -1,0 +1,85 @@
+"""The abstract values of the forward data flow (`residual.py`), how they combine, and which
+layers normalise, pass through or gate what reaches them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from initlint.analysis.abstract import UNKNOWN
+from initlint.analysis.layers import NORM_HINTS, PASS_THROUGH_HINTS
+from initlint.analysis.model import ModuleNode, RuntimeScale
+
+
+class Stream:
+    """The residual stream itself."""
+
+
+class Normed:
+    """A normalised copy of the stream."""
+
+
+STREAM, NORMED = Stream(), Normed()
+#: Normalised only if a condition we cannot decide holds (`if self.normalize_before:`).
+MAYBE_NORMED = Normed()
+
+
+class Conditioned:
+    """Computed by a layer from something other than the stream (adaLN's `shift, scale, gate`)."""
+
+
+CONDITIONED = Conditioned()
+
+
+@dataclass(frozen=True)
+class Branch:
+    last: tuple[ModuleNode, ...]  # the layer(s) applied last
+    normed: bool | None  # None: only under a condition we cannot decide
+    scales: tuple[RuntimeScale, ...] = ()
+    #: A norm applied after the writer resets the branch's scale whatever its init.
+    renormalised: bool = False
+    gated: bool = False
+    #: Passed through a sigmoid/softmax/tanh: a gate rather than content.
+    squashed: bool = False
+
+
+def is_norm(node: ModuleNode) -> bool:
+    if node.kind == "norm":
+        return True
+    names = (node.name.lower(), node.type_name.rsplit(".", 1)[-1].lower())
+    return node.kind in ("unknown", "module") and any(hint in n for n in names for hint in NORM_HINTS) and not node.children
+
+
+def is_pass_through(node: ModuleNode) -> bool:
+    if node.kind in ("dropout", "activation"):
+        return True
+    name = node.name.lower()
+    return node.kind == "unknown" and any(hint in name for hint in PASS_THROUGH_HINTS)
+
+
+def is_gate(node: ModuleNode) -> bool:
+    """LayerScale-like: a module with its own parameters and no sub-layers."""
+    return node.kind == "module" and not node.children and bool(node.params)
+
+
+def merge(values: list) -> object:
+    branches = [v for v in values if isinstance(v, Branch)]
+    if branches:
+        last = tuple(dict.fromkeys(m for b in branches for m in b.last))
+        normed = None if any(b.normed is None for b in branches) else all(b.normed for b in branches)
+        return Branch(last, normed, tuple(s for b in branches for s in b.scales), any(b.gated for b in branches), any(b.renormalised for b in branches))
+    for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED):
+        if marker in values:
+            return marker
+    return UNKNOWN
+
+
+def join(a, b) -> object:
+    """The value of a name after an undecided `if`: normalised on one path only is MAYBE_NORMED."""
+    if a is b:
+        return a
+    normed = (NORMED, MAYBE_NORMED)
+    if (a in normed or a is STREAM) and (b in normed or b is STREAM):
+        return MAYBE_NORMED
+    if STREAM in (a, b) and (isinstance(a, Branch) or isinstance(b, Branch)):
+        return STREAM  # `if residual is not None: x = residual + x`: the stream goes on where it was added
+    return merge([a, b])
