@@ -146,19 +146,11 @@ class Interpreter(ModelBuilder):
         named.update(kwargs)
         params = func.params
         all_params = list(params.posonly_params) + list(params.params)
-        for i, param in enumerate(all_params):
+        for i, param in enumerate(all_params + list(params.kwonly_params)):
             name = param.name.value
-            if i < len(positional):
+            if i < len(all_params) and i < len(positional):
                 env.names[name] = positional[i]
             elif name in named:
-                env.names[name] = named.pop(name)
-            elif param.default is not None:
-                env.names[name] = self.eval(param.default, Env(), ctx)
-            else:
-                env.names[name] = Opaque(name)
-        for param in params.kwonly_params:
-            name = param.name.value
-            if name in named:
                 env.names[name] = named.pop(name)
             elif param.default is not None:
                 env.names[name] = self.eval(param.default, Env(), ctx)

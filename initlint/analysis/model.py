@@ -207,6 +207,8 @@ class Stack:
     depth_source: str
     adds: list[ResidualAdd]
     writers: list[Writer]
+    #: The std most ordinary (non-writer) linear weights of the model end with, if they agree.
+    reference_std: Monomial | None = None
 
     @property
     def adds_per_block(self) -> int:

@@ -98,11 +98,12 @@ def reference_std(root: ModuleNode, writers: set[int]) -> Monomial | None:
     return max(counts, key=counts.get) if counts else None
 
 
-def writer_ids(stack: Stack) -> set[int]:
-    return {id(writer.node) for writer in stack.writers}
-
-
 def stack_scaling(analysis: Analysis, stack: Stack, std: Monomial | None) -> DepthScaling:
-    # The std ordinary linears get in this model, else the configured `base-std`.
-    base = reference_std(stack.root, writer_ids(stack)) or Monomial.of(analysis.options.base_std)
+    # The std ordinary linears get in this model (found once per stack), else the configured `base-std`.
+    base = stack.reference_std or Monomial.of(analysis.options.base_std)
     return classify(std, analysis.depth_atoms, base)
+
+
+def scale_atoms(analysis: Analysis, factor: Monomial) -> list[str]:
+    """The depth or width quantities in a runtime factor (`/ math.sqrt(2 * self.n_layer)`)."""
+    return [name for name in factor.atom_names() if is_depth_atom(name, analysis.depth_atoms) or is_width_atom(name)]

@@ -10,6 +10,7 @@ from initlint.analysis.index import ModuleIndex, build_index
 from initlint.analysis.interp import BudgetExceeded, Interpreter
 from initlint.analysis.model import Analysis, ModuleNode, Stack, Writer
 from initlint.analysis.residual import ForwardReader
+from initlint.analysis.scaling import reference_std
 from initlint.config import AnalysisOptions
 
 #: Names that mean "number of blocks" wherever they appear.
@@ -56,7 +57,8 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
                 node = block.descend(ref.path)
                 if node is not None:
                     writers.append(Writer(ref, add, node))
-        stacks.append(Stack(root, container, block, block.repeat, block.repeat.describe(), adds, writers))
+        reference = reference_std(root, {id(writer.node) for writer in writers})
+        stacks.append(Stack(root, container, block, block.repeat, block.repeat.describe(), adds, writers, reference))
     return stacks
 
 

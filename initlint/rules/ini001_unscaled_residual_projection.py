@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from initlint.analysis.model import Analysis, final_init
-from initlint.analysis.scaling import is_depth_atom, is_width_atom, stack_scaling
+from initlint.analysis.scaling import scale_atoms, stack_scaling
 from initlint.rules.base import Rule, Violation
 from initlint.rules.evidence import (
     dead_depth_scaling,
@@ -19,10 +19,7 @@ from initlint.rules.evidence import (
 
 
 def has_runtime_depth_scale(analysis: Analysis, writer) -> bool:
-    return any(
-        any(is_depth_atom(name, analysis.depth_atoms) or is_width_atom(name) for name in scale.factor.atom_names())
-        for scale in writer.ref.scales
-    )
+    return any(scale_atoms(analysis, scale.factor) for scale in writer.ref.scales)
 
 
 

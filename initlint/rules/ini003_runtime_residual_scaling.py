@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from initlint.analysis.model import Analysis, final_init
-from initlint.analysis.scaling import is_depth_atom, is_width_atom, stack_scaling
+from initlint.analysis.scaling import scale_atoms, stack_scaling
 from initlint.rules.base import Rule, Violation
 from initlint.rules.evidence import describe_add, describe_op, short, writer_pattern
 
@@ -164,8 +164,7 @@ No automatic fix: removing the factor changes the model's function.
         for stack in analysis.stacks:
             for writer in stack.writers:
                 for scale in writer.ref.scales:
-                    atoms = [name for name in scale.factor.atom_names() if is_depth_atom(name, analysis.depth_atoms) or is_width_atom(name)]
-                    if not atoms or id(scale.node) in reported:
+                    if not scale_atoms(analysis, scale.factor) or id(scale.node) in reported:
                         continue
                     reported.add(id(scale.node))
                     weight = writer.weight
