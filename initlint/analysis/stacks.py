@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import libcst as cst
 
@@ -122,8 +123,10 @@ class StaticSummary:
     depth_names: list[str] = field(default_factory=list)
 
 
+@lru_cache(maxsize=16)
 def static_summary(source: str) -> StaticSummary:
-    """What the runtime check needs from the static analysis; empty when the file cannot be read."""
+    """What the runtime check needs from the static analysis; empty when the file cannot be read.
+    Cached by source text: the runtime asks once per finding, the file is analysed once."""
     try:
         analysis = analyze(cst.parse_module(source), source=source)
     except Exception:  # the static findings report parse problems; the runtime just goes on
