@@ -30,11 +30,26 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """One step of the reasoning behind a finding, at its own position.
+
+    Reporters print these under the headline (`--> path:line:col` plus the text), SARIF as
+    `relatedLocations`, JSON as a list. `path` is None when it is the finding's own file.
+    """
+
+    message: str
+    line: int
+    column: int = 1
+    path: str | None = None
+
+
+@dataclass(frozen=True)
 class Finding:
     """One diagnostic. Lines and columns are 1-based; `end_*` is exclusive."""
 
     code: str
     name: str
+    #: The headline: what is wrong and the numbers, at most 100 characters, never cut mid-word.
     message: str
     path: str
     line: int
@@ -45,6 +60,10 @@ class Finding:
     fix: Fix | None = None
     # Evidence a reviewer or a fix can use: the layer, the init op, source lines.
     details: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: The steps a reviewer follows: the init that decides, the residual add, the depth expression.
+    evidence: tuple[Evidence, ...] = field(default=(), compare=False, hash=False)
+    #: What to write instead, one sentence (`= help:` in text output).
+    help: str | None = field(default=None, compare=False, hash=False)
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.code, self.message)
