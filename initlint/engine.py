@@ -21,7 +21,7 @@ import libcst as cst
 
 from initlint import guard, noqa
 from initlint.config import Settings, is_enabled
-from initlint.findings import Edit, Finding, Fix
+from initlint.findings import Edit, Evidence, Finding, Fix
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
 from initlint.nesting import nesting_problem
@@ -134,13 +134,28 @@ def _position(positions, node: cst.CSTNode) -> tuple[int, int, int, int]:
     )
 
 
-def finding_of(rule: type[Rule], path: str, message: str, span: tuple[int, int, int, int], details=None, fix: Fix | None = None) -> Finding:
+def finding_of(
+    rule: type[Rule], path: str, message: str, span: tuple[int, int, int, int], details=None, fix: Fix | None = None,
+    evidence: tuple[Evidence, ...] = (), help: str | None = None,
+) -> Finding:
     """A finding of `rule` at `span` = (line, column, end_line, end_column), all 1-based."""
     line, column, end_line, end_column = span
     return Finding(
         code=rule.code, name=rule.name, message=message, path=path, line=line, column=column,
         end_line=end_line, end_column=end_column, severity=rule.severity, details=details or {}, fix=fix,
+        evidence=evidence, help=help,
     )
+
+
+def _positioned_evidence(positions, violation: Violation) -> tuple[Evidence, ...]:
+    steps = []
+    for spec in violation.evidence:
+        if spec.node is not None:
+            line, column, _, _ = _position(positions, spec.node)
+            steps.append(Evidence(spec.message, line, column, spec.path))
+        else:
+            steps.append(Evidence(spec.message, spec.line or 1, 1, spec.path))
+    return tuple(steps)
 
 
 def _positioned_fix(positions, spec) -> Fix | None:
@@ -168,7 +183,10 @@ def check_module(module: cst.Module, path: str, settings: Settings, source: str 
     findings = {}
     for rule, violation in raised:
         span = _position(positions, violation.node)
-        finding = finding_of(rule, path, violation.message, span, violation.details, _positioned_fix(positions, violation.fix))
+        finding = finding_of(
+            rule, path, violation.message, span, violation.details, _positioned_fix(positions, violation.fix),
+            _positioned_evidence(positions, violation), violation.help,
+        )
         findings.setdefault((finding.code, finding.line, finding.column, finding.message), finding)
     return sorted(findings.values(), key=Finding.sort_key)
 

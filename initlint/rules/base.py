@@ -31,11 +31,25 @@ class FixSpec:
 
 
 @dataclass(frozen=True)
+class EvidenceSpec:
+    """One step of a violation's reasoning: at a node of the checked file (positioned by the
+    engine), or at an explicit line of another file (project-wide analysis)."""
+
+    message: str
+    node: cst.CSTNode | None = None
+    line: int | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True)
 class Violation:
     node: cst.CSTNode
+    #: The headline, at most 100 characters; the reasoning goes into `evidence`.
     message: str
     details: dict[str, Any] = field(default_factory=dict)
     fix: FixSpec | None = None
+    evidence: tuple[EvidenceSpec, ...] = ()
+    help: str | None = None
 
 
 class Rule:
