@@ -79,8 +79,8 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
             )
         )
     lines = [header]
-    if root.attrs.get("@uncalled_init"):
-        lines.append("  note: init functions not run by the constructor (applied elsewhere?): " + ", ".join(root.attrs["@uncalled_init"]))
+    if root.uncalled_init:
+        lines.append("  note: init functions not run by the constructor (applied elsewhere?): " + ", ".join(root.uncalled_init))
     if len(rows) > 1:
         lines.extend(_table(rows))
     else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from initlint.analysis.abstract import UNKNOWN
-from initlint.analysis.layers import NORM_HINTS, PASS_THROUGH_HINTS
+from initlint.analysis.knowledge.conventions import NORM_HINTS, PASS_THROUGH_HINTS
 from initlint.analysis.model import ModuleNode, RuntimeScale
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 import libcst as cst
 
@@ -22,10 +22,11 @@ from initlint import guard
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef,
-    Seq, as_number, truth,
+    Seq, truth,
 )
 from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.analysis.knowledge import REGISTRY
 from initlint.analysis.model import InitOp, Param
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
@@ -33,8 +34,6 @@ from initlint.config import AnalysisOptions
 MAX_STEPS = 400_000
 MAX_CALL_DEPTH = 24
 MAX_LOOP_ITEMS = 4000
-#: The atom standing for "this block's index" inside a repeated container.
-LAYER_INDEX = "@layer"
 
 
 def merge_uncertain(bindings: dict, name: str, value: Any, ctx: "Ctx") -> Any:
@@ -71,6 +70,7 @@ class Interpreter(ModelBuilder):
         self.index = index
         self.module = module
         self.options = options
+        self.knowledge = REGISTRY.extended(options.layer_classes)
         self.steps = 0
         self.building: list[str] = []
         self._constants: dict[str, Any] = {}
@@ -340,70 +340,63 @@ class Interpreter(ModelBuilder):
         self.tick()
         if node is None:
             return Const(None)
-        if isinstance(node, cst.Name):
-            if node.value in env.names:
-                return env.names[node.value]
-            return self.global_value(node.value)
-        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
-            try:
-                return Const(ast.literal_eval(self.code(node)))
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                return UNKNOWN
-        if isinstance(node, cst.Attribute):
-            return torch_semantics.get_attr(self, self.eval(node.value, env, ctx), node.attr.value, ctx)
-        if isinstance(node, cst.Call):
-            return self.eval_call(node, env, ctx)
-        if isinstance(node, cst.BinaryOperation):
-            return python_semantics.binary(self, node.operator, self.eval(node.left, env, ctx), self.eval(node.right, env, ctx), node)
-        if isinstance(node, cst.UnaryOperation):
-            return python_semantics.unary(node.operator, self.eval(node.expression, env, ctx), node)
-        if isinstance(node, cst.BooleanOperation):
-            return python_semantics.boolean(self, node, env, ctx)
-        if isinstance(node, cst.Comparison):
-            return python_semantics.compare(self, node, env, ctx)
-        if isinstance(node, cst.IfExp):
-            decided = truth(self.eval(node.test, env, ctx))
-            if decided is True:
-                return self.eval(node.body, env, ctx)
-            if decided is False:
-                return self.eval(node.orelse, env, ctx)
-            body = self.eval(node.body, env, ctx.uncertain())
-            return body if isinstance(body, ModRef) else UNKNOWN
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
-            items: list = []
-            for element in node.elements:
-                value = self.eval(element.value, env, ctx)
-                if isinstance(element, cst.StarredElement):
-                    if isinstance(value, Seq) and value.repeat is None:
-                        items.extend(value.items)
-                    else:
-                        return UNKNOWN
-                else:
-                    items.append(value)
-            return Seq(items)
-        if isinstance(node, cst.Dict):
-            mapping: dict = {}
-            for element in node.elements:
-                if isinstance(element, cst.DictElement):
-                    key = self.eval(element.key, env, ctx)
-                    if isinstance(key, Const):
-                        mapping[key.value] = self.eval(element.value, env, ctx)
-            return Mapping(mapping)
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
-            return python_semantics.comprehension(self, node, env, ctx)
-        if isinstance(node, cst.DictComp):
-            return python_semantics.comprehension(self, node, env, ctx)
-        if isinstance(node, cst.Subscript):
-            return python_semantics.subscript(self, node, env, ctx)
-        if isinstance(node, cst.Lambda):
-            return Lambda(node)
-        if isinstance(node, cst.FormattedString):
+        handler = _EXPRESSIONS.get(type(node))
+        return handler(self, node, env, ctx) if handler is not None else UNKNOWN
+
+    def _name(self, node: cst.Name, env: Env, ctx: Ctx) -> Any:
+        if node.value in env.names:
+            return env.names[node.value]
+        return self.global_value(node.value)
+
+    def _literal(self, node: cst.BaseExpression, env: Env, ctx: Ctx) -> Any:
+        try:
+            return Const(ast.literal_eval(self.code(node)))
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
             return UNKNOWN
-        if isinstance(node, cst.NamedExpr):
-            value = self.eval(node.value, env, ctx)
-            self.assign(node.target, value, env, ctx, node)
-            return value
-        return UNKNOWN
+
+    def _attribute(self, node: cst.Attribute, env: Env, ctx: Ctx) -> Any:
+        return torch_semantics.get_attr(self, self.eval(node.value, env, ctx), node.attr.value, ctx)
+
+    def _binary(self, node: cst.BinaryOperation, env: Env, ctx: Ctx) -> Any:
+        return python_semantics.binary(self, node.operator, self.eval(node.left, env, ctx), self.eval(node.right, env, ctx), node)
+
+    def _unary(self, node: cst.UnaryOperation, env: Env, ctx: Ctx) -> Any:
+        return python_semantics.unary(node.operator, self.eval(node.expression, env, ctx), node)
+
+    def _if_expression(self, node: cst.IfExp, env: Env, ctx: Ctx) -> Any:
+        decided = truth(self.eval(node.test, env, ctx))
+        if decided is True:
+            return self.eval(node.body, env, ctx)
+        if decided is False:
+            return self.eval(node.orelse, env, ctx)
+        body = self.eval(node.body, env, ctx.uncertain())
+        return body if isinstance(body, ModRef) else UNKNOWN
+
+    def _sequence(self, node: cst.Tuple | cst.List | cst.Set, env: Env, ctx: Ctx) -> Any:
+        items: list = []
+        for element in node.elements:
+            value = self.eval(element.value, env, ctx)
+            if not isinstance(element, cst.StarredElement):
+                items.append(value)
+            elif isinstance(value, Seq) and value.repeat is None:
+                items.extend(value.items)
+            else:
+                return UNKNOWN
+        return Seq(items)
+
+    def _dict(self, node: cst.Dict, env: Env, ctx: Ctx) -> Any:
+        mapping: dict = {}
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                key = self.eval(element.key, env, ctx)
+                if isinstance(key, Const):
+                    mapping[key.value] = self.eval(element.value, env, ctx)
+        return Mapping(mapping)
+
+    def _named_expression(self, node: cst.NamedExpr, env: Env, ctx: Ctx) -> Any:
+        value = self.eval(node.value, env, ctx)
+        self.assign(node.target, value, env, ctx, node)
+        return value
 
     def eval_call(self, node: cst.Call, env: Env, ctx: Ctx) -> Any:
         callee = self.eval(node.func, env, ctx)
@@ -425,6 +418,26 @@ class Interpreter(ModelBuilder):
                 args.append(value)
         return self.call_value(callee, args, kwargs, ctx, node)
 
-    def number(self, value: Any) -> Monomial | None:
-        return as_number(value)
 
+Expression = Callable[[Interpreter, Any, Env, Ctx], Any]
+#: Expression node type -> its meaning; any other expression evaluates to UNKNOWN.
+_EXPRESSIONS: dict[type, Expression] = {
+    cst.Name: Interpreter._name,
+    **dict.fromkeys((cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString), Interpreter._literal),
+    cst.Attribute: Interpreter._attribute,
+    cst.Call: Interpreter.eval_call,
+    cst.BinaryOperation: Interpreter._binary,
+    cst.UnaryOperation: Interpreter._unary,
+    cst.BooleanOperation: lambda interp, node, env, ctx: python_semantics.boolean(interp, node, env, ctx),
+    cst.Comparison: lambda interp, node, env, ctx: python_semantics.compare(interp, node, env, ctx),
+    cst.IfExp: Interpreter._if_expression,
+    **dict.fromkeys((cst.Tuple, cst.List, cst.Set), Interpreter._sequence),
+    cst.Dict: Interpreter._dict,
+    **dict.fromkeys(
+        (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp),
+        lambda interp, node, env, ctx: python_semantics.comprehension(interp, node, env, ctx),
+    ),
+    cst.Subscript: lambda interp, node, env, ctx: python_semantics.subscript(interp, node, env, ctx),
+    cst.Lambda: lambda interp, node, env, ctx: Lambda(node),
+    cst.NamedExpr: Interpreter._named_expression,
+}

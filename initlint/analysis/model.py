@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import libcst as cst
 
@@ -11,18 +11,15 @@ from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
 
-#: Init kinds that set a parameter afresh (as opposed to rescaling what is there).
-ABSOLUTE_KINDS = frozenset(
-    {"default", "normal", "trunc_normal", "uniform", "zeros", "ones", "constant", "xavier_uniform", "xavier_normal",
-     "kaiming_uniform", "kaiming_normal", "orthogonal", "empty", "copy", "unknown"}
-)
-
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.facts import WriterFacts
 
 @dataclass(frozen=True)
 class InitOp:
     """One operation in a parameter's init plan."""
 
-    kind: str  # an ABSOLUTE_KINDS member, or "scale"
+    #: What sets the parameter afresh (normal, uniform, zeros, default, copy, unknown, ...), or "scale".
+    kind: str
     #: The std the parameter has after this op (absolute kinds) or the factor applied ("scale").
     std: Monomial | None
     #: The call that does it; None for a constructor's own default (then the layer's line is used).
@@ -32,8 +29,6 @@ class InitOp:
     #: False when a condition we could not decide guards it, or a call we could not follow may do it.
     certain: bool = True
     label: str = ""
-    #: The std argument expression as written (for messages).
-    std_source: str = ""
 
 
 @dataclass(eq=False)
@@ -67,6 +62,12 @@ class ModuleNode:
     #: Children assigned on another path of an undecided `if` (`self.encoder = A(...) if flag else B(...)`):
     #: only one exists at run time, so they are traversed too but never looked up by name.
     alternatives: list[tuple[str, "ModuleNode"]] = field(default_factory=list)
+    #: transformers' `_is_hf_initialized`: an inner model's `post_init()` already ran on it.
+    hf_initialized: bool = False
+    #: On roots: init functions of the model its construction never runs (something else applies them).
+    uncalled_init: list[str] = field(default_factory=list)
+    #: On roots: something that may initialise parameters could not be followed.
+    incomplete: bool = False
 
     @property
     def path(self) -> str:
@@ -231,6 +232,8 @@ class Analysis:
     deliberate_scheme: str | None = None
     #: `if` statements in init code whose body never ran (a name test that matches nothing).
     dead_branches: list[cst.If] = field(default_factory=list)
+    #: Per-writer facts the rules share (`facts.writer_facts`), computed on first use.
+    writer_facts: "list[WriterFacts] | None" = field(default=None, repr=False)
 
     #: The text the module was parsed from, when the caller has it (cheaper positions).
     source: str | None = field(default=None, repr=False)

@@ -21,12 +21,9 @@ from initlint.analysis.interp import BudgetExceeded, Ctx, Interpreter
 from initlint.analysis.flow import (
     CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, is_gate, is_norm, is_pass_through, join, merge,
 )
+from initlint.analysis.knowledge.conventions import NORM_FUNCTIONS, SQUASHING, WRITER_NAMES
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 
-#: Names of residual writers, only used where the data flow cannot be followed.
-WRITER_NAMES = ("c_proj", "o_proj", "out_proj", "wo", "down_proj", "w2", "fc2", "dense_4h_to_h", "proj", "dense", "out", "to_out", "linear_out", "output_proj")
-NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
-SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
 MAX_FORWARD_DEPTH = 6
 
 

@@ -347,7 +347,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             return
         verdicts: dict[int, list] = {}
         for stack in analysis.stacks:
-            if stack.root.attrs.get("@uncalled_init"):
+            if stack.root.uncalled_init:
                 continue  # the model is initialised by code outside this construction path
             for writer in stack.writers:
                 weight = writer.weight
