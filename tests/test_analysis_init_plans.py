@@ -13,6 +13,8 @@ from gpt_parts import ATTENTION, BLOCK, GENERIC_INIT, MLP, gpt
 
 from initlint.analysis import analyze
 from initlint.analysis.model import final_init
+from initlint.config import Settings
+from initlint.engine import lint_source
 
 SCALED_LOOP = """
 for pn, p in self.named_parameters():
@@ -430,3 +432,16 @@ def test_children_chosen_by_an_undecided_flag_are_both_analysed():
     analysis = analyze(cst.parse_module(source))
     assert sorted(stack.block.type_name for stack in analysis.stacks) == ["Block", "PostNormBlock"]
     assert reported(source) == expected_findings(source)
+
+
+@pytest.mark.parametrize("test, dead", [("pn.endswith('out_proj.weight')", True), ("pn.endswith('c_proj.weight')", False)])
+def test_init_calls_under_a_test_that_never_passes_are_recorded_while_interpreting(test, dead):
+    """The rules name the dead depth-scaled init from what the interpreter skipped, not from source text."""
+    source = gpt("self.apply(self._init_weights)" + loop(test), GENERIC_INIT, marks=dead)
+    analysis = analyze(cst.parse_module(source))
+    assert [analysis.code(d.call) for d in analysis.dead_inits] == (
+        ["torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))"] if dead else []
+    )
+    assert all("n_layer" in d.names for d in analysis.dead_inits)
+    evidence = [step.message for f in lint_source(source, "model.py", Settings()) for step in f.evidence]
+    assert any("never runs" in message for message in evidence) is dead

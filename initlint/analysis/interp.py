@@ -27,7 +27,7 @@ from initlint.analysis.abstract import (
 from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import REGISTRY
-from initlint.analysis.model import InitOp, Param
+from initlint.analysis.model import DeadInit, InitOp, Param
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
 
@@ -85,8 +85,10 @@ class Interpreter(ModelBuilder):
         self.instantiated: set[str] = set()
         #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
         self.deliberate_scheme: str | None = None
-        #: `if` statements evaluated, by id: [node, whether the body ever ran].
-        self.branches: dict[int, list] = {}
+        #: `if` statements evaluated, by id: whether the body ever ran.
+        self.branch_taken: dict[int, bool] = {}
+        #: Init calls in the bodies of `if` statements whose test was false, by the statement's id.
+        self.skipped_inits: dict[int, list[DeadInit]] = {}
 
     # ----------------------------------------------------------------- helpers
     def tick(self) -> None:
@@ -248,8 +250,9 @@ class Interpreter(ModelBuilder):
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         decided = truth(self.eval(stmt.test, env, ctx))
-        record = self.branches.setdefault(id(stmt), [stmt, False])
-        record[1] = record[1] or decided is not False
+        self.branch_taken[id(stmt)] = self.branch_taken.get(id(stmt), False) or decided is not False
+        if decided is False and id(stmt) not in self.skipped_inits:
+            self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)
         orelse = stmt.orelse
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)
@@ -264,6 +267,20 @@ class Interpreter(ModelBuilder):
                 self.exec_branch([orelse], env, ctx.uncertain())
             elif isinstance(orelse, cst.Else):
                 self.exec_branch(orelse.body.body, env, ctx.uncertain())
+
+    def is_init_call(self, call: cst.Call) -> bool:
+        """`nn.init.normal_(...)`, `p.data.normal_(...)`, a configured init helper: by the registry."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and self.knowledge.tensor_method(func.attr.value) is not None:
+            return True
+        name = self.index.resolve(func)
+        if name is None:
+            return False
+        helpers = self.options.init_helpers
+        return self.knowledge.init_function(name) is not None or name in helpers or name.rsplit(".", 1)[-1] in helpers
+
+    def dead_inits(self) -> list[DeadInit]:
+        return [dead for key, found in self.skipped_inits.items() if not self.branch_taken[key] for dead in found]
 
     def exec_for(self, stmt: cst.For, env: Env, ctx: Ctx) -> None:
         iterable = python_semantics.iterate(self, self.eval(stmt.iter, env, ctx))
@@ -441,3 +458,26 @@ _EXPRESSIONS: dict[type, Expression] = {
     cst.Lambda: lambda interp, node, env, ctx: Lambda(node),
     cst.NamedExpr: Interpreter._named_expression,
 }
+
+
+class _BranchReader(cst.CSTVisitor):
+    """The init calls in a block and every name it reads."""
+
+    def __init__(self, interp: Interpreter) -> None:
+        self.interp = interp
+        self.calls: list[cst.Call] = []
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.interp.is_init_call(node):
+            self.calls.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def init_calls_in(interp: Interpreter, stmt: cst.If) -> list[DeadInit]:
+    reader = _BranchReader(interp)
+    stmt.body.visit(reader)
+    names = frozenset(reader.names)
+    return [DeadInit(stmt, call, names) for call in reader.calls]

@@ -151,6 +151,16 @@ def final_init(param: Param) -> FinalInit:
     return FinalInit(std, last, certain, tuple(chain))
 
 
+@dataclass(frozen=True)
+class DeadInit:
+    """An init call the interpreter skipped: its `if` test was false (a name test matching nothing)."""
+
+    branch: cst.If
+    call: cst.Call
+    #: The names the branch body reads (`config.n_layer` gives `config` and `n_layer`).
+    names: frozenset[str]
+
+
 @dataclass
 class ResidualAdd:
     """`x = x + branch(...)` in a block's forward, with the writers its branch ends in."""
@@ -230,8 +240,8 @@ class Analysis:
     depth_atoms: frozenset[str] = frozenset()
     #: The file deliberately uses a scheme with its own rules (muP, unit scaling).
     deliberate_scheme: str | None = None
-    #: `if` statements in init code whose body never ran (a name test that matches nothing).
-    dead_branches: list[cst.If] = field(default_factory=list)
+    #: Init calls under `if` statements of init code whose test never passed.
+    dead_inits: list["DeadInit"] = field(default_factory=list)
     #: Per-writer facts the rules share (`facts.writer_facts`), computed on first use.
     writer_facts: "list[WriterFacts] | None" = field(default=None, repr=False)
 

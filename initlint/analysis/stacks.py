@@ -84,7 +84,7 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
         root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
         root.incomplete = interp.incomplete
         trees.append(root)
-    analysis.dead_branches = [node for node, taken in interp.branches.values() if not taken]
+    analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     used = interp.instantiated | {node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None}
     analysis.roots = [tree for tree in reversed(trees) if tree.cls is not None and tree.cls.name not in used]

@@ -70,10 +70,10 @@ def depth_step(stack: Stack, residual_adds: str) -> EvidenceSpec:
 
 def dead_depth_scaling(analysis: Analysis) -> EvidenceSpec | None:
     """Depth-scaled init code guarded by a test that never passed, e.g. a name test matching nothing."""
-    for branch in analysis.dead_branches:
-        body = analysis.code(branch.body)
-        if any(name in body for name in analysis.depth_atoms) and ("init" in body or "normal" in body or "std" in body):
-            return EvidenceSpec(f"the depth-scaled init under `if {short(analysis.code(branch.test), 60)}` never runs: its test matches no parameter", branch)
+    for dead in analysis.dead_inits:
+        if dead.names & analysis.depth_atoms:
+            test = short(analysis.code(dead.branch.test), 60)
+            return EvidenceSpec(f"the depth-scaled init under `if {test}` never runs: its test matches no parameter", dead.call)
     return None
 
 
