@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import libcst as cst
 
@@ -28,6 +28,7 @@ from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import REGISTRY
 from initlint.analysis.model import DeadInit, InitOp, Param
+from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
 
@@ -65,7 +66,7 @@ class _Return(Exception):
         self.value = value
 
 
-class Interpreter(ModelBuilder):
+class Interpreter(ModelBuilder, StatementWalker[Ctx]):
     def __init__(self, index: ModuleIndex, module: cst.Module, options: AnalysisOptions) -> None:
         self.index = index
         self.module = module
@@ -211,35 +212,30 @@ class Interpreter(ModelBuilder):
             self.incomplete = True
 
     # -------------------------------------------------------------- statements
-    def exec_block(self, stmts, env: Env, ctx: Ctx) -> None:
-        for stmt in stmts:
-            self.exec_stmt(stmt, env, ctx)
+    def exec_block(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> None:
+        self.walk_block(stmts, env, ctx)
 
-    def exec_stmt(self, stmt: cst.CSTNode, env: Env, ctx: Ctx) -> None:
-        self.tick()
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                self.exec_small(small, env, ctx)
-        elif isinstance(stmt, cst.BaseSmallStatement):
-            self.exec_small(stmt, env, ctx)
-        elif isinstance(stmt, cst.If):
-            self.exec_if(stmt, env, ctx)
-        elif isinstance(stmt, cst.For):
-            self.exec_for(stmt, env, ctx)
-        elif isinstance(stmt, cst.While):
-            self.exec_branch(stmt.body.body, env, ctx.uncertain())
-        elif isinstance(stmt, cst.With):
-            for item in stmt.items:
-                value = self.eval(item.item, env, ctx)
-                if item.asname is not None:
-                    self.assign(item.asname.name, value, env, ctx, stmt)
-            self.exec_block(stmt.body.body, env, ctx)
-        elif isinstance(stmt, cst.Try):
-            self.exec_block(stmt.body.body, env, ctx)
-            if stmt.finalbody is not None:
-                self.exec_block(stmt.finalbody.body.body, env, ctx)
-        elif isinstance(stmt, cst.FunctionDef):
-            env.names[stmt.name.value] = FuncRef(stmt, closure=env)
+    def on_small(self, small: cst.BaseSmallStatement, env: Env, ctx: Ctx) -> None:
+        self.exec_small(small, env, ctx)
+
+    def on_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
+        self.exec_if(stmt, env, ctx)
+
+    def on_for(self, stmt: cst.For, env: Env, ctx: Ctx) -> None:
+        self.exec_for(stmt, env, ctx)
+
+    def on_while(self, stmt: cst.While, env: Env, ctx: Ctx) -> None:
+        self.exec_branch(stmt.body.body, env, ctx.uncertain())
+
+    def on_with(self, stmt: cst.With, env: Env, ctx: Ctx) -> None:
+        for item in stmt.items:
+            value = self.eval(item.item, env, ctx)
+            if item.asname is not None:
+                self.assign(item.asname.name, value, env, ctx, stmt)
+        self.exec_block(stmt.body.body, env, ctx)
+
+    def on_function_def(self, stmt: cst.FunctionDef, env: Env, ctx: Ctx) -> None:
+        env.names[stmt.name.value] = FuncRef(stmt, closure=env)
 
     def exec_branch(self, stmts, env: Env, ctx: Ctx) -> None:
         """Run a block that may not run: a `return` inside it does not end the caller."""

@@ -13,6 +13,7 @@ was normalised (pre-norm).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Sequence
 
 import libcst as cst
 
@@ -23,6 +24,7 @@ from initlint.analysis.flow import (
 )
 from initlint.analysis.knowledge.conventions import NORM_FUNCTIONS, SQUASHING, WRITER_NAMES
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
+from initlint.analysis.statements import StatementWalker
 
 MAX_FORWARD_DEPTH = 6
 
@@ -33,9 +35,11 @@ class _Flow:
     adds: list[ResidualAdd] = field(default_factory=list)
     returns: list = field(default_factory=list)
     statement: cst.CSTNode | None = None
+    #: How many modules deep the reading is (`forward` of a child of a child...).
+    depth: int = 0
 
 
-class ForwardReader:
+class ForwardReader(StatementWalker[_Flow]):
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
         self._writers: dict[int, tuple] = {}
@@ -104,7 +108,7 @@ class ForwardReader:
         if found is None:
             return None
         _, func = found
-        flow = _Flow(node)
+        flow = _Flow(node, depth=depth)
         env = Env()
         params = [p.name.value for p in func.params.params]
         if len(params) < 2:
@@ -114,40 +118,36 @@ class ForwardReader:
         for name in params[2:]:
             env.names[name] = UNKNOWN
         try:
-            self._block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow, depth)
+            self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow)
         except BudgetExceeded:
             raise
         except RecursionError:
             return None
         return flow
 
-    def _block(self, stmts, env: Env, flow: _Flow, depth: int) -> None:
-        for stmt in stmts:
-            self.interp.tick()
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    flow.statement = small
-                    self._small(small, env, flow, depth)
-            elif isinstance(stmt, cst.If):
-                decided = truth(self._value(stmt.test, env))
-                orelse = stmt.orelse
-                else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
-                if decided is None:
-                    self._undecided_if(stmt.body.body, else_body, env, flow, depth)
-                else:
-                    self._block(stmt.body.body if decided else else_body, env, flow, depth)
-            elif isinstance(stmt, (cst.For, cst.While, cst.With)):
-                self._block(stmt.body.body, env, flow, depth)
-            elif isinstance(stmt, cst.Try):
-                self._block(stmt.body.body, env, flow, depth)
+    def tick(self) -> None:
+        self.interp.tick()
 
-    def _undecided_if(self, body, else_body, env: Env, flow: _Flow, depth: int) -> None:
+    def on_small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow) -> None:
+        flow.statement = small
+        self._small(small, env, flow, flow.depth)
+
+    def on_if(self, stmt: cst.If, env: Env, flow: _Flow) -> None:
+        decided = truth(self._value(stmt.test, env))
+        orelse = stmt.orelse
+        else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
+        if decided is None:
+            self._undecided_if(stmt.body.body, else_body, env, flow)
+        else:
+            self.walk_block(stmt.body.body if decided else else_body, env, flow)
+
+    def _undecided_if(self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
-        self._block(body, env, flow, depth)
+        self.walk_block(body, env, flow)
         after_body = env.names
         env.names = dict(before)
-        self._block(else_body, env, flow, depth)
+        self.walk_block(else_body, env, flow)
         names = after_body.keys() | env.names.keys()
         joined = {name: join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
         if any(joined[n] is MAYBE_NORMED and after_body.get(n) is not MAYBE_NORMED and env.names.get(n) is not MAYBE_NORMED for n in names):
@@ -329,8 +329,8 @@ class ForwardReader:
             env.names[params[0]] = ModRef(node)
         for pname, value in zip(params[1:], args):
             env.names[pname] = value
-        inner = _Flow(node)
-        self._block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner, depth + 1)
+        inner = _Flow(node, depth=depth + 1)
+        self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner)
         return merge(inner.returns) if inner.returns else None
 
     def _apply_module(self, module: ModuleNode, carried, depth: int):
