@@ -3,6 +3,7 @@ subscripts, comprehensions and the builtins model code uses in init functions.""
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -112,58 +113,68 @@ def boolean(interp: "Interpreter", node: cst.BooleanOperation, env: Env, ctx: "C
     return Const(right) if right is not None else UNKNOWN
 
 
-def _compare_one(operator: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
-    if isinstance(operator, (cst.Is, cst.IsNot)):
-        if isinstance(right, Const) and right.value is None:
-            if isinstance(left, Const):
-                result = left.value is None
-            elif isinstance(left, (ModRef, ParamRef, NewTensor, Num, Seq, Mapping, FuncRef, ClassRef)):
-                result = False
-            else:
-                return None
-            return result if isinstance(operator, cst.Is) else not result
-        if isinstance(left, (ModRef, ParamRef)) and isinstance(right, (ModRef, ParamRef)):
-            result = left == right
-            return result if isinstance(operator, cst.Is) else not result
-        return None
-    if isinstance(operator, (cst.In, cst.NotIn)):
-        result: bool | None = None
-        if isinstance(right, Const) and isinstance(right.value, str) and isinstance(left, Const) and isinstance(left.value, str):
-            result = left.value in right.value
-        elif isinstance(right, Seq) and right.repeat is None and isinstance(left, Const):
-            values = [item.value for item in right.items if isinstance(item, Const)]
-            if len(values) == len(right.items):
-                result = left.value in values
-        elif isinstance(right, Mapping) and isinstance(left, Const):
-            result = left.value in right.items
-        if result is None:
-            return None
-        return result if isinstance(operator, cst.In) else not result
+def _negated(result: bool | None, negate: bool) -> bool | None:
+    return result if result is None or not negate else not result
+
+
+def _identity(left: Any, right: Any) -> bool | None:
+    """`x is None`, `a is b` for modules and parameters."""
+    if isinstance(right, Const) and right.value is None:
+        if isinstance(left, Const):
+            return left.value is None
+        return False if isinstance(left, (ModRef, ParamRef, NewTensor, Num, Seq, Mapping, FuncRef, ClassRef)) else None
+    if isinstance(left, (ModRef, ParamRef)) and isinstance(right, (ModRef, ParamRef)):
+        return bool(left == right)
+    return None
+
+
+def _membership(left: Any, right: Any) -> bool | None:
+    """`"c_proj" in name`, `name in ("a", "b")`, `key in mapping`."""
+    if isinstance(right, Const) and isinstance(right.value, str) and isinstance(left, Const) and isinstance(left.value, str):
+        return left.value in right.value
+    if isinstance(right, Seq) and right.repeat is None and isinstance(left, Const):
+        values = [item.value for item in right.items if isinstance(item, Const)]
+        return left.value in values if len(values) == len(right.items) else None
+    if isinstance(right, Mapping) and isinstance(left, Const):
+        return left.value in right.items
+    return None
+
+
+def _operands(left: Any, right: Any) -> tuple[Any, Any] | None:
+    """What an ordering compares: constants, constant numbers, or module identities."""
     a, b = as_number(left), as_number(right)
     if isinstance(left, Const) and isinstance(right, Const):
-        x, y = left.value, right.value
-    elif a is not None and b is not None and a.is_constant and b.is_constant and not isinstance(left, Opaque) and not isinstance(right, Opaque):
-        x, y = a.const, b.const
-    elif isinstance(left, ModRef) and isinstance(right, ModRef):
-        x, y = id(left.node), id(right.node)
-    else:
+        return left.value, right.value
+    if a is not None and b is not None and a.is_constant and b.is_constant and not isinstance(left, Opaque) and not isinstance(right, Opaque):
+        return a.const, b.const
+    if isinstance(left, ModRef) and isinstance(right, ModRef):
+        return id(left.node), id(right.node)
+    return None
+
+
+_ORDERINGS: dict[type, Callable[[Any, Any], Any]] = {
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.LessThan: operator.lt,
+    cst.GreaterThan: operator.gt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThanEqual: operator.ge,
+}
+
+
+def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    if isinstance(comparison, (cst.Is, cst.IsNot)):
+        return _negated(_identity(left, right), isinstance(comparison, cst.IsNot))
+    if isinstance(comparison, (cst.In, cst.NotIn)):
+        return _negated(_membership(left, right), isinstance(comparison, cst.NotIn))
+    ordering = _ORDERINGS.get(type(comparison))
+    operands = _operands(left, right)
+    if ordering is None or operands is None:
         return None
     try:
-        if isinstance(operator, cst.Equal):
-            return x == y
-        if isinstance(operator, cst.NotEqual):
-            return x != y
-        if isinstance(operator, cst.LessThan):
-            return x < y
-        if isinstance(operator, cst.GreaterThan):
-            return x > y
-        if isinstance(operator, cst.LessThanEqual):
-            return x <= y
-        if isinstance(operator, cst.GreaterThanEqual):
-            return x >= y
+        return bool(ordering(*operands))
     except TypeError:
         return None
-    return None
 
 
 def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -> Any:

@@ -234,24 +234,7 @@ class ForwardReader(StatementWalker[_Flow]):
         if isinstance(node, cst.Name):
             return env.names.get(node.value, UNKNOWN)
         if isinstance(node, cst.BinaryOperation):
-            left = self._eval(node.left, env, flow, depth)
-            right = self._eval(node.right, env, flow, depth)
-            if isinstance(node.operator, cst.Add):
-                return self._add(left, right, node, flow)
-            if isinstance(node.operator, (cst.Multiply, cst.Divide)):
-                if isinstance(left, Branch) and isinstance(right, Branch):
-                    # `sigmoid(gate(x)) * expert(x)`: the squashed side gates the other.
-                    if left.squashed != right.squashed:
-                        content = right if left.squashed else left
-                        return replace(content, gated=True)
-                    return merge([left, right])
-                if isinstance(left, Branch):
-                    return self._scale(left, right, node.right, node.operator, env, node)
-                if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
-                    return self._scale(right, left, node.left, node.operator, env, node)
-            if isinstance(node.operator, cst.MatrixMultiply):
-                return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
-            return merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
+            return self._binary(node, env, flow, depth)
         if isinstance(node, cst.Call):
             return self._call(node, env, flow, depth)
         if isinstance(node, cst.Attribute):
@@ -281,6 +264,26 @@ class ForwardReader(StatementWalker[_Flow]):
         if isinstance(node, cst.ParenthesizedWhitespace):
             return UNKNOWN
         return UNKNOWN
+
+    def _binary(self, node: cst.BinaryOperation, env: Env, flow: _Flow, depth: int):
+        left = self._eval(node.left, env, flow, depth)
+        right = self._eval(node.right, env, flow, depth)
+        if isinstance(node.operator, cst.Add):
+            return self._add(left, right, node, flow)
+        if isinstance(node.operator, (cst.Multiply, cst.Divide)):
+            if isinstance(left, Branch) and isinstance(right, Branch):
+                # `sigmoid(gate(x)) * expert(x)`: the squashed side gates the other.
+                if left.squashed != right.squashed:
+                    content = right if left.squashed else left
+                    return replace(content, gated=True)
+                return merge([left, right])
+            if isinstance(left, Branch):
+                return self._scale(left, right, node.right, node.operator, env, node)
+            if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
+                return self._scale(right, left, node.left, node.operator, env, node)
+        if isinstance(node.operator, cst.MatrixMultiply):
+            return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
+        return merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int):
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
