@@ -14,7 +14,7 @@ import libcst as cst
 
 from initlint.analysis import init_ops
 from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
-from initlint.analysis.index import ClassInfo
+from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.knowledge.specs import LayerSpec
 from initlint.analysis.layers import default_std, layer_type
@@ -25,12 +25,28 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class ModelBuilder:
+    """Needs the interpreter's state and its way of calling functions (`interp.Interpreter`)."""
+
     knowledge: Registry
+    index: ModuleIndex
+    #: Classes whose `__init__` is running, innermost last (a class that builds itself is not followed).
+    building: list[str]
+    instantiated: set[str]
+
+    def root_context(self) -> Ctx:
+        raise NotImplementedError
+
+    def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
+        raise NotImplementedError
+
+    def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
+        raise NotImplementedError
 
     def build_root(self, cls: ClassInfo) -> ModuleNode:
-        return self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True).node
+        built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
+        return built.node
 
-    def instantiate(self, cls: ClassInfo, args: list, kwargs: dict, call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
+    def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
         if cls.name in self.building or len(self.building) > 16:
             return UNKNOWN
         if not root:
@@ -55,7 +71,7 @@ class ModelBuilder:
                 self.building.pop()
         return ModRef(node)
 
-    def add_default_params(self, node: ModuleNode, known: LayerSpec, kwargs: dict, ctx: Ctx) -> None:
+    def add_default_params(self, node: ModuleNode, known: LayerSpec, kwargs: dict[Any, Any], ctx: Ctx) -> None:
         for default in known.params:
             pname, kind = default.name, default.kind
             if pname == "bias" and isinstance(kwargs.get("bias"), Const) and kwargs["bias"].value is False:
@@ -64,7 +80,7 @@ class ModelBuilder:
             via = (f"PyTorch's default init for {known.class_name}",)
             param.ops.append(InitOp(kind, default_std(default), None, via, True, init_ops.default_label(kind, known.class_name)))
 
-    def construct_layer(self, qualified: str, known: LayerSpec | None, args: list, kwargs: dict, call: cst.Call, ctx: Ctx) -> ModRef:
+    def construct_layer(self, qualified: str, known: LayerSpec | None, args: list[Any], kwargs: dict[Any, Any], call: cst.Call, ctx: Ctx) -> ModRef:
         kind = known.kind if known else "unknown"
         node = ModuleNode(name="", kind=kind, type_name=qualified, created_at=call)
         if known is None:

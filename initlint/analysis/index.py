@@ -7,6 +7,7 @@ them, where imports hide); nothing is executed or imported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import libcst as cst
 
@@ -155,7 +156,7 @@ def _class_info(index: ModuleIndex, node: cst.ClassDef) -> ClassInfo:
     return info
 
 
-def _index_block(index: ModuleIndex, body) -> None:
+def _index_block(index: ModuleIndex, body: Sequence[cst.CSTNode]) -> None:
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:

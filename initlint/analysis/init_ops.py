@@ -29,7 +29,7 @@ def default_label(kind: str, class_name: str) -> str:
     return f"PyTorch's default init of {class_name} ({kind})"
 
 
-def _argument(spec: Arg, args: list, kwargs: dict) -> Any:
+def _argument(spec: Arg, args: list[Any], kwargs: dict[Any, Any]) -> Any:
     """The value passed for `spec`, or its default."""
     for keyword in spec.keywords:
         if keyword in kwargs:
@@ -37,7 +37,7 @@ def _argument(spec: Arg, args: list, kwargs: dict) -> Any:
     return args[spec.index] if len(args) > spec.index else Const(spec.default)
 
 
-def _std_for(interp: "Interpreter", spec: InitSpec, args: list, kwargs: dict, call: cst.Call) -> tuple[Monomial | None, str]:
+def _std_for(interp: "Interpreter", spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], call: cst.Call) -> tuple[Monomial | None, str]:
     """The std `spec`'s call leaves, and the std argument as written (for labels)."""
     if spec.kind in ("zeros", "ones", "constant"):
         return Monomial.of(0.0), ""
@@ -55,11 +55,11 @@ def _std_for(interp: "Interpreter", spec: InitSpec, args: list, kwargs: dict, ca
         if spec.gain is None:
             return fan, ""
         gain = as_number(_argument(spec.gain, args, kwargs))
-        return (gain * fan if gain is not None else None), ""
+        return (gain * fan if gain is not None and fan is not None else None), ""
     return None, ""
 
 
-def _normal_std(interp: "Interpreter", spec: InitSpec, std_arg: Arg, args: list, kwargs: dict, call: cst.Call) -> tuple[Monomial | None, str]:
+def _normal_std(interp: "Interpreter", spec: InitSpec, std_arg: Arg, args: list[Any], kwargs: dict[Any, Any], call: cst.Call) -> tuple[Monomial | None, str]:
     source_node = _arg_node(call, std_arg.index, std_arg.keywords)
     if not any(keyword in kwargs for keyword in std_arg.keywords) and len(args) <= std_arg.index:
         return Monomial.of(std_arg.default), ""
@@ -77,23 +77,29 @@ def _arg_node(call: cst.Call, index: int, keywords: tuple[str, ...]) -> cst.CSTN
     return positional[index].value if 0 <= index < len(positional) else None
 
 
-def _truncation_factor(spec: InitSpec, args: list, kwargs: dict, std: Monomial) -> float:
+def _truncation_factor(spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], std: Monomial) -> float:
     """std of N(0, s) truncated to [a, b] relative to s (symmetric, constant bounds only)."""
     assert spec.low is not None and spec.high is not None
     low, high = as_number(_argument(spec.low, args, kwargs)), as_number(_argument(spec.high, args, kwargs))
     if low is None or high is None or not (low.is_constant and high.is_constant and std.is_constant) or std.const <= 0:
         return 1.0
     alpha, beta = low.const / std.const, high.const / std.const
-    pdf = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi)  # noqa: E731
-    cdf = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2)))  # noqa: E731
-    mass = cdf(beta) - cdf(alpha)
+    mass = _cdf(beta) - _cdf(alpha)
     if mass <= 1e-12:
         return 1.0
-    variance = 1 + (alpha * pdf(alpha) - beta * pdf(beta)) / mass - ((pdf(alpha) - pdf(beta)) / mass) ** 2
+    variance = 1 + (alpha * _pdf(alpha) - beta * _pdf(beta)) / mass - ((_pdf(alpha) - _pdf(beta)) / mass) ** 2
     return math.sqrt(max(variance, 0.0))
 
 
-def record_init(interp: "Interpreter", target: Any, spec: InitSpec, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call, fname: str, kind: str | None = None) -> Any:
+def _pdf(x: float) -> float:
+    return math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+
+
+def _cdf(x: float) -> float:
+    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+
+
+def record_init(interp: "Interpreter", target: Any, spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call, fname: str, kind: str | None = None) -> Any:
     """Append what `spec`'s call does to the target's plan (`kind` overrides the spec's: `fill_(1)` is "ones")."""
     params = [target.param] if isinstance(target, ParamRef) else []
     kind = kind or spec.kind

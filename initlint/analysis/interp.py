@@ -37,7 +37,7 @@ MAX_CALL_DEPTH = 24
 MAX_LOOP_ITEMS = 4000
 
 
-def merge_uncertain(bindings: dict, name: str, value: Any, ctx: "Ctx") -> Any:
+def merge_uncertain(bindings: dict[Any, Any], name: str, value: Any, ctx: "Ctx") -> Any:
     """A binding made on a path that may not run: keep it only if it agrees with what was there."""
     if ctx.certain or name not in bindings or bindings[name] == value:
         return value
@@ -132,7 +132,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         return Ctx(via=())
 
     # ------------------------------------------------------------------- calls
-    def call_function(self, ref: FuncRef, args: list, kwargs: dict, ctx: Ctx) -> Any:
+    def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
         if ctx.depth >= MAX_CALL_DEPTH:
             self.incomplete = True
             return UNKNOWN
@@ -178,7 +178,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             self.running.pop()
         return Const(None)
 
-    def call_value(self, callee: Any, args: list, kwargs: dict, ctx: Ctx, call: cst.CSTNode) -> Any:
+    def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
         self.tick()
         if isinstance(callee, FuncRef):
             return self.call_function(callee, args, kwargs, ctx)
@@ -196,7 +196,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.mark_unknown_targets(args, kwargs, ctx, call, "a call initlint cannot follow")
         return UNKNOWN
 
-    def mark_unknown_targets(self, args: list, kwargs: dict, ctx: Ctx, call: cst.CSTNode, why: str) -> None:
+    def mark_unknown_targets(self, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.CSTNode, why: str) -> None:
         """A call we cannot follow receives modules or parameters: it may initialise them."""
         touched = False
         for value in list(args) + list(kwargs.values()):
@@ -237,7 +237,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
     def on_function_def(self, stmt: cst.FunctionDef, env: Env, ctx: Ctx) -> None:
         env.names[stmt.name.value] = FuncRef(stmt, closure=env)
 
-    def exec_branch(self, stmts, env: Env, ctx: Ctx) -> None:
+    def exec_branch(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> None:
         """Run a block that may not run: a `return` inside it does not end the caller."""
         try:
             self.exec_block(stmts, env, ctx)
@@ -386,7 +386,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         return body if isinstance(body, ModRef) else UNKNOWN
 
     def _sequence(self, node: cst.Tuple | cst.List | cst.Set, env: Env, ctx: Ctx) -> Any:
-        items: list = []
+        items: list[Any] = []
         for element in node.elements:
             value = self.eval(element.value, env, ctx)
             if not isinstance(element, cst.StarredElement):
@@ -398,7 +398,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         return Seq(items)
 
     def _dict(self, node: cst.Dict, env: Env, ctx: Ctx) -> Any:
-        mapping: dict = {}
+        mapping: dict[Any, Any] = {}
         for element in node.elements:
             if isinstance(element, cst.DictElement):
                 key = self.eval(element.key, env, ctx)
@@ -413,8 +413,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
 
     def eval_call(self, node: cst.Call, env: Env, ctx: Ctx) -> Any:
         callee = self.eval(node.func, env, ctx)
-        args: list = []
-        kwargs: dict = {}
+        args: list[Any] = []
+        kwargs: dict[Any, Any] = {}
         for arg in node.args:
             value = self.eval(arg.value, env, ctx)
             if arg.keyword is not None:

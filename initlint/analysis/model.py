@@ -13,6 +13,7 @@ from initlint.config import AnalysisOptions
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.facts import WriterFacts
+    from initlint.analysis.positions import LazyPositions
 
 @dataclass(frozen=True)
 class InitOp:
@@ -247,12 +248,12 @@ class Analysis:
 
     #: The text the module was parsed from, when the caller has it (cheaper positions).
     source: str | None = field(default=None, repr=False)
-    _positions: Any = field(default=None, repr=False)
+    _positions: "LazyPositions | None" = field(default=None, repr=False)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node).strip()
 
-    def positions(self):
+    def positions(self) -> "LazyPositions":
         """LibCST positions, computed once and only for files that have something to report."""
         if self._positions is None:
             from initlint.analysis.positions import LazyPositions
@@ -269,7 +270,7 @@ class Analysis:
         return code_range.start.line if code_range is not None else 0
 
 
-def display_parameters(root: ModuleNode):
+def display_parameters(root: ModuleNode) -> list[tuple[str, Param, list[str]]]:
     """(display name, param, tied-to names) with repeated blocks shown as `*`: `transformer.h.*.attn.c_proj.weight`."""
     names: dict[int, list[str]] = {}
     order: list[Param] = []

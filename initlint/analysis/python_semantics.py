@@ -51,7 +51,7 @@ def number_sum(left: Monomial, right: Monomial, negate: bool) -> Monomial:
     return Monomial.atom(f"({left.describe()}{'+' if right.const >= 0 else ''}{right.describe()})")
 
 
-def binary(interp: "Interpreter", operator: cst.BaseBinaryOp, left: Any, right: Any, node: cst.CSTNode) -> Any:
+def binary(interp: "Interpreter", operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any, node: cst.CSTNode) -> Any:
     if isinstance(left, Const) and isinstance(right, Const) and isinstance(left.value, str) and isinstance(right.value, str):
         return Const(left.value + right.value) if isinstance(operator, (cst.Add, cst.AddAssign)) else UNKNOWN
     if isinstance(left, NewTensor) and not isinstance(right, NewTensor):
@@ -236,7 +236,7 @@ def iterate(interp: "Interpreter", value: Any) -> Seq | None:
 def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx") -> Any:
     from dataclasses import replace
 
-    results: list = []
+    results: list[Any] = []
     repeat: Monomial | None = None
 
     def run(clause: cst.CompFor | None, scope: Env, inner: "Ctx") -> None:
@@ -244,7 +244,7 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
         if clause is None:
             if isinstance(node, cst.DictComp):
                 results.append((interp.eval(node.key, scope, inner), interp.eval(node.value, scope, inner)))
-            else:
+            elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
                 results.append(interp.eval(node.elt, scope, inner))
             return
         iterable = iterate(interp, interp.eval(clause.iter, scope, inner))
@@ -267,20 +267,20 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
     return Seq(results, repeat)
 
 
-def call_python_builtin(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def call_python_builtin(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     """Builtins and a few stdlib functions (`math`, `re`, `functools.partial`); None if not one
     (or not called in a form we model), so the caller treats it as a call from elsewhere."""
     handler = BUILTIN_HANDLERS.get(name)
     return handler(interp, name, args, kwargs, ctx, call) if handler is not None else None
 
 
-def _isinstance(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _isinstance(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     from initlint.analysis import torch_semantics
 
     return torch_semantics.isinstance_of(interp, args[0], args[1]) if len(args) == 2 else None
 
 
-def _attribute_probe(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _attribute_probe(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     from initlint.analysis import torch_semantics
 
     if len(args) >= 2 and isinstance(args[1], Const):
@@ -288,7 +288,7 @@ def _attribute_probe(interp: "Interpreter", name: str, args: list, kwargs: dict,
     return None
 
 
-def _setattr(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _setattr(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     from initlint.analysis import torch_semantics
 
     if len(args) == 3 and isinstance(args[1], Const) and isinstance(args[0], ModRef):
@@ -297,7 +297,7 @@ def _setattr(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "C
     return None
 
 
-def _len(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _len(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     if not args:
         return None
     value = args[0]
@@ -313,7 +313,7 @@ def _len(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx",
     return UNKNOWN
 
 
-def _range(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _range(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     bounds = [as_number(a) for a in args]
     if len(bounds) != 1 or bounds[0] is None:
         return UNKNOWN
@@ -323,7 +323,7 @@ def _range(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx
     return Seq([Num(Monomial.atom(LAYER_INDEX))], count)
 
 
-def _enumerate(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _enumerate(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     if not args:
         return None
     seq = iterate(interp, args[0])
@@ -334,7 +334,7 @@ def _enumerate(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: 
     return Seq([Seq([Const(i), item]) for i, item in enumerate(seq.items)])
 
 
-def _zip(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _zip(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     if not args:
         return None
     seqs = [iterate(interp, a) for a in args]
@@ -343,7 +343,7 @@ def _zip(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx",
     return UNKNOWN
 
 
-def _any_all(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _any_all(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     if not args:
         return None
     seq = iterate(interp, args[0])
@@ -355,7 +355,7 @@ def _any_all(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "C
     return Const(False) if False in values else (Const(True) if None not in values else UNKNOWN)
 
 
-def _number_cast(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _number_cast(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     """`float(x)`, `int(x)`, `abs(x)`, `round(x)`: the number, kept symbolic."""
     if not args:
         return None
@@ -367,7 +367,7 @@ def _number_cast(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx
     return Num(number)
 
 
-def _min_max(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _min_max(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     numbers = [as_number(a) for a in args]
     constants = [n.const for n in numbers if n is not None and n.is_constant]
     if numbers and len(constants) == len(numbers):
@@ -375,13 +375,13 @@ def _min_max(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "C
     return UNKNOWN
 
 
-def _str(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _str(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     if not args:
         return None
     return Const(str(args[0].value)) if isinstance(args[0], Const) else Opaque("str")
 
 
-def _sequence(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _sequence(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     """`list(x)`, `tuple(x)`, `sorted(x)`, `reversed(x)`."""
     if not args:
         return None
@@ -392,13 +392,13 @@ def _sequence(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "
     return Seq(items, seq.repeat)
 
 
-def _dict(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _dict(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     merged = dict(args[0].items) if args and isinstance(args[0], Mapping) else {}
     merged.update(kwargs)
     return Mapping(merged)
 
 
-def _super(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _super(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     return SuperRef(ctx.self_value, ctx.owner) if ctx.owner is not None else UNKNOWN
 
 
@@ -406,7 +406,7 @@ def _super(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx
 _POWERS = {"sqrt": Fraction(1, 2), "rsqrt": Fraction(-1, 2)}
 
 
-def _math_power(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _math_power(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     """`sqrt`, `rsqrt`, `pow` keep a std symbolic; `exp` and `log` of a depth are not modelled."""
     if not args:
         return None
@@ -421,7 +421,7 @@ def _math_power(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx:
     return Num(result) if result is not None else UNKNOWN
 
 
-def _regex_match(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _regex_match(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     if len(args) < 2:
         return None
     pattern, text = args[0], args[1]
@@ -434,14 +434,14 @@ def _regex_match(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx
     return UNKNOWN
 
 
-def _partial(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _partial(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     if not args or not isinstance(args[0], FuncRef):
         return None
     ref = args[0]
     return FuncRef(ref.func, ref.owner, ref.bound, ref.partial_args + tuple(args[1:]), ref.partial_kwargs + tuple(kwargs.items()))
 
 
-Builtin = Callable[["Interpreter", str, list, dict, "Ctx", cst.CSTNode], Any]
+Builtin = Callable[["Interpreter", str, list[Any], dict[Any, Any], "Ctx", cst.CSTNode], Any]
 BUILTIN_HANDLERS: dict[str, Builtin] = {
     "isinstance": _isinstance,
     "hasattr": _attribute_probe,
@@ -469,7 +469,7 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
 }
 
 
-def string_method(receiver: str, name: str, args: list) -> Any:
+def string_method(receiver: str, name: str, args: list[Any]) -> Any:
     values = [a.value if isinstance(a, Const) else a for a in args]
     if isinstance(values[0] if values else "", Seq):
         seq = values[0]

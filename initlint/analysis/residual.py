@@ -13,7 +13,7 @@ was normalised (pre-norm).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import Any, Sequence
 
 import libcst as cst
 
@@ -25,6 +25,7 @@ from initlint.analysis.flow import (
 from initlint.analysis.knowledge.conventions import NORM_FUNCTIONS, SQUASHING, WRITER_NAMES
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 from initlint.analysis.statements import StatementWalker
+from initlint.analysis.values import Monomial
 
 MAX_FORWARD_DEPTH = 6
 
@@ -33,7 +34,7 @@ MAX_FORWARD_DEPTH = 6
 class _Flow:
     node: ModuleNode
     adds: list[ResidualAdd] = field(default_factory=list)
-    returns: list = field(default_factory=list)
+    returns: list[Any] = field(default_factory=list)
     statement: cst.CSTNode | None = None
     #: How many modules deep the reading is (`forward` of a child of a child...).
     depth: int = 0
@@ -42,7 +43,7 @@ class _Flow:
 class ForwardReader(StatementWalker[_Flow]):
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
-        self._writers: dict[int, tuple] = {}
+        self._writers: dict[int, tuple[Any, ...]] = {}
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -62,7 +63,7 @@ class ForwardReader(StatementWalker[_Flow]):
         if key in self._writers:
             return self._writers[key]
         self._writers[key] = ([], False)  # recursion guard
-        result: tuple = ([], False)
+        result: tuple[Any, ...] = ([], False)
         if node.kind in ("linear", "conv"):
             result = ([(node, "data flow", ())], False)
         elif node.kind == "sequential" and node.children:
@@ -73,8 +74,8 @@ class ForwardReader(StatementWalker[_Flow]):
             result = ([(node.children["out_proj"], "data flow", ())], False)
         elif node.kind == "module" and node.cls is not None and depth < MAX_FORWARD_DEPTH:
             flow = self._read(node, depth + 1)
-            found: list = []
-            normed = False
+            found: list[Any] = []
+            normed: bool | None = False
             if flow is not None:
                 branches = [value for value in flow.returns if isinstance(value, Branch)]
                 # Paths that end in different layers (a fused-kernel path beside the eager one)
@@ -94,7 +95,7 @@ class ForwardReader(StatementWalker[_Flow]):
         self._writers[key] = result
         return result
 
-    def _by_name(self, node: ModuleNode) -> list:
+    def _by_name(self, node: ModuleNode) -> list[Any]:
         names = WRITER_NAMES + tuple(self.interp.options.writer_names)
         for name in names:
             child = node.children.get(name)
@@ -176,7 +177,7 @@ class ForwardReader(StatementWalker[_Flow]):
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env, flow, depth)
 
-    def _assign(self, target: cst.BaseExpression, value, env: Env) -> None:
+    def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
         if isinstance(target, cst.Name):
             env.names[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -184,9 +185,9 @@ class ForwardReader(StatementWalker[_Flow]):
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
                 self._assign(element.value, value if i == 0 or value is CONDITIONED else UNKNOWN, env)
 
-    def _add(self, left, right, node: cst.CSTNode, flow: _Flow):
+    def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any:
         for stream, branch in ((left, right), (right, left)):
-            if stream is STREAM and isinstance(branch, Branch):
+            if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None:
                 add = ResidualAdd(flow.node.cls, node, flow.statement or node, prenorm=branch.normed, gated=branch.gated or branch.renormalised)
                 add.writers = self._writer_refs(flow.node, branch)
                 flow.adds.append(add)
@@ -200,10 +201,12 @@ class ForwardReader(StatementWalker[_Flow]):
             for writer, how, scales in writers:
                 relative = writer.path[len(block.path) + 1:] if block.path else writer.path
                 owner = writer.parent.cls if writer.parent is not None and writer.parent.cls is not None else block.cls
+                if owner is None:
+                    continue
                 refs.append(WriterRef(relative, owner, writer.name, how, list(scales) + list(branch.scales)))
         return refs
 
-    def _scale(self, value, other, other_node: cst.CSTNode, operator, env: Env, whole: cst.CSTNode):
+    def _scale(self, value: Any, other: Any, other_node: cst.BaseExpression, operator: cst.CSTNode, env: Env, whole: cst.CSTNode) -> Any:
         if not isinstance(value, Branch):
             return value
         if isinstance(other, (ParamRef, Branch)) or other is CONDITIONED:
@@ -218,7 +221,7 @@ class ForwardReader(StatementWalker[_Flow]):
                 return replace(value, scales=value.scales + (scale,))
         return value
 
-    def _value(self, node: cst.CSTNode, env: Env):
+    def _value(self, node: cst.BaseExpression, env: Env) -> Any:
         """Evaluate an expression with the interpreter, `self` bound to the module node."""
         numeric_env = Env({k: v for k, v in env.names.items() if isinstance(v, ModRef)})
         try:
@@ -226,10 +229,10 @@ class ForwardReader(StatementWalker[_Flow]):
         except RecursionError:
             return UNKNOWN
 
-    def _number(self, node: cst.CSTNode, env: Env):
+    def _number(self, node: cst.BaseExpression, env: Env) -> Monomial | None:
         return as_number(self._value(node, env))
 
-    def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int):
+    def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any:
         self.interp.tick()
         if isinstance(node, cst.Name):
             return env.names.get(node.value, UNKNOWN)
@@ -265,7 +268,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return UNKNOWN
         return UNKNOWN
 
-    def _binary(self, node: cst.BinaryOperation, env: Env, flow: _Flow, depth: int):
+    def _binary(self, node: cst.BinaryOperation, env: Env, flow: _Flow, depth: int) -> Any:
         left = self._eval(node.left, env, flow, depth)
         right = self._eval(node.right, env, flow, depth)
         if isinstance(node.operator, cst.Add):
@@ -285,7 +288,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
         return merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
 
-    def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int):
+    def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
         carried = merge([a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, Branch)])
         func = node.func
@@ -320,9 +323,9 @@ class ForwardReader(StatementWalker[_Flow]):
             return receiver
         return carried
 
-    def _method(self, node: ModuleNode, name: str, args: list, depth: int):
+    def _method(self, node: ModuleNode, name: str, args: list[Any], depth: int) -> Any:
         """A helper method of the same module (`self._attn(q, k, v)`): what it returns."""
-        found = self.interp.index.find_method(node.cls, name)
+        found = self.interp.index.find_method(node.cls, name) if node.cls is not None else None
         if found is None or depth >= MAX_FORWARD_DEPTH or name == "forward":
             return None
         _, func = found
@@ -336,7 +339,7 @@ class ForwardReader(StatementWalker[_Flow]):
         self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner)
         return merge(inner.returns) if inner.returns else None
 
-    def _apply_module(self, module: ModuleNode, carried, depth: int):
+    def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
         if carried is UNKNOWN or carried is CONDITIONED:
             return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
         if is_norm(module):

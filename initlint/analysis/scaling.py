@@ -94,7 +94,7 @@ def reference_std(root: ModuleNode, writers: set[int]) -> Monomial | None:
         if final.certain and final.std is not None and final.kind in ("normal", "trunc_normal"):
             key = Monomial(final.std.const, final.std.atoms)
             counts[key] = counts.get(key, 0) + 1
-    return max(counts, key=counts.get) if counts else None
+    return max(counts, key=lambda std: counts[std]) if counts else None
 
 
 def stack_scaling(analysis: Analysis, stack: Stack, std: Monomial | None) -> DepthScaling:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import libcst as cst
 
 from initlint.analysis.abstract import (
-    UNKNOWN, ClassRef, Const, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
+    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
     SuperRef, as_number,
 )
 from initlint.analysis.index import PRETRAINED_NAME_ENDINGS
@@ -50,19 +50,13 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         if found is not None:
             return FuncRef(found[1], found[0])
         if attr in base.cls.attributes:
-            return interp.eval(base.cls.attributes[attr], interp_env(), ctx)
+            return interp.eval(base.cls.attributes[attr], Env(), ctx)
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping)):
         return BoundMethod(base, attr)
     if attr in DELIBERATE_CONFIG_NAMES:
         interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
     return Opaque(attr)
-
-
-def interp_env():
-    from initlint.analysis.abstract import Env
-
-    return Env()
 
 
 def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") -> Any:
@@ -79,7 +73,7 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
         for cls_name in [node.cls.name] + interp.index.base_chain(node.cls):
             cls = interp.index.classes.get(cls_name)
             if cls is not None and attr in cls.attributes:
-                return interp.eval(cls.attributes[attr], interp_env(), ctx)
+                return interp.eval(cls.attributes[attr], Env(), ctx)
     if attr in MODULE_METHOD_HANDLERS or attr in interp.knowledge.init_entry_points():
         return BoundMethod(ModRef(node), attr)
     if attr in ("weight", "bias") and node.kind == "unknown":
@@ -179,7 +173,7 @@ def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
     return Const(False) if all(r is False for r in results) else UNKNOWN
 
 
-def attribute_probe(interp: "Interpreter", name: str, args: list, ctx: "Ctx") -> Any:
+def attribute_probe(interp: "Interpreter", name: str, args: list[Any], ctx: "Ctx") -> Any:
     """`hasattr(module, "NANOGPT_SCALE_INIT")`, `getattr(module, "FLAG", False)`."""
     target, attr = args[0], str(args[1].value)
     if not isinstance(target, ModRef):
@@ -202,7 +196,7 @@ def attribute_probe(interp: "Interpreter", name: str, args: list, ctx: "Ctx") ->
 
 
 # -------------------------------------------------------------------- calls
-def call_external(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def call_external(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     short = name[len("builtins."):] if name.startswith("builtins.") else name
     last = name.rsplit(".", 1)[-1]
     spec = interp.knowledge.init_function(name)
@@ -244,7 +238,7 @@ def _stdlib_name(name: str) -> str:
     return name
 
 
-def call_method(interp: "Interpreter", method: BoundMethod, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def call_method(interp: "Interpreter", method: BoundMethod, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     receiver, name = method.receiver, method.name
     if isinstance(receiver, (ParamRef, NewTensor)):
         spec = interp.knowledge.tensor_method(name)
@@ -274,7 +268,7 @@ def call_method(interp: "Interpreter", method: BoundMethod, args: list, kwargs: 
     return UNKNOWN
 
 
-def _fill_kind(kind: str, args: list) -> str:
+def _fill_kind(kind: str, args: list[Any]) -> str:
     """`fill_(1.0)` is a ones init and `fill_(0)` a zeros init: rules treat those two apart."""
     value = as_number(args[0]) if kind == "constant" and args else None
     if value is None or not value.is_constant or value.const not in (0, 1):
@@ -293,14 +287,14 @@ def _layer_base_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx") -> Non
         interp.call_function(FuncRef(func, owner, ModRef(node)), [], {}, replace_via(ctx, f"{owner.name}.reset_parameters"))
 
 
-def module_method(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def module_method(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     handler = MODULE_METHOD_HANDLERS.get(name)
     if handler is None and name in interp.knowledge.init_entry_points():
         handler = _init_entry_point
     return handler(interp, node, name, args, kwargs, ctx, call) if handler is not None else UNKNOWN
 
 
-def _apply(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _apply(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     fn = args[0] if args else UNKNOWN
     via = ctx.via + (interp.code(call),)
     if isinstance(fn, FuncRef):
@@ -314,7 +308,7 @@ def _apply(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwarg
     return ModRef(node)
 
 
-def _named_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _named_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     seen: set[int] = set()
     items = []
     for pname, param in node.named_parameters():
@@ -324,16 +318,16 @@ def _named_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: 
     return Seq(items)
 
 
-def _parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     return Seq([item.items[1] for item in _named_parameters(interp, node, name, [], {}, ctx, call).items])
 
 
-def _modules(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _modules(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     pairs = list(node.named_modules())
     return Seq([ModRef(m) if name == "modules" else Seq([Const(n), ModRef(m)]) for n, m in pairs])
 
 
-def _container_view(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _container_view(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     """`values()`, `keys()`, `items()` of a ModuleDict (or a ModuleList of repeated blocks)."""
     if node.kind not in ("container", "sequential"):
         return UNKNOWN
@@ -346,25 +340,25 @@ def _container_view(interp: "Interpreter", node: ModuleNode, name: str, args: li
     return Seq([Seq([Const(n), ModRef(c)]) for n, c in children], repeat)
 
 
-def _children(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _children(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     return Seq([ModRef(c) if name == "children" else Seq([Const(n), ModRef(c)]) for n, c in node.children.items()])
 
 
-def _reset_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _reset_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     known = layer_type(interp.knowledge, node.type_name)
     if known is not None:
         interp.add_default_params(node, known, {}, ctx)
     return Const(None)
 
 
-def _init_entry_point(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _init_entry_point(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     if node.cls is None or not interp.index.is_hf_pretrained(node.cls):
         return UNKNOWN
     hf_init(interp, node, ctx, call)
     return Const(None)
 
 
-def _register_children(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _register_children(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     """`append`, `extend`, `add_module(name, m)`, `register_module(name, m)`."""
     values = args[-1:] if name != "extend" else (args[0].items if args and isinstance(args[0], Seq) else [])
     for value in values:
@@ -373,19 +367,19 @@ def _register_children(interp: "Interpreter", node: ModuleNode, name: str, args:
     return Const(None)
 
 
-def _register_parameter(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _register_parameter(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     if len(args) == 2 and isinstance(args[0], Const):
         set_module_attr(interp, node, str(args[0].value), args[1], ctx, call)
         return Const(None)
     return UNKNOWN
 
 
-def _same_module(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def _same_module(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     """`.to(device)`, `.float()`, `.train()`: the module itself, its init untouched."""
     return ModRef(node)
 
 
-ModuleMethod = Callable[["Interpreter", ModuleNode, str, list, dict, "Ctx", cst.Call], Any]
+ModuleMethod = Callable[["Interpreter", ModuleNode, str, list[Any], dict[Any, Any], "Ctx", cst.Call], Any]
 #: `nn.Module` methods the interpreter follows (the init entry points come from the registry).
 MODULE_METHOD_HANDLERS: dict[str, ModuleMethod] = {
     "apply": _apply,

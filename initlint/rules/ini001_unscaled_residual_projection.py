@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import libcst as cst
+
 from initlint.analysis.facts import WriterFacts, writer_facts
 from initlint.analysis.model import Analysis
 from initlint.rules.base import EvidenceSpec, Rule, Violation
@@ -76,7 +78,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             if all(v is not None for v in found):
                 yield found[0]  # type: ignore[misc]
 
-    def _violation(self, analysis: Analysis, facts: WriterFacts, created) -> Violation:
+    def _violation(self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode) -> Violation:
         std, n = describe_std(facts.final.std if facts.final else None), facts.residual_adds
         ref = facts.writer.ref
         message = headline(

@@ -10,7 +10,7 @@ from typing import Iterator
 import libcst as cst
 
 from initlint.analysis.facts import WriterFacts, writer_facts
-from initlint.analysis.model import Analysis
+from initlint.analysis.model import Analysis, ResidualAdd
 from initlint.rules.base import FixSpec, Rule, Violation
 from initlint.rules.evidence import add_step, code_of, depth_step, headline, init_step
 
@@ -100,6 +100,6 @@ because it changes the model's initial weights: that is the point, but review it
         )
 
 
-def _one_add_per_statement(facts: WriterFacts) -> list:
+def _one_add_per_statement(facts: WriterFacts) -> list[ResidualAdd]:
     adds = {id(add.statement): add for add in facts.stack.adds}
     return list(adds.values())
