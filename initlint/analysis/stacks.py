@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import libcst as cst
 
+from initlint.analysis.facts import writer_pattern
 from initlint.analysis.index import ModuleIndex, build_index
 from initlint.analysis.interp import BudgetExceeded, Interpreter
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
@@ -132,7 +133,7 @@ def static_summary(source: str) -> StaticSummary:
     seen: set[tuple[str, str]] = set()
     for stack in analysis.stacks:
         for writer in stack.writers:
-            pattern = f"{stack.container.path}.*.{writer.ref.path}" if stack.container.path else f"*.{writer.ref.path}"
+            pattern = writer_pattern(stack, writer)
             key = (stack.root.type_name, pattern)
             if key in seen:
                 continue
