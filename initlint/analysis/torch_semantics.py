@@ -15,7 +15,7 @@ from initlint.analysis.abstract import (
 )
 from initlint.analysis.index import PRETRAINED_NAME_ENDINGS
 from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES, GRAD_MODES, HARMLESS_CALLS
-from initlint.analysis.knowledge.huggingface import GENERIC_INIT_STD
+from initlint.analysis.knowledge.huggingface import GENERIC_INIT, GENERIC_INIT_STD
 from initlint.analysis.knowledge.torch_init import NORMAL
 from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
@@ -425,13 +425,11 @@ def replace_via(ctx: "Ctx", step: str) -> "Ctx":
 def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNode) -> None:
     """transformers' PreTrainedModel._init_weights: normal(initializer_range) for linears and embeddings."""
     via = ctx.via + ("transformers PreTrainedModel._init_weights",)
-    label = "transformers' generic normal_(std=config.initializer_range)"
-    if node.kind in ("linear", "embedding", "conv"):
-        for pname, param in node.params.items():
-            if pname == "weight":
-                param.ops.append(InitOp("normal", _HF_STD, call, via, ctx.certain, label))
-            elif pname == "bias":
-                param.ops.append(InitOp("zeros", Monomial.of(0.0), call, via, ctx.certain, "zeros_"))
-    elif node.kind == "norm":
-        for pname, param in node.params.items():
-            param.ops.append(InitOp("ones" if pname == "weight" else "zeros", Monomial.of(0.0), call, via, ctx.certain, "ones_/zeros_"))
+    plan = dict(GENERIC_INIT.get(node.kind, ()))
+    for pname, param in node.params.items():
+        kind = plan.get(pname, plan.get("*"))
+        if kind is None:
+            continue
+        std = _HF_STD if kind == "normal" else Monomial.of(0.0)
+        label = "transformers' generic normal_(std=config.initializer_range)" if kind == "normal" else "zeros_"
+        param.ops.append(InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label))

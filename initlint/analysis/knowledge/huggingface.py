@@ -6,6 +6,15 @@ from initlint.analysis.knowledge.specs import LayerSpec, Library, ParamDefault
 
 #: The config field transformers' generic `_init_weights` draws linears and embeddings from.
 GENERIC_INIT_STD = "initializer_range"
+_WEIGHT_DRAWN = (("weight", "normal"), ("bias", "zeros"))
+#: What transformers' generic `PreTrainedModel._init_weights` gives each parameter, by layer kind
+#: ("normal" draws from N(0, initializer_range); "*" is any other parameter of the layer).
+GENERIC_INIT: dict[str, tuple[tuple[str, str], ...]] = {
+    "linear": _WEIGHT_DRAWN,
+    "embedding": _WEIGHT_DRAWN,
+    "conv": _WEIGHT_DRAWN,
+    "norm": (("weight", "ones"), ("*", "zeros")),
+}
 
 _PRETRAINED = ("transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel")
 
