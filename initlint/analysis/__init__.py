@@ -7,6 +7,9 @@
               reading what library APIs do from the registry         `knowledge/`
            -> residual writers (data flow through forward)          `residual.py`, `flow.py`
            -> stacks: blocks, depth, adds, writers with their plan  `stacks.py`, `scaling.py`
+           -> per-writer facts the rules and `explain` read         `facts.py`
+
+The interpreter and the forward reader walk statements with one walker (`statements.py`).
 
 Numbers are symbolic (`values.py`); positions are computed only for reported nodes
 (`positions.py`). Rules read the resulting `Analysis`; they never walk the syntax tree again.
