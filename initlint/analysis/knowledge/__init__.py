@@ -120,8 +120,5 @@ class Registry:
     def import_roots(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(root for library in self.libraries for root in library.import_roots))
 
-    def layer_class_names(self) -> frozenset[str]:
-        return frozenset(_last(name) for name in self._layers)
-
 
 REGISTRY = Registry(LIBRARIES)
