@@ -7,52 +7,41 @@ init plan) -> enabled rules -> positioned findings -> `# noqa` filter.
 from __future__ import annotations
 
 import ast
-import hashlib
-import io
 import os
 import sys
-import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from types import FrameType
+from typing import Any, Iterable, Iterator
 
 import libcst as cst
+from libcst.metadata import CodeRange
 
 from initlint import guard, noqa
+from initlint.codes import INTERNAL_ERROR, UNPARSEABLE_FILE, default_enabled
 from initlint.config import Settings, is_enabled
-from initlint.findings import Edit, Evidence, Finding, Fix
+from initlint.errors import TimeBudgetExceeded, UnparseableSource
+from initlint.findings import Edit, Evidence, Finding, Fix, Span, new_finding, tool_finding
+from initlint.nesting import nesting_problem
+
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
-from initlint.nesting import nesting_problem
-from initlint.rules import Rule, Violation, all_rules, rule_by_code
+from initlint.rules import Rule, Violation, all_rules
+from initlint.rules.base import FixSpec
+# `UnparseableSource`, `decode`, `one_line` and `tool_finding` are also imported from here by
+# older callers; they live in leaf modules so that lower layers need not import the engine.
+from initlint.sourcetext import decode, error_text, one_line, source_digest
 
 #: Longest message an INI901/INI902 carries (exception texts can be huge).
 MAX_REASON_CHARS = 300
 NUL_BYTES = "cannot parse: the file contains NUL bytes (binary data?)"
 
+Positions = dict[cst.CSTNode, CodeRange]
+
 
 def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:
     return [rule for rule in all_rules() if is_enabled(rule.code, rule.default_enabled, settings, path)]
-
-
-def tool_finding(code: str, path: str, message: str, line: int = 1, column: int = 1) -> Finding:
-    rule = rule_by_code(code)
-    assert rule is not None, code
-    return finding_of(rule, path, message, (line, column, line, column))
-
-
-class UnparseableSource(Exception):
-    """The source cannot be parsed within initlint's bounds: one INI901 at (line, column)."""
-
-    def __init__(self, reason: str, line: int = 1, column: int = 1) -> None:
-        super().__init__(reason)
-        self.reason, self.line, self.column = reason, line, column
-
-
-def one_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def parse(source: str) -> cst.Module:
@@ -109,22 +98,19 @@ def internal_error(path: str, error: BaseException) -> Finding:
         filename = os.path.abspath(frame.f_code.co_filename)
         if filename.startswith(package + os.sep):
             where = f" in {os.path.relpath(filename, package)}:{line}"
-    if isinstance(error, guard.BudgetExceeded):
-        what = f"analysis {error}"
-    else:
-        what = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    what = f"analysis {error}" if isinstance(error, TimeBudgetExceeded) else error_text(error)
     reason = one_line(f"{what}{where}", MAX_REASON_CHARS - 60)
-    return tool_finding("INI902", path, f"initlint failed on this file ({reason}); please report it")
+    return tool_finding(INTERNAL_ERROR, path, f"initlint failed on this file ({reason}); please report it")
 
 
-def _traceback_frames(error: BaseException):
+def _traceback_frames(error: BaseException) -> Iterator[tuple[FrameType, int]]:
     tb = error.__traceback__
     while tb is not None:
         yield tb.tb_frame, tb.tb_lineno
         tb = tb.tb_next
 
 
-def _position(positions, node: cst.CSTNode) -> tuple[int, int, int, int]:
+def _position(positions: Positions, node: cst.CSTNode) -> Span:
     code_range = positions[node]
     return (
         code_range.start.line,
@@ -135,19 +121,14 @@ def _position(positions, node: cst.CSTNode) -> tuple[int, int, int, int]:
 
 
 def finding_of(
-    rule: type[Rule], path: str, message: str, span: tuple[int, int, int, int], details=None, fix: Fix | None = None,
-    evidence: tuple[Evidence, ...] = (), help: str | None = None,
+    rule: type[Rule], path: str, message: str, span: Span, details: dict[str, Any] | None = None,
+    fix: Fix | None = None, evidence: tuple[Evidence, ...] = (), help: str | None = None,
 ) -> Finding:
     """A finding of `rule` at `span` = (line, column, end_line, end_column), all 1-based."""
-    line, column, end_line, end_column = span
-    return Finding(
-        code=rule.code, name=rule.name, message=message, path=path, line=line, column=column,
-        end_line=end_line, end_column=end_column, severity=rule.severity, details=details or {}, fix=fix,
-        evidence=evidence, help=help,
-    )
+    return new_finding(rule.code, path, message, span, details=details, fix=fix, evidence=evidence, help=help)
 
 
-def _positioned_evidence(positions, violation: Violation) -> tuple[Evidence, ...]:
+def _positioned_evidence(positions: Positions, violation: Violation) -> tuple[Evidence, ...]:
     steps = []
     for spec in violation.evidence:
         if spec.node is not None:
@@ -158,7 +139,7 @@ def _positioned_evidence(positions, violation: Violation) -> tuple[Evidence, ...
     return tuple(steps)
 
 
-def _positioned_fix(positions, spec) -> Fix | None:
+def _positioned_fix(positions: Positions, spec: FixSpec | None) -> Fix | None:
     if spec is None:
         return None
     edits = tuple(Edit(*_position(positions, node), text) for node, text in spec.replacements)
@@ -180,7 +161,7 @@ def check_module(module: cst.Module, path: str, settings: Settings, source: str 
         return []
     # Positions are only computed for files that have something to report.
     positions = analysis.positions()
-    findings = {}
+    findings: dict[tuple[str, int, int, str], Finding] = {}
     for rule, violation in raised:
         span = _position(positions, violation.node)
         finding = finding_of(
@@ -211,8 +192,7 @@ def finish(findings: list[Finding], source: str, path: str, settings: Settings) 
 
 
 def _code_enabled(code: str, settings: Settings, path: str) -> bool:
-    rule = rule_by_code(code)
-    return is_enabled(code, rule.default_enabled if rule else True, settings, path)
+    return is_enabled(code, default_enabled(code), settings, path)
 
 
 def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
@@ -230,16 +210,9 @@ def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
     try:
         return guard.run_bounded(work, seconds=guard.DEFAULT_BUDGET.seconds_for(source))
     except UnparseableSource as error:
-        return [tool_finding("INI901", path, error.reason, error.line, error.column)]
-    except (Exception, guard.BudgetExceeded) as error:
+        return [tool_finding(UNPARSEABLE_FILE, path, error.reason, error.line, error.column)]
+    except (Exception, TimeBudgetExceeded) as error:
         return [internal_error(path, error)]
-
-
-def decode(data: bytes) -> str:
-    """Decode like Python does: PEP 263 cookie or BOM, else UTF-8."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
 
 
 def lint_file(path: str | os.PathLike, settings: Settings | None = None) -> list[Finding]:
@@ -255,13 +228,13 @@ def _lint_file(path: str | os.PathLike, name: str, settings: Settings | None) ->
     try:
         data = Path(path).read_bytes()
     except OSError as error:
-        return [tool_finding("INI901", name, f"cannot read: {error.strerror or error}")]
+        return [tool_finding(UNPARSEABLE_FILE, name, f"cannot read: {error.strerror or error}")]
     if b"\0" in data:  # before decoding: binary junk fails both, and this is the real reason
-        return [tool_finding("INI901", name, NUL_BYTES, data.count(b"\n", 0, data.index(b"\0")) + 1)]
+        return [tool_finding(UNPARSEABLE_FILE, name, NUL_BYTES, data.count(b"\n", 0, data.index(b"\0")) + 1)]
     try:
         source = decode(data)
     except (SyntaxError, ValueError, LookupError) as error:  # bad cookie, bad bytes
-        return [tool_finding("INI901", name, f"cannot decode: {one_line(str(error))}")]
+        return [tool_finding(UNPARSEABLE_FILE, name, f"cannot decode: {one_line(str(error))}")]
     return with_source_digest(lint_source(source, name, settings), data)
 
 
@@ -269,7 +242,7 @@ def with_source_digest(findings: list[Finding], data: bytes) -> list[Finding]:
     """Tie every fix to the exact bytes it was computed from (`fixes.apply_fixes` checks)."""
     if not any(finding.fix is not None for finding in findings):
         return findings
-    digest = hashlib.sha256(data).hexdigest()
+    digest = source_digest(data)
     return [
         replace(finding, fix=replace(finding.fix, source_sha256=digest)) if finding.fix is not None else finding
         for finding in findings
@@ -298,7 +271,7 @@ def lint_files(files: Iterable[str], settings: Settings | None = None, jobs: int
     result = RunResult()
     for findings in map_files(lint_file, list(files), settings, jobs):
         result.files_checked += 1
-        result.files_not_checked += any(finding.code == "INI901" for finding in findings)
+        result.files_not_checked += any(finding.code == UNPARSEABLE_FILE for finding in findings)
         result.findings.extend(findings)
     result.findings.sort(key=Finding.sort_key)
     return result

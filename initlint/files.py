@@ -7,6 +7,9 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+# `UsageError` is also imported from here by older callers.
+from initlint.errors import UsageError
+
 SKIPPED_DIRS = frozenset(
     {
         ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "build", "dist", "__pycache__",
@@ -14,10 +17,6 @@ SKIPPED_DIRS = frozenset(
         "site-packages", ".ipynb_checkpoints",
     }
 )
-
-
-class UsageError(Exception):
-    """A problem with how initlint was called: one line, exit code 2."""
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
