@@ -16,7 +16,6 @@ from typing import Literal
 #: initlint itself about the file or its own directives.
 Producer = Literal["static", "runtime", "tool"]
 Severity = Literal["error", "warning", "note"]
-SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")
 
 
 @dataclass(frozen=True)
@@ -100,10 +99,6 @@ def find(text: str) -> Code | None:
     if row is not None:
         return row
     return next((entry for entry in _TABLE if entry.name == wanted.lower()), None)
-
-
-def codes_of(producer: Producer) -> tuple[str, ...]:
-    return tuple(entry.code for entry in _TABLE if entry.producer == producer)
 
 
 def default_enabled(code: str) -> bool:

@@ -103,7 +103,7 @@ class InitlintChecker:
 
         findings = engine.lint_source(source, self.filename, settings)
         if not getattr(self._options, "disable_noqa", False):
-            # flake8 hides what `# noqa` covers; INI903/INI904 judge the directives themselves.
+            # flake8 hides what noqa directives cover; INI903/INI904 judge the directives themselves.
             findings = noqa.filter_findings(
                 findings, source, self.filename, replace(settings, ignore_noqa=False), drop_hidden=False
             )

@@ -35,10 +35,10 @@ BLANKET_CODE, UNUSED_CODE = BLANKET_NOQA, UNUSED_NOQA
 
 @dataclass
 class Directive:
-    line: int  # 1-based physical line of `# noqa`
+    line: int  # 1-based physical line of the directive
     column: int  # 1-based
     end_column: int
-    codes: tuple[str, ...] | None  # None: a bare `# noqa`
+    codes: tuple[str, ...] | None  # None: a bare directive, no code list
     used_codes: set[str] = field(default_factory=set)
     hidden: list[Finding] = field(default_factory=list)
 

@@ -116,7 +116,7 @@ def test_noqa_is_honoured_identically(tmp_path):
     from_cli = ini_positions(initlint("--extend-select", "INI904", "model.py", cwd=tmp_path).stdout)
     assert from_flake8 == from_cli
     assert [row[1] for row in from_cli if row[3] == "INI001"] == writer_lines(source)[1:]
-    # Both tools show everything when asked to disregard `# noqa`.
+    # Both tools show everything when asked to disregard noqa directives.
     everything_flake8 = ini_positions(flake8("--select", "INI", "--disable-noqa", "model.py", cwd=tmp_path).stdout)
     everything_cli = ini_positions(initlint("--ignore-noqa", "model.py", cwd=tmp_path).stdout)
     assert everything_flake8 == everything_cli

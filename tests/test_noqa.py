@@ -71,7 +71,7 @@ def test_same_decision_as_flake8_on_every_line(name, tmp_path):
     }
     disagreements = {key: pair for key, pair in decisions.items() if pair[0] != pair[1]}
     assert not disagreements, f"(line, code): (initlint, flake8) for {source!r}"
-    # flake8 matches `# noqa` in the raw text (even inside a string), case-insensitively but
+    # flake8 matches the noqa directive in the raw text (even inside a string), case-insensitively but
     # with case-sensitive codes, and only with one space after `#`.
     hides_anything = any(mine for mine, _ in decisions.values())
     assert hides_anything == (name not in {"no-space-after-hash-is-nothing", "lower-case-code"})
