@@ -4,6 +4,7 @@ included (they run too, only later). docs/architecture.md draws the layers check
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,7 @@ def _targets(module: str, is_package: bool, node: ast.Import | ast.ImportFrom, k
     return submodules if submodules else {base}
 
 
+@lru_cache(maxsize=1)
 def import_graph() -> dict[str, dict[str, int]]:
     """module -> {imported initlint module: line of the first import}."""
     files = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
