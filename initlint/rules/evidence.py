@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from initlint.analysis.model import Analysis, InitOp, Param, ResidualAdd, Stack, Writer, display_parameters, final_init
-from initlint.sourcetext import one_line
 
 
 def short(text: str, limit: int = 70) -> str:
-    return one_line(text, limit)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def writer_pattern(stack: Stack, writer: Writer) -> str:
