@@ -73,7 +73,6 @@ CODES: dict[str, Code] = {entry.code: entry for entry in _TABLE}
 
 # Names for the codes initlint's own modules emit, so a typo is an import error, not a
 # finding with a code nobody can select.
-UNPARSEABLE_FILE = "INI901"
 INTERNAL_ERROR = "INI902"
 BLANKET_NOQA = "INI903"
 UNUSED_NOQA = "INI904"

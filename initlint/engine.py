@@ -7,31 +7,30 @@ init plan) -> enabled rules -> positioned findings -> `# noqa` filter.
 from __future__ import annotations
 
 import ast
+import io
 import os
 import sys
+import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import FrameType
-from typing import Any, Iterable, Iterator
+from typing import Iterable
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
 from initlint import guard, noqa
-from initlint.codes import INTERNAL_ERROR, UNPARSEABLE_FILE, default_enabled
 from initlint.config import Settings, is_enabled
-from initlint.errors import TimeBudgetExceeded, UnparseableSource
+# `UnparseableSource`, `one_line` and `tool_finding` are also imported from here by older
+# callers; they live in leaf modules so that lower layers need not import the engine.
+from initlint.errors import UnparseableSource
 from initlint.findings import Edit, Evidence, Finding, Fix, Span, new_finding, tool_finding
-from initlint.nesting import nesting_problem
-
+from initlint.rules.base import FixSpec
+from initlint.sourcetext import one_line, source_digest
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
-from initlint.rules import Rule, Violation, all_rules
-from initlint.rules.base import FixSpec
-# `UnparseableSource`, `decode`, `one_line` and `tool_finding` are also imported from here by
-# older callers; they live in leaf modules so that lower layers need not import the engine.
-from initlint.sourcetext import decode, error_text, one_line, source_digest
+from initlint.nesting import nesting_problem
+from initlint.rules import Rule, Violation, all_rules, rule_by_code
 
 #: Longest message an INI901/INI902 carries (exception texts can be huge).
 MAX_REASON_CHARS = 300
@@ -98,12 +97,15 @@ def internal_error(path: str, error: BaseException) -> Finding:
         filename = os.path.abspath(frame.f_code.co_filename)
         if filename.startswith(package + os.sep):
             where = f" in {os.path.relpath(filename, package)}:{line}"
-    what = f"analysis {error}" if isinstance(error, TimeBudgetExceeded) else error_text(error)
+    if isinstance(error, guard.BudgetExceeded):
+        what = f"analysis {error}"
+    else:
+        what = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     reason = one_line(f"{what}{where}", MAX_REASON_CHARS - 60)
-    return tool_finding(INTERNAL_ERROR, path, f"initlint failed on this file ({reason}); please report it")
+    return tool_finding("INI902", path, f"initlint failed on this file ({reason}); please report it")
 
 
-def _traceback_frames(error: BaseException) -> Iterator[tuple[FrameType, int]]:
+def _traceback_frames(error: BaseException):
     tb = error.__traceback__
     while tb is not None:
         yield tb.tb_frame, tb.tb_lineno
@@ -121,7 +123,7 @@ def _position(positions: Positions, node: cst.CSTNode) -> Span:
 
 
 def finding_of(
-    rule: type[Rule], path: str, message: str, span: Span, details: dict[str, Any] | None = None,
+    rule: type[Rule], path: str, message: str, span: Span, details: dict[str, object] | None = None,
     fix: Fix | None = None, evidence: tuple[Evidence, ...] = (), help: str | None = None,
 ) -> Finding:
     """A finding of `rule` at `span` = (line, column, end_line, end_column), all 1-based."""
@@ -192,7 +194,8 @@ def finish(findings: list[Finding], source: str, path: str, settings: Settings) 
 
 
 def _code_enabled(code: str, settings: Settings, path: str) -> bool:
-    return is_enabled(code, default_enabled(code), settings, path)
+    rule = rule_by_code(code)
+    return is_enabled(code, rule.default_enabled if rule else True, settings, path)
 
 
 def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
@@ -210,9 +213,16 @@ def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
     try:
         return guard.run_bounded(work, seconds=guard.DEFAULT_BUDGET.seconds_for(source))
     except UnparseableSource as error:
-        return [tool_finding(UNPARSEABLE_FILE, path, error.reason, error.line, error.column)]
-    except (Exception, TimeBudgetExceeded) as error:
+        return [tool_finding("INI901", path, error.reason, error.line, error.column)]
+    except (Exception, guard.BudgetExceeded) as error:
         return [internal_error(path, error)]
+
+
+def decode(data: bytes) -> str:
+    """Decode like Python does: PEP 263 cookie or BOM, else UTF-8."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def lint_file(path: str | os.PathLike, settings: Settings | None = None) -> list[Finding]:
@@ -228,13 +238,13 @@ def _lint_file(path: str | os.PathLike, name: str, settings: Settings | None) ->
     try:
         data = Path(path).read_bytes()
     except OSError as error:
-        return [tool_finding(UNPARSEABLE_FILE, name, f"cannot read: {error.strerror or error}")]
+        return [tool_finding("INI901", name, f"cannot read: {error.strerror or error}")]
     if b"\0" in data:  # before decoding: binary junk fails both, and this is the real reason
-        return [tool_finding(UNPARSEABLE_FILE, name, NUL_BYTES, data.count(b"\n", 0, data.index(b"\0")) + 1)]
+        return [tool_finding("INI901", name, NUL_BYTES, data.count(b"\n", 0, data.index(b"\0")) + 1)]
     try:
         source = decode(data)
     except (SyntaxError, ValueError, LookupError) as error:  # bad cookie, bad bytes
-        return [tool_finding(UNPARSEABLE_FILE, name, f"cannot decode: {one_line(str(error))}")]
+        return [tool_finding("INI901", name, f"cannot decode: {one_line(str(error))}")]
     return with_source_digest(lint_source(source, name, settings), data)
 
 
@@ -271,7 +281,7 @@ def lint_files(files: Iterable[str], settings: Settings | None = None, jobs: int
     result = RunResult()
     for findings in map_files(lint_file, list(files), settings, jobs):
         result.files_checked += 1
-        result.files_not_checked += any(finding.code == UNPARSEABLE_FILE for finding in findings)
+        result.files_not_checked += any(finding.code == "INI901" for finding in findings)
         result.findings.extend(findings)
     result.findings.sort(key=Finding.sort_key)
     return result

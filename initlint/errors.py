@@ -1,4 +1,4 @@
-"""Exceptions that cross layers: raised low (files, config, parser, guard, analysis), caught high
+"""Exceptions that cross layers: raised low (files, config, parser, analysis), caught high
 (the CLI, the engine, explain, fixes). A leaf module, so that raising one never imports the
 module that catches it."""
 
@@ -17,18 +17,7 @@ class UnparseableSource(Exception):
         self.reason, self.line, self.column = reason, line, column
 
 
-class TimeBudgetExceeded(BaseException):
-    """The work on one file ran past its time budget (`initlint.guard`).
-
-    A BaseException, so that `except Exception` blocks in the analysis cannot swallow it.
-    """
-
-    def __init__(self, budget_s: float | None = None) -> None:
-        # The backstop raises the bare class inside the worker: no budget known there.
-        super().__init__("ran past its time budget" if budget_s is None else f"ran past its {budget_s:g} s time budget")
-        self.budget_s = budget_s
-
-
 class StepBudgetExceeded(Exception):
     """The file needs more interpretation steps than a linter should spend on it; the analysis
-    catches it and treats what it was interpreting as uncertain."""
+    catches it and treats what it was interpreting as uncertain. (Not to be confused with
+    `guard.BudgetExceeded`, the time budget of a whole file, which no analysis code catches.)"""

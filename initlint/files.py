@@ -7,9 +7,6 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-# `UsageError` is also imported from here by older callers.
-from initlint.errors import UsageError
-
 SKIPPED_DIRS = frozenset(
     {
         ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "build", "dist", "__pycache__",
@@ -17,6 +14,11 @@ SKIPPED_DIRS = frozenset(
         "site-packages", ".ipynb_checkpoints",
     }
 )
+
+
+# Defined in the leaf `errors` module (config and the runtime raise it too); imported here,
+# where callers on other branches still look for it.
+from initlint.errors import UsageError  # noqa: E402
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:

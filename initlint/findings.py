@@ -68,7 +68,7 @@ class Finding:
     #: What to write instead, one sentence (`= help:` in text output).
     help: str | None = field(default=None, compare=False, hash=False)
 
-    def sort_key(self) -> tuple[str, int, int, str, str]:
+    def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.code, self.message)
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def new_finding(
     message: str,
     span: Span,
     *,
-    details: dict[str, Any] | None = None,
+    details: dict[str, object] | None = None,
     fix: Fix | None = None,
     evidence: tuple[Evidence, ...] = (),
     help: str | None = None,

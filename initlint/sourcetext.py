@@ -1,13 +1,11 @@
-"""Source text helpers shared by the engine, the reporters, `# noqa` and the runtime: decoding
-as Python does, physical lines, one-line excerpts of messages, and digests that tie a fix to
-the bytes it was computed from. A leaf module: no LibCST, nothing from initlint."""
+"""Source text helpers shared by the engine, `# noqa`, the front ends and the runtime: physical
+lines, one-line excerpts of messages and exceptions, and digests that tie a fix to the bytes it
+was computed from. A leaf module: no LibCST, nothing from initlint."""
 
 from __future__ import annotations
 
 import hashlib
-import io
 import re
-import tokenize
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -17,13 +15,6 @@ def one_line(text: str, limit: int = 300) -> str:
     characters with `...`: exception texts and code excerpts can be long and multi-line."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def decode(data: bytes) -> str:
-    """Decode like Python does: PEP 263 cookie or BOM, else UTF-8."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
 
 
 def physical_lines(source: str) -> list[str]:

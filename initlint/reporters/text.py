@@ -24,7 +24,8 @@ def headline(finding: Finding, color: bool = False) -> str:
 
 def source_lines(path: str) -> tuple[str, ...]:
     """The file's lines as the engine saw them; empty when it cannot be read again."""
-    from initlint.sourcetext import decode, physical_lines
+    from initlint.engine import decode
+    from initlint.noqa import physical_lines
 
     try:
         text = decode(Path(path).read_bytes())
