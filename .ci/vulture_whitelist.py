@@ -34,6 +34,9 @@ InternalError
 BlanketNoqa
 UnusedNoqa
 
+# Started by name in worker processes (`python -c "from initlint.parallel import worker_main"`).
+worker_main
+
 # Module-level `__getattr__` (PEP 562) is called by Python for lazy attributes.
 runtime.__getattr__
 

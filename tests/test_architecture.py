@@ -26,6 +26,8 @@ LAYERS = {
     # what the analyzer knows about libraries: plain data that config, the text pre-filter
     # and the runtime read too (it must stay free of LibCST and of the rest of analysis/)
     "initlint.analysis.knowledge": 0,
+    # reading files safely, signals, a clean sys.path: standard library only
+    "initlint.safety": 0,
     # settings and bounds the analysis runs under
     "initlint.config": 1,
     "initlint.files": 1,
@@ -37,6 +39,7 @@ LAYERS = {
     "initlint.noqa": 4,
     "initlint.parallel": 4,
     "initlint.fixes": 4,
+    "initlint.notebook": 4,
     "initlint.runtime": 4,
     "initlint.reporters": 5,
     # front ends
