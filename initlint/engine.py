@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Iterable
 
 import libcst as cst
-from libcst.metadata import CodeRange
 
 from initlint import guard, noqa
 from initlint.config import Settings, is_enabled
@@ -25,7 +24,7 @@ from initlint.config import Settings, is_enabled
 # callers; they live in leaf modules so that lower layers need not import the engine.
 from initlint.errors import UnparseableSource
 from initlint.findings import Edit, Evidence, Finding, Fix, Span, new_finding, tool_finding
-from initlint.rules.base import FixSpec
+from initlint.rules.base import FixSpec, NodePositions as Positions
 from initlint.sourcetext import one_line, source_digest
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
@@ -35,8 +34,6 @@ from initlint.rules import Rule, Violation, all_rules, rule_by_code
 #: Longest message an INI901/INI902 carries (exception texts can be huge).
 MAX_REASON_CHARS = 300
 NUL_BYTES = "cannot parse: the file contains NUL bytes (binary data?)"
-
-Positions = dict[cst.CSTNode, CodeRange]
 
 
 def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:

@@ -12,14 +12,22 @@ the test suite runs every example of every rule automatically.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Protocol
 
 import libcst as cst
+from libcst.metadata import CodeRange
 
 from initlint.codes import Severity, code_info
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis import Analysis
+
+
+class NodePositions(Protocol):
+    """Where the nodes a violation names are: what the engine reads to position findings (the
+    analysis computes them lazily, only for files that report something)."""
+
+    def __getitem__(self, node: cst.CSTNode, /) -> CodeRange: ...
 
 
 @dataclass(frozen=True)
