@@ -90,6 +90,18 @@ def test_files_without_markers_and_runs_without_ini_codes_never_import_libcst(tm
     assert selected.stdout.splitlines()[-1] == "libcst imported: True", selected.stderr
 
 
+def test_start_up_reads_the_code_table_only():
+    # flake8 asks for the codes at the start of every run: no rule module, no LibCST.
+    script = (
+        "import sys, initlint.flake8_plugin as plugin\n"
+        "plugin.rule_codes(); plugin.off_by_default_codes()\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('initlint.rules', 'initlint.analysis', 'libcst'))))"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
 def test_rule_codes_come_from_the_code_table_and_agree_with_the_rules():
     assert rule_codes() == {rule.code: rule.default_enabled for rule in all_rules()}
     assert off_by_default_codes() == tuple(sorted(rule.code for rule in all_rules() if not rule.default_enabled))
