@@ -60,6 +60,21 @@ PACKAGES = (
 )
 # nanoGPT is not published on PyPI, so it is not part of the pinned corpus.
 
+# Model libraries the analyzer was never tuned on: the recall corpus (scripts/recall_eval.py) and
+# the mutation test (scripts/mutation.py) read them; the precision run above does not.
+UNTUNED_PACKAGES = (
+    Package("nanotron", "0.4", ("nanotron/models/*.py",)),
+    Package("ai2-olmo", "0.6.0", ("olmo/model.py",)),
+    Package("x-transformers", "2.31.10", ("x_transformers/*.py",)),
+    Package("torchtune", "0.6.1", ("torchtune/modules/*.py", "torchtune/models/*/_component_builders.py")),
+    Package("llm-foundry", "0.22.0", ("llmfoundry/models/**/*.py",)),
+    Package("k-diffusion", "0.1.1.post1", ("k_diffusion/models/*.py",)),
+    Package("dalle-pytorch", "1.6.6", ("dalle_pytorch/*.py",)),
+    Package("mistral-inference", "1.6.0", ("mistral_inference/*.py",)),
+    Package("transformer-lens", "4.3.0", ("transformer_lens/model_bridge/sources/native/*.py",)),
+)
+PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
+
 
 WARM_UP_MODEL = """
 import torch.nn as nn
