@@ -72,6 +72,10 @@ UNTUNED_PACKAGES = (
     Package("dalle-pytorch", "1.6.6", ("dalle_pytorch/*.py",)),
     Package("mistral-inference", "1.6.0", ("mistral_inference/*.py",)),
     Package("transformer-lens", "4.3.0", ("transformer_lens/model_bridge/sources/native/*.py",)),
+    Package("vit-pytorch", "1.26.11", ("vit_pytorch/*.py",)),
+    Package("palm-pytorch", "0.2.2", ("palm_pytorch/*.py",)),
+    Package("open-clip-torch", "3.3.0", ("open_clip/transformer.py",)),
+    Package("flash-linear-attention", "0.6.0", ("fla/models/*/modeling_*.py", "fla/layers/*.py")),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
@@ -108,8 +112,9 @@ def describe_crash(error: BaseException) -> str:
 
 
 def wheel_path(package: Package, download_dir: Path) -> Path | None:
-    prefix = f"{package.name.replace('-', '_')}-{package.version}-"
-    return next((p for p in download_dir.glob("*.whl") if p.name.startswith(prefix)), None)
+    # Wheel names keep the project's own capitalisation (PaLM_pytorch-...).
+    prefix = f"{package.name.replace('-', '_')}-{package.version}-".lower()
+    return next((p for p in download_dir.glob("*.whl") if p.name.lower().startswith(prefix)), None)
 
 
 def download(packages: list[Package], download_dir: Path) -> None:

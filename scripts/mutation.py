@@ -305,8 +305,9 @@ def generic_reinit(module: cst.Module, target: Target, text: str = REINIT_LOOP) 
         # A whole-model init (nanoGPT's __init__ loop, an explicit entry point): re-init at its end.
         body = init_function.body
         return _replace(module, init_function, init_function.with_changes(body=body.with_changes(body=[*body.body, *loop])))
-    # A per-module `_init_weights(module)` runs from post_init(): re-init after every post_init().
-    changed = module
+    # A per-module `_init_weights(module)` runs from post_init(): re-init after every post_init(),
+    # head classes included (their post_init() would otherwise redo the scaled init).
+    replacements = {}
     for statement in module.body:
         if not isinstance(statement, cst.ClassDef):
             continue
@@ -316,13 +317,17 @@ def generic_reinit(module: cst.Module, target: Target, text: str = REINIT_LOOP) 
             continue
         body = list(constructor.body.body)
         hits = [i for i, s in enumerate(body) if _calls_self_method(s, ("post_init", "apply", "init_weights"))]
-        if not hits:
-            continue
-        body[hits[-1] + 1 : hits[-1] + 1] = loop
-        changed = _replace(changed, constructor, constructor.with_changes(body=constructor.body.with_changes(body=body)))
-    if changed is module:
+        if hits:
+            body[hits[-1] + 1 : hits[-1] + 1] = loop
+            replacements[constructor] = constructor.with_changes(body=constructor.body.with_changes(body=body))
+    if not replacements:
         raise NotApplicable("no constructor runs the init")
-    return changed
+
+    class Replace(cst.CSTTransformer):
+        def leave_FunctionDef(self, original, updated):
+            return replacements.get(original, updated)
+
+    return module.visit(Replace())
 
 
 def _first_residual_add(forward: cst.FunctionDef) -> tuple[cst.BinaryOperation, str]:
@@ -339,9 +344,13 @@ def _first_residual_add(forward: cst.FunctionDef) -> tuple[cst.BinaryOperation, 
         if not (isinstance(add, cst.BinaryOperation) and isinstance(add.operator, cst.Add)):
             continue
         target = terminal_name(small.targets[0].target)
-        for side, other in (("right", add.left), ("left", add.right)):
-            name = terminal_name(other)
-            if name == "residual" or (name == target and not isinstance(other, cst.Call)):
+        sides = (("right", add.left), ("left", add.right))
+        # A side named `residual` is the stream; only without one does `x = x + f(x)` decide.
+        for side, other in sides:
+            if terminal_name(other) == "residual":
+                return add, side
+        for side, other in sides:
+            if terminal_name(other) == target and not isinstance(other, cst.Call):
                 return add, side
     raise NotApplicable("no residual add in the block's forward")
 
