@@ -88,6 +88,24 @@ TARGETS = (
     ),
     # clvp: the decoder's c_proj is scaled (line 799); line 782 scales q/k/v, not a writer.
     Target("transformers", "transformers/models/clvp/modeling_clvp.py", (799,), "ClvpDecoderLayer", "num_hidden_layers", "Conv1D"),
+    # ModernBERT: pre-norm encoder/decoder, "out" std for both Wo layers.
+    Target(
+        "transformers", "transformers/models/modernbert/modeling_modernbert.py", (363,), "ModernBertEncoderLayer",
+        "num_hidden_layers",
+    ),
+    Target(
+        "transformers", "transformers/models/modernbert_decoder/modeling_modernbert_decoder.py", (388,),
+        "ModernBertDecoderLayer", "num_hidden_layers",
+    ),
+    # CLIP-style towers whose out_proj and c_proj both get proj_std (the CLIP family scales c_proj only).
+    Target(
+        "transformers", "transformers/models/bridgetower/modeling_bridgetower.py", (891,), "BridgeTowerResidualAttention",
+        "num_hidden_layers",
+    ),
+    Target(
+        "transformers", "transformers/models/oneformer/modeling_oneformer.py", (2817,), "OneFormerTextTransformerLayer",
+        "num_layers",
+    ),
     # nanotron: an explicit entry point (init_model_randomly) scales every row-parallel linear.
     Target("nanotron", "nanotron/models/llama.py", (930,), "LlamaDecoderLayer", "num_hidden_layers", "TensorParallelRowLinear"),
     Target("nanotron", "nanotron/models/starcoder2.py", (1512,), "GPTBlock", "num_hidden_layers", "TensorParallelRowLinear"),
@@ -352,6 +370,9 @@ def _first_residual_add(forward: cst.FunctionDef) -> tuple[cst.BinaryOperation, 
         for side, other in sides:
             if terminal_name(other) == target and not isinstance(other, cst.Call):
                 return add, side
+        calls = [side for side, other in sides if isinstance(getattr(add, side), cst.Call)]
+        if len(calls) == 1:
+            return add, calls[0]
     raise NotApplicable("no residual add in the block's forward")
 
 

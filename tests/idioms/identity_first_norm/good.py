@@ -1,4 +1,4 @@
-"""ViT/Perceiver-style stack whose first block has `nn.Identity()` as its attention norm."""
+"""ModernBERT-style stack whose first block has `nn.Identity()` as its attention norm."""
 import math
 
 import torch.nn as nn
@@ -6,9 +6,12 @@ import torch.nn.functional as F
 
 
 class Block(nn.Module):
-    def __init__(self, dim, first):
+    def __init__(self, dim, layer_idx):
         super().__init__()
-        self.norm1 = nn.Identity() if first else nn.LayerNorm(dim)
+        if layer_idx == 0:
+            self.norm1 = nn.Identity()
+        else:
+            self.norm1 = nn.LayerNorm(dim)
         self.qkv = nn.Linear(dim, 3 * dim)
         self.proj = nn.Linear(dim, dim)
         self.norm2 = nn.LayerNorm(dim)
@@ -27,7 +30,7 @@ class Encoder(nn.Module):
         super().__init__()
         self.patch_embed = nn.Linear(768, dim)
         self.pre_norm = nn.LayerNorm(dim)
-        self.blocks = nn.ModuleList([Block(dim, first=i == 0) for i in range(depth)])
+        self.blocks = nn.ModuleList([Block(dim, layer_idx=i) for i in range(depth)])
         self.norm = nn.LayerNorm(dim)
         self.depth = depth
         self.apply(self._init_weights)
