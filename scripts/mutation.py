@@ -37,7 +37,9 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -66,7 +68,20 @@ class Target:
     depth: str
     #: The class of the writers, as the file names it (for a re-init loop over modules).
     writer_class: str = "nn.Linear"
+    #: Where model, blocks and init live in different modules: the other files of the project,
+    #: linted in one run with the mutant (in a copy of the package, so imports resolve on disk).
+    project: tuple[str, ...] = ()
+    #: Kinds that would plant no bug in this file (read in the source; the reason is at the target).
+    skip: tuple[str, ...] = ()
 
+
+MPT_PROJECT = (
+    "llmfoundry/models/mpt/modeling_mpt.py",
+    "llmfoundry/models/layers/blocks.py",
+    "llmfoundry/models/layers/attention.py",
+    "llmfoundry/models/layers/ffn.py",
+    "llmfoundry/models/utils/param_init_fns.py",
+)
 
 # Chosen by reading each file: pre-norm blocks with two residual adds, writers scaled by
 # 1/sqrt(2 * n_layer) in the init the model runs by default.
@@ -105,6 +120,21 @@ TARGETS = (
     Target(
         "transformers", "transformers/models/oneformer/modeling_oneformer.py", (2817,), "OneFormerTextTransformerLayer",
         "num_layers",
+    ),
+    # llm-foundry MPT: out_proj/down_proj flagged `_is_residual` in the layers, divided by
+    # sqrt(2 * n_layers) in param_init_fns (init_div_is_residual defaults to True).
+    Target(
+        "llm-foundry", "llmfoundry/models/layers/attention.py", (), "MPTBlock", "n_layers",
+        project=MPT_PROJECT,
+    ),
+    Target(
+        "llm-foundry", "llmfoundry/models/layers/ffn.py", (), "MPTBlock", "n_layers", project=MPT_PROJECT
+    ),
+    # The `init_div_is_residual=True` default of generic_param_init_fn_ is overridden by the
+    # model's init_config, so turning it off plants nothing.
+    Target(
+        "llm-foundry", "llmfoundry/models/utils/param_init_fns.py", (559,), "MPTBlock", "n_layers",
+        project=MPT_PROJECT, skip=("drop-scale-flag",),
     ),
     # nanotron: an explicit entry point (init_model_randomly) scales every row-parallel linear.
     Target("nanotron", "nanotron/models/llama.py", (930,), "LlamaDecoderLayer", "num_hidden_layers", "TensorParallelRowLinear"),
@@ -191,6 +221,15 @@ class DropDepthFactor(SiteTransformer):
                 if mentions_depth(factor) and not mentions_depth(keep) and isinstance(factor, (cst.BinaryOperation, cst.Call)):
                     self.changed += 1
                     return keep
+        return updated
+
+
+    def leave_Assign(self, original, updated):
+        value = updated.value
+        if self.on_site(original) and isinstance(value, cst.Call) and mentions_depth(value):
+            if terminal_name(value.func) == "sqrt":
+                self.changed += 1
+                return updated.with_changes(value=cst.Float("1.0"))
         return updated
 
 
@@ -420,12 +459,16 @@ def drop_scale_flag(module: cst.Module, target: Target) -> cst.Module:
     class Drop(cst.CSTTransformer):
         def leave_SimpleStatementLine(self, original, updated):
             small = updated.body[0] if len(updated.body) == 1 else None
-            if isinstance(small, cst.Assign):
-                name = terminal_name(small.targets[0].target)
-                if name and FLAG_NAME.search(name) and isinstance(small.targets[0].target, cst.Attribute):
-                    if isinstance(small.value, (cst.Integer, cst.Name)) and not removed:
-                        removed.append(name)
-                        return cst.RemoveFromParent()
+            if isinstance(small, cst.Assign) and not removed:
+                target = small.targets[0].target
+                name = terminal_name(target)
+                # A flag marks a layer (`self.c_proj.FLAG = 1`), not the module itself
+                # (`self.softmax_scale = ...` is a value, not a flag).
+                on_layer = isinstance(target, cst.Attribute) and isinstance(target.value, cst.Attribute)
+                constant = cst.Module(body=[]).code_for_node(small.value) in ("True", "1", "1.0")
+                if name and FLAG_NAME.search(name) and on_layer and constant:
+                    removed.append(name)
+                    return cst.RemoveFromParent()
             return updated
 
         def leave_Param(self, original, updated):
@@ -557,15 +600,33 @@ MUTATORS = {
 FIRST_BACKTICK = re.compile(r"`([^`]*)`")
 
 
+def keys_of(findings) -> Counter:
+    """Findings by code and the layer they name: shifted lines do not make a finding new."""
+    keys = Counter()
+    for finding in findings:
+        subject = FIRST_BACKTICK.search(finding.message)
+        keys[(finding.code, subject.group(1) if subject else re.sub(r"\d+", "#", finding.message))] += 1
+    return keys
+
+
 def finding_keys(source: str, path: str) -> Counter:
     from initlint.config import Settings
     from initlint.engine import lint_source
 
-    keys = Counter()
-    for finding in lint_source(source, path, Settings(select=("INI0",))):
-        subject = FIRST_BACKTICK.search(finding.message)
-        keys[(finding.code, subject.group(1) if subject else re.sub(r"\d+", "#", finding.message))] += 1
-    return keys
+    return keys_of(lint_source(source, path, Settings(select=("INI0",))))
+
+
+def project_keys(root: Path, target: Target, source: str, scratch: Path) -> Counter:
+    """Findings of the whole project with `source` as the target file, linted from a copy on disk."""
+    from initlint.config import Settings
+    from initlint.engine import lint_files
+
+    package = target.path.split("/")[0]
+    copy = scratch / package
+    if not copy.exists():
+        shutil.copytree(root / package, copy)
+    (scratch / target.path).write_text(source, encoding="utf-8")
+    return keys_of(lint_files([str(scratch / p) for p in target.project], Settings(select=("INI0",))).findings)
 
 
 def run(targets: list[Target], corpus: Path, verbose: bool) -> dict:
@@ -579,8 +640,16 @@ def run(targets: list[Target], corpus: Path, verbose: bool) -> dict:
         path = roots[target.package] / target.path
         source = path.read_text(encoding="utf-8")
         module = cst.parse_module(source)
-        original = finding_keys(source, target.path)
+        scratch = Path(tempfile.mkdtemp(prefix="initlint-mutation-"))
+        if target.project:
+            keys = lambda text: project_keys(roots[target.package], target, text, scratch)  # noqa: E731
+        else:
+            keys = lambda text: finding_keys(text, target.path)  # noqa: E731
+        original = keys(source)
         for kind, mutate in MUTATORS.items():
+            if kind in target.skip:
+                tally[kind]["n/a"] += 1
+                continue
             try:
                 mutant = mutate(module, target).code
             except NotApplicable as reason:
@@ -590,7 +659,7 @@ def run(targets: list[Target], corpus: Path, verbose: bool) -> dict:
                 continue
             if mutant == source:
                 raise SystemExit(f"mutation: {kind} left {target.path} unchanged")
-            new = finding_keys(mutant, target.path) - original
+            new = keys(mutant) - original
             tally[kind]["mutants"] += 1
             tally[kind]["detected"] += bool(new)
             expected = BUG_KINDS.get(kind)
@@ -598,6 +667,7 @@ def run(targets: list[Target], corpus: Path, verbose: bool) -> dict:
             if verbose:
                 status = ("DETECTED" if new else "missed") if kind in BUG_KINDS else ("NEW FINDING" if new else "silent")
                 print(f"   {status:11} {kind:22} {target.path}  {sorted(new)}")
+        shutil.rmtree(scratch)
     return tally
 
 
