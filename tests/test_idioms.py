@@ -31,6 +31,7 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("explicit_forward_call", "bad"): "`self.attention.forward(h)` is not read as a call of the sublayer: no adds",
     ("lambda_branch", "bad"): "a branch behind a lambda attribute is not followed",
     ("mlp_dict_loop", "bad"): "an MLP run as a loop over `self.mlp.values()` is not followed",
+    ("norm_inside_sequential", "bad"): "a branch whose nn.Sequential starts with its own LayerNorm loses its writer",
     ("sequential_ordereddict", "bad"): "`nn.Sequential(OrderedDict(...))` children are not modelled",
     ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
     ("pair_modulelist", "bad"): "`for attn, ff in self.layers` over ModuleList pairs is not unpacked",
