@@ -36,6 +36,7 @@ targets and transforms in a fixed order.
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import shutil
 import sys
@@ -87,7 +88,9 @@ MPT_PROJECT = (
 # 1/sqrt(2 * n_layer) in the init the model runs by default.
 TARGETS = (
     Target("transformers", "transformers/models/gpt2/modeling_gpt2.py", (447,), "GPT2Block", "n_layer", "Conv1D"),
-    Target("transformers", "transformers/models/gpt_bigcode/modeling_gpt_bigcode.py", (360,), "GPTBigCodeBlock", "n_layer"),
+    Target(
+        "transformers", "transformers/models/gpt_bigcode/modeling_gpt_bigcode.py", (360,), "GPTBigCodeBlock", "n_layer"
+    ),
     Target(
         "transformers",
         "transformers/models/decision_transformer/modeling_decision_transformer.py",
@@ -96,49 +99,95 @@ TARGETS = (
         "n_layer",
         "Conv1D",
     ),
-    Target("transformers", "transformers/models/imagegpt/modeling_imagegpt.py", (381,), "ImageGPTBlock", "n_layer", "Conv1D"),
+    Target(
+        "transformers",
+        "transformers/models/imagegpt/modeling_imagegpt.py",
+        (381,),
+        "ImageGPTBlock",
+        "n_layer",
+        "Conv1D",
+    ),
     # nanochat scales o_proj only (fc2 is a known true positive); the mutants touch o_proj.
     Target(
-        "transformers", "transformers/models/nanochat/modeling_nanochat.py", (334,), "NanoChatDecoderLayer", "num_hidden_layers"
+        "transformers",
+        "transformers/models/nanochat/modeling_nanochat.py",
+        (334,),
+        "NanoChatDecoderLayer",
+        "num_hidden_layers",
     ),
     # clvp: the decoder's c_proj is scaled (line 799); line 782 scales q/k/v, not a writer.
-    Target("transformers", "transformers/models/clvp/modeling_clvp.py", (799,), "ClvpDecoderLayer", "num_hidden_layers", "Conv1D"),
+    Target(
+        "transformers",
+        "transformers/models/clvp/modeling_clvp.py",
+        (799,),
+        "ClvpDecoderLayer",
+        "num_hidden_layers",
+        "Conv1D",
+    ),
     # ModernBERT: pre-norm encoder/decoder, "out" std for both Wo layers.
     Target(
-        "transformers", "transformers/models/modernbert/modeling_modernbert.py", (363,), "ModernBertEncoderLayer",
+        "transformers",
+        "transformers/models/modernbert/modeling_modernbert.py",
+        (363,),
+        "ModernBertEncoderLayer",
         "num_hidden_layers",
     ),
     Target(
-        "transformers", "transformers/models/modernbert_decoder/modeling_modernbert_decoder.py", (388,),
-        "ModernBertDecoderLayer", "num_hidden_layers",
+        "transformers",
+        "transformers/models/modernbert_decoder/modeling_modernbert_decoder.py",
+        (388,),
+        "ModernBertDecoderLayer",
+        "num_hidden_layers",
     ),
     # CLIP-style towers whose out_proj and c_proj both get proj_std (the CLIP family scales c_proj only).
     Target(
-        "transformers", "transformers/models/bridgetower/modeling_bridgetower.py", (891,), "BridgeTowerResidualAttention",
+        "transformers",
+        "transformers/models/bridgetower/modeling_bridgetower.py",
+        (891,),
+        "BridgeTowerResidualAttention",
         "num_hidden_layers",
     ),
     Target(
-        "transformers", "transformers/models/oneformer/modeling_oneformer.py", (2817,), "OneFormerTextTransformerLayer",
+        "transformers",
+        "transformers/models/oneformer/modeling_oneformer.py",
+        (2817,),
+        "OneFormerTextTransformerLayer",
         "num_layers",
     ),
     # llm-foundry MPT: out_proj/down_proj flagged `_is_residual` in the layers, divided by
     # sqrt(2 * n_layers) in param_init_fns (init_div_is_residual defaults to True).
     Target(
-        "llm-foundry", "llmfoundry/models/layers/attention.py", (), "MPTBlock", "n_layers",
+        "llm-foundry",
+        "llmfoundry/models/layers/attention.py",
+        (),
+        "MPTBlock",
+        "n_layers",
         project=MPT_PROJECT,
     ),
-    Target(
-        "llm-foundry", "llmfoundry/models/layers/ffn.py", (), "MPTBlock", "n_layers", project=MPT_PROJECT
-    ),
+    Target("llm-foundry", "llmfoundry/models/layers/ffn.py", (), "MPTBlock", "n_layers", project=MPT_PROJECT),
     # The `init_div_is_residual=True` default of generic_param_init_fn_ is overridden by the
     # model's init_config, so turning it off plants nothing.
     Target(
-        "llm-foundry", "llmfoundry/models/utils/param_init_fns.py", (559,), "MPTBlock", "n_layers",
-        project=MPT_PROJECT, skip=("drop-scale-flag",),
+        "llm-foundry",
+        "llmfoundry/models/utils/param_init_fns.py",
+        (559,),
+        "MPTBlock",
+        "n_layers",
+        project=MPT_PROJECT,
+        skip=("drop-scale-flag",),
     ),
     # nanotron: an explicit entry point (init_model_randomly) scales every row-parallel linear.
-    Target("nanotron", "nanotron/models/llama.py", (930,), "LlamaDecoderLayer", "num_hidden_layers", "TensorParallelRowLinear"),
-    Target("nanotron", "nanotron/models/starcoder2.py", (1512,), "GPTBlock", "num_hidden_layers", "TensorParallelRowLinear"),
+    Target(
+        "nanotron",
+        "nanotron/models/llama.py",
+        (930,),
+        "LlamaDecoderLayer",
+        "num_hidden_layers",
+        "TensorParallelRowLinear",
+    ),
+    Target(
+        "nanotron", "nanotron/models/starcoder2.py", (1512,), "GPTBlock", "num_hidden_layers", "TensorParallelRowLinear"
+    ),
 )
 
 BUG_KINDS = {
@@ -213,16 +262,23 @@ class DropDepthFactor(SiteTransformer):
     def leave_BinaryOperation(self, original, updated):
         if not self.on_site(original):
             return updated
-        if isinstance(updated.operator, cst.Divide) and mentions_depth(updated.right) and not mentions_depth(updated.left):
+        if (
+            isinstance(updated.operator, cst.Divide)
+            and mentions_depth(updated.right)
+            and not mentions_depth(updated.left)
+        ):
             self.changed += 1
             return updated.left
         if isinstance(updated.operator, cst.Multiply):
             for keep, factor in ((updated.left, updated.right), (updated.right, updated.left)):
-                if mentions_depth(factor) and not mentions_depth(keep) and isinstance(factor, (cst.BinaryOperation, cst.Call)):
+                if (
+                    mentions_depth(factor)
+                    and not mentions_depth(keep)
+                    and isinstance(factor, (cst.BinaryOperation, cst.Call))
+                ):
                     self.changed += 1
                     return keep
         return updated
-
 
     def leave_Assign(self, original, updated):
         value = updated.value
@@ -266,12 +322,7 @@ def break_name_test(module: cst.Module, target: Target) -> cst.Module:
                 tests.append(node.test)
 
     module.visit(Collect())
-    strings = {
-        id(s)
-        for test in tests
-        for s in _strings_in(test)
-        if WRITER_STRING.search(s.value.strip("'\""))
-    }
+    strings = {id(s) for test in tests for s in _strings_in(test) if WRITER_STRING.search(s.value.strip("'\""))}
     if not strings:
         raise NotApplicable("the scaled init is not chosen by a name string")
 
@@ -361,7 +412,9 @@ def generic_reinit(module: cst.Module, target: Target, text: str = REINIT_LOOP) 
     if "module" not in _parameter_names(init_function):
         # A whole-model init (nanoGPT's __init__ loop, an explicit entry point): re-init at its end.
         body = init_function.body
-        return _replace(module, init_function, init_function.with_changes(body=body.with_changes(body=[*body.body, *loop])))
+        return _replace(
+            module, init_function, init_function.with_changes(body=body.with_changes(body=[*body.body, *loop]))
+        )
     # A per-module `_init_weights(module)` runs from post_init(): re-init after every post_init(),
     # head classes included (their post_init() would otherwise redo the scaled init).
     replacements = {}
@@ -432,9 +485,7 @@ def runtime_divide(module: cst.Module, target: Target) -> cst.Module:
     new_constructor = constructor.with_changes(body=constructor.body.with_changes(body=body))
     new_block = block.with_changes(
         body=block.body.with_changes(
-            body=[
-                new_forward if s is forward else new_constructor if s is constructor else s for s in block.body.body
-            ]
+            body=[new_forward if s is forward else new_constructor if s is constructor else s for s in block.body.body]
         )
     )
     changed = _replace(module, block, new_block)
@@ -532,7 +583,11 @@ def _self_assigned(statement: cst.CSTNode) -> str | None:
         small = statement.body[0]
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
             target = small.targets[0].target
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+            ):
                 return target.attr.value
     return None
 
@@ -642,9 +697,9 @@ def run(targets: list[Target], corpus: Path, verbose: bool) -> dict:
         module = cst.parse_module(source)
         scratch = Path(tempfile.mkdtemp(prefix="initlint-mutation-"))
         if target.project:
-            keys = lambda text: project_keys(roots[target.package], target, text, scratch)  # noqa: E731
+            keys = functools.partial(project_keys, roots[target.package], target, scratch=scratch)
         else:
-            keys = lambda text: finding_keys(text, target.path)  # noqa: E731
+            keys = functools.partial(finding_keys, path=target.path)
         original = keys(source)
         for kind, mutate in MUTATORS.items():
             if kind in target.skip:
@@ -665,7 +720,9 @@ def run(targets: list[Target], corpus: Path, verbose: bool) -> dict:
             expected = BUG_KINDS.get(kind)
             tally[kind]["expected code"] += any(code == expected for code, _ in new)
             if verbose:
-                status = ("DETECTED" if new else "missed") if kind in BUG_KINDS else ("NEW FINDING" if new else "silent")
+                status = (
+                    ("DETECTED" if new else "missed") if kind in BUG_KINDS else ("NEW FINDING" if new else "silent")
+                )
                 print(f"   {status:11} {kind:22} {target.path}  {sorted(new)}")
         shutil.rmtree(scratch)
     return tally

@@ -78,7 +78,9 @@ def report(parts: dict[str, dict], show_held_out: bool) -> None:
         )
         for code, counts in sorted(part["by_code"].items()):
             tp, fp, fn = counts["tp"], counts["fp"], counts["fn"]
-            print(f"   {code}: TP {tp}, FP {fp}, missed {fn}; precision {ratio(tp, tp + fp)}, recall {ratio(tp, tp + fn)}")
+            print(
+                f"   {code}: TP {tp}, FP {fp}, missed {fn}; precision {ratio(tp, tp + fp)}, recall {ratio(tp, tp + fn)}"
+            )
         if name == "dev" or show_held_out:
             for note in part["notes"]:
                 print(f"   {note}")

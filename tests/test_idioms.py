@@ -37,7 +37,10 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("pair_modulelist", "bad"): "`for attn, ff in self.layers` over ModuleList pairs is not unpacked",
     ("pair_modulelist_index", "bad"): "`layer[0](x)` on ModuleList pairs is not resolved",
     ("optional_cross_attention", "bad"): "cross-attention off by default is counted as a third add: INI002 silent",
-    ("identity_first_norm", "bad"): "`if layer_idx == 0: norm = nn.Identity()` leaves pre-norm undecided: INI002 silent",
+    (
+        "identity_first_norm",
+        "bad",
+    ): "`if layer_idx == 0: norm = nn.Identity()` leaves pre-norm undecided: INI002 silent",
     ("dropout_add_helper", "bad"): "a `dropout_add(x, residual, ...)` helper is not read as a residual add",
     ("moe_3d_experts", "good"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
     ("moe_3d_experts", "bad"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
@@ -94,7 +97,9 @@ CASES = [
         pattern,
         variant,
         id=f"{pattern}-{variant}",
-        marks=[pytest.mark.xfail(strict=True, reason=NOT_YET[pattern, variant])] if (pattern, variant) in NOT_YET else [],
+        marks=[pytest.mark.xfail(strict=True, reason=NOT_YET[pattern, variant])]
+        if (pattern, variant) in NOT_YET
+        else [],
     )
     for pattern in PATTERNS
     for variant in ("good", "bad")
