@@ -76,6 +76,11 @@ UNTUNED_PACKAGES = (
     Package("palm-pytorch", "0.2.2", ("palm_pytorch/*.py",)),
     Package("open-clip-torch", "3.3.0", ("open_clip/transformer.py",)),
     Package("flash-linear-attention", "0.6.0", ("fla/models/*/modeling_*.py", "fla/layers/*.py")),
+    # Small from-scratch GPT/Llama projects published by individuals.
+    Package("nano-gpt", "0.1.0", ("nano_gpt/model.py",)),
+    Package("microgpt", "0.0.2", ("microgpt/model.py",)),
+    Package("picogpt", "0.1.1", ("picogpt/model.py",)),
+    Package("tinyllama", "0.0.2b0", ("tinyllama/models/*.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
