@@ -4,6 +4,7 @@
     python scripts/mutation.py                 # download if needed, mutate, lint, print the table
     python scripts/mutation.py --limit 3       # only the first 3 target files (a quick check)
     python scripts/mutation.py --verbose       # one line per mutant: detected or not, and what was new
+    python scripts/mutation.py --json out.json # also the counts per kind, to compare two runs
 
 Each target is a model file from a pinned wheel (downloaded at run time into `.corpus/`, never
 committed) whose depth-scaled init of the residual writers was read and found correct; `sites`
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import re
 import shutil
 import sys
@@ -733,6 +735,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=corpus_eval.DEFAULT_CORPUS)
     parser.add_argument("--limit", type=int, help="only the first N target files")
     parser.add_argument("--verbose", action="store_true", help="one line per mutant")
+    parser.add_argument("--json", type=Path, help="also write the counts per kind to this file (to compare runs)")
     args = parser.parse_args(argv)
     targets = list(TARGETS[: args.limit] if args.limit else TARGETS)
     started = time.perf_counter()
@@ -753,6 +756,8 @@ def main(argv: list[str] | None = None) -> int:
     neutral = sum(tally[kind]["mutants"] for kind in NEUTRAL_KINDS)
     false_alarms = sum(tally[kind]["detected"] for kind in NEUTRAL_KINDS)
     print(f"   neutral edits: {neutral}, with a new finding: {false_alarms}")
+    if args.json:
+        args.json.write_text(json.dumps({kind: dict(sorted(row.items())) for kind, row in tally.items()}, indent=1))
     return 0
 
 
