@@ -156,6 +156,8 @@ TARGETS = (
         "OneFormerTextTransformerLayer",
         "num_layers",
     ),
+    # microgpt: the nanoGPT recipe verbatim (a named_parameters() loop with a c_proj name test).
+    Target("microgpt", "microgpt/model.py", (133,), "Block", "n_layer"),
     # llm-foundry MPT: out_proj/down_proj flagged `_is_residual` in the layers, divided by
     # sqrt(2 * n_layers) in param_init_fns (init_div_is_residual defaults to True).
     Target(
