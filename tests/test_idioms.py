@@ -59,7 +59,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("megatron_init_method", "bad"): "Megatron `init_method=` of model-parallel linears is not known",
     ("identity_init_method", "bad"): "fairscale layers with `init_method=lambda x: x` are not known",
     # Init plan
-    ("dim_guarded_loop", "bad"): "`if p.dim() == 2:` is undecided although a Linear weight is 2-D",
     ("wrong_depth_exponent", "bad"): "`std *= (2 * n_layer) ** -0.05` is an unknown std, so nothing is reported",
     ("explicit_entry_point", "bad"): "an `init_weights()` entry point the constructor never calls is ignored",
     ("undecided_if_all_arms", "good"): "an undecided `and` test with tuple loops in each arm loses the init",

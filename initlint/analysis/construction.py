@@ -76,7 +76,7 @@ class ModelBuilder:
             pname, kind = default.name, default.kind
             if pname == "bias" and isinstance(kwargs.get("bias"), Const) and kwargs["bias"].value is False:
                 continue
-            param = node.params.setdefault(pname, Param(pname, node))
+            param = node.params.setdefault(pname, Param(pname, node, ndim=default.ndim))
             via = (f"PyTorch's default init for {known.class_name}",)
             param.ops.append(InitOp(kind, default_std(default), None, via, True, init_ops.default_label(kind, known.class_name)))
 
@@ -108,8 +108,9 @@ class ModelBuilder:
                 child = node.add_child(name, ModuleNode(name=name, kind=sublayer.kind, type_name=class_name, created_at=call))
                 self.add_default_params(child, sublayer, {}, ctx)
         if known.init_from_argument:
-            weight = node.params.setdefault("weight", Param("weight", node))
-            node.params.setdefault("bias", Param("bias", node))
+            # A model-parallel linear holds a shard of a matrix and of a vector.
+            weight = node.params.setdefault("weight", Param("weight", node, ndim=2))
+            node.params.setdefault("bias", Param("bias", node, ndim=1))
             method = kwargs.get(known.init_from_argument, UNKNOWN)
             label = f"{known.init_from_argument}= of {known.class_name}"
             if isinstance(method, (FuncRef, Lambda)):

@@ -37,6 +37,8 @@ class Param:
     name: str
     owner: "ModuleNode"
     ops: list[InitOp] = field(default_factory=list)
+    #: `p.dim()`, where the layer or the factory call fixes it (a Linear weight is 2-D).
+    ndim: int | None = None
 
     @property
     def path(self) -> str:

@@ -16,7 +16,9 @@ from initlint.analysis.abstract import (
 from initlint.analysis.index import PRETRAINED_NAME_ENDINGS
 from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES, GRAD_MODES, HARMLESS_CALLS
 from initlint.analysis.knowledge.huggingface import GENERIC_INIT, GENERIC_INIT_STD
-from initlint.analysis.knowledge.torch_init import NORMAL
+from initlint.analysis.knowledge.torch_init import (
+    NORMAL, RANK_ATTRIBUTES, RANK_METHODS, SHAPE_ATTRIBUTES, SHAPE_METHODS,
+)
 from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.init_ops import record_init
@@ -35,14 +37,10 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         return ExtRef(f"{base.name}.{attr}")
     if isinstance(base, ModRef):
         return module_attr(interp, base.node, attr, ctx)
-    if isinstance(base, ParamRef):
-        if attr == "data":
-            return base
-        if interp.knowledge.tensor_method(attr) is not None:
-            return BoundMethod(base, attr)
-        return Opaque(attr)
-    if isinstance(base, NewTensor):
-        return BoundMethod(base, attr) if interp.knowledge.tensor_method(attr) is not None else Opaque(attr)
+    if isinstance(base, ParamRef) and attr == "data":
+        return base
+    if isinstance(base, (ParamRef, NewTensor)):
+        return _tensor_attr(interp, base, attr)
     if isinstance(base, SuperRef):
         return super_attr(interp, base, attr)
     if isinstance(base, ClassRef):
@@ -57,6 +55,27 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
     if attr in DELIBERATE_CONFIG_NAMES:
         interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
     return Opaque(attr)
+
+
+def _tensor_attr(interp: "Interpreter", base: ParamRef | NewTensor, attr: str) -> Any:
+    if attr in RANK_ATTRIBUTES:
+        return _rank(base)
+    if attr in SHAPE_ATTRIBUTES:
+        return _shape(base)
+    if attr in RANK_METHODS or attr in SHAPE_METHODS or interp.knowledge.tensor_method(attr) is not None:
+        return BoundMethod(base, attr)
+    return Opaque(attr)
+
+
+def _rank(tensor: ParamRef | NewTensor) -> Any:
+    ndim = tensor.param.ndim if isinstance(tensor, ParamRef) else None
+    return Const(ndim) if ndim is not None else UNKNOWN
+
+
+def _shape(tensor: ParamRef | NewTensor) -> Any:
+    """A sequence of unknown sizes whose length is the tensor's rank, where that is known."""
+    rank = _rank(tensor)
+    return Seq([UNKNOWN] * rank.value) if isinstance(rank, Const) else UNKNOWN
 
 
 def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") -> Any:
@@ -241,6 +260,10 @@ def _stdlib_name(name: str) -> str:
 def call_method(interp: "Interpreter", method: BoundMethod, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     receiver, name = method.receiver, method.name
     if isinstance(receiver, (ParamRef, NewTensor)):
+        if name in RANK_METHODS:
+            return _rank(receiver)
+        if name in SHAPE_METHODS:
+            return UNKNOWN if args or kwargs else _shape(receiver)
         spec = interp.knowledge.tensor_method(name)
         if spec is None:
             return UNKNOWN

@@ -48,6 +48,8 @@ class ParamDefault:
     #: The std it ends with (None: not known); with `over_sqrt_fan_in`, divided by sqrt(fan_in).
     std: float | None
     over_sqrt_fan_in: bool = False
+    #: How many dimensions the tensor has (`p.dim()`), where the layer fixes it.
+    ndim: int | None = None
 
 
 @dataclass(frozen=True)
