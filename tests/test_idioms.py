@@ -60,7 +60,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("identity_init_method", "bad"): "fairscale layers with `init_method=lambda x: x` are not known",
     # Init plan
     ("wrong_depth_exponent", "bad"): "`std *= (2 * n_layer) ** -0.05` is an unknown std, so nothing is reported",
-    ("explicit_entry_point", "bad"): "an `init_weights()` entry point the constructor never calls is ignored",
     ("undecided_if_all_arms", "good"): "an undecided `and` test with tuple loops in each arm loses the init",
     ("uncertain_then_overwrite", "bad"): "an uncertain earlier init masks the certain generic redraw after it",
     ("several_roots", "bad"): "a head class that re-initialises every linear is not reported by root",

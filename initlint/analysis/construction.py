@@ -16,6 +16,7 @@ from initlint.analysis import init_ops
 from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import Registry
+from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
 from initlint.analysis.knowledge.specs import LayerSpec
 from initlint.analysis.layers import default_std, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
@@ -45,6 +46,27 @@ class ModelBuilder:
     def build_root(self, cls: ClassInfo) -> ModuleNode:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
         return built.node
+
+    def run_entry_point(self, root: ModuleNode, module: cst.Module, executed: set[int]) -> None:
+        """A library model whose init is a method its user calls after construction: where this
+        file never calls it, run it as that user would, with its own defaults, and say so."""
+        if root.cls is None:
+            return
+        for name in self.knowledge.explicit_init_entry_points():
+            found = self.index.find_method(root.cls, name)
+            if found is None or id(found[1]) in executed or _used_in(module, name):
+                continue
+            owner, func = found
+            per_module = name in PER_MODULE_INIT_FUNCTIONS
+            if per_module and self.index.is_hf_pretrained(root.cls):
+                continue  # transformers applies it from `post_init()`, or the model opted out
+            method = FuncRef(func, owner, ModRef(root))
+            call = f"model.apply(model.{name})" if per_module else f"{name}()"
+            why = f"{owner.name}.{name}, assuming `{call}` is called, as no caller is in this file"
+            ctx = replace(self.root_context(), via=(why,))
+            for node in list(root.post_order()) if per_module else [None]:
+                self.call_function(method, [ModRef(node)] if node is not None else [], {}, ctx)
+            return
 
     def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
         if cls.name in self.building or len(self.building) > 16:
@@ -118,3 +140,27 @@ class ModelBuilder:
             if not weight.ops:
                 weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
         return ModRef(node)
+
+
+class _UseFinder(cst.CSTVisitor):
+    """Whether `name` is called or passed on (`model.apply(model._init_weights)`) outside methods
+    of that same name (which delegate to the children's entry points: not callers of the model's)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node.name.value != self.name and not self.found
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.found = self.found or node.attr.value == self.name
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found = self.found or node.value == self.name
+
+
+def _used_in(module: cst.Module, name: str) -> bool:
+    finder = _UseFinder(name)
+    module.visit(finder)
+    return finder.found

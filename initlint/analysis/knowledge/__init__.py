@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES
+from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
 from initlint.analysis.knowledge.parallel_layers import PARALLEL_LAYERS
 from initlint.analysis.knowledge.specs import InitSpec, LayerSpec, Library, TensorFactory
@@ -24,7 +24,7 @@ from initlint.analysis.knowledge.timm import TIMM
 from initlint.analysis.knowledge.torch_init import TORCH_INIT
 from initlint.analysis.knowledge.torch_nn import TORCH_NN
 
-LIBRARIES = (TORCH_NN, TORCH_INIT, HUGGINGFACE, PARALLEL_LAYERS, TIMM, DELIBERATE_SCHEMES)
+LIBRARIES = (TORCH_NN, TORCH_INIT, HUGGINGFACE, PARALLEL_LAYERS, TIMM, DELIBERATE_SCHEMES, ENTRY_POINTS)
 _TORCH_NN_PREFIX = "torch.nn."
 
 
@@ -112,6 +112,11 @@ class Registry:
 
     def init_entry_points(self) -> frozenset[str]:
         return frozenset(name for library in self.libraries for name in library.init_entry_points)
+
+    def explicit_init_entry_points(self) -> tuple[str, ...]:
+        """Every method a model's user may call to run its init, in the order they are tried."""
+        extra = tuple(name for library in self.libraries for name in library.explicit_init_entry_points)
+        return tuple(sorted(self.init_entry_points())) + extra
 
     def deliberate_scheme_of_import(self, qualified: str) -> str | None:
         root = qualified.split(".")[0]

@@ -96,5 +96,8 @@ class Library:
     pretrained_bases: tuple[str, ...] = ()
     #: Methods of a `pretrained_bases` model that run that init (`post_init`).
     init_entry_points: tuple[str, ...] = ()
+    #: Methods a model offers its user to run its init after construction (nanotron's
+    #: `init_model_randomly`), besides the `init_entry_points`; `PER_MODULE` ones go to `apply`.
+    explicit_init_entry_points: tuple[str, ...] = ()
     #: Imports that announce a deliberate parametrisation with its own init rules: module -> scheme.
     deliberate_imports: tuple[tuple[str, str], ...] = ()
