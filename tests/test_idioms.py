@@ -52,7 +52,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("attention_processor", "bad"): "attention computed by a processor object (`attn.to_out[0]`) is not followed",
     # Construction
     ("class_dict_registry", "bad"): "`ATTENTION_CLASSES[config.attn_implementation]` is not resolved",
-    ("block_factory_classmethod", "bad"): "blocks built by a class-method factory (`Block.build`) are not followed",
     ("moduledict_update", "bad"): "`self.transformer.update(dict(h=...))` is not modelled",
     ("dict_config", "good"): "depth from `cfg['n_layers']` is folded to a number: the depth factor is lost",
     ("dict_config", "bad"): "depth from `cfg['n_layers']` is folded to a number: the depth factor is lost",
@@ -62,7 +61,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("wrong_depth_exponent", "bad"): "`std *= (2 * n_layer) ** -0.05` is an unknown std, so nothing is reported",
     ("undecided_if_all_arms", "good"): "an undecided `and` test with tuple loops in each arm loses the init",
     ("uncertain_then_overwrite", "bad"): "an uncertain earlier init masks the certain generic redraw after it",
-    ("several_roots", "bad"): "a head class that re-initialises every linear is not reported by root",
     # Whole projects
     ("imported_blocks", "bad"): "a block class imported from a sibling module is not resolved",
     ("whole_project", "bad"): "an init applied from train.py with `partial(model._init_weights, ...)`",

@@ -59,9 +59,16 @@ class Ctx:
         return replace(self, certain=False) if self.certain else self
 
 
+def _only_value(values: list[Any]) -> Any:
+    """What a call returns when the paths that return give `values` and every other path raises."""
+    return values[0] if values and all(value is values[0] or value == values[0] for value in values) else UNKNOWN
+
+
 class _Return(Exception):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, raised: bool = False) -> None:
         self.value = value
+        #: A `raise`: the path ends without a value.
+        self.raised = raised
 
 
 class Interpreter(ModelBuilder, StatementWalker[Ctx]):
@@ -84,6 +91,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.instantiated: set[str] = set()
         #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
         self.deliberate_scheme: str | None = None
+        #: Per running function, the values returned on paths that may not run: where every
+        #: other path raises (`if kind == "a": return cls(...)` then `raise`), the call returns one.
+        self.maybe_returned: list[list[Any]] = []
         #: `if` statements evaluated, by id: whether the body ever ran.
         self.branch_taken: dict[int, bool] = {}
         #: Init calls in the bodies of `if` statements whose test was false, by the statement's id.
@@ -165,15 +175,17 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         inner = replace(ctx, depth=ctx.depth + 1, owner=ref.owner or ctx.owner, self_value=self_value, repeat=None)
         body = func.body
         self.running.append(id(func))
+        self.maybe_returned.append([])
         try:
             if isinstance(body, cst.IndentedBlock):
                 self.exec_block(body.body, env, inner)
             else:
                 self.exec_block([body], env, inner)
         except _Return as ret:
-            return ret.value
+            return _only_value(self.maybe_returned[-1]) if ret.raised else ret.value
         finally:
             self.running.pop()
+            self.maybe_returned.pop()
         return Const(None)
 
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
@@ -239,8 +251,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         """Run a block that may not run: a `return` inside it does not end the caller."""
         try:
             self.exec_block(stmts, env, ctx)
-        except _Return:
-            pass
+        except _Return as ret:
+            if not ret.raised and self.maybe_returned:
+                self.maybe_returned[-1].append(ret.value)
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         decided = truth(self.eval(stmt.test, env, ctx))
@@ -311,7 +324,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         elif isinstance(small, cst.Return):
             raise _Return(self.eval(small.value, env, ctx) if small.value is not None else Const(None))
         elif isinstance(small, cst.Raise):
-            raise _Return(UNKNOWN)
+            raise _Return(UNKNOWN, raised=True)
         elif isinstance(small, (cst.Import, cst.ImportFrom)):
             scratch = ModuleIndex()
             from initlint.analysis.index import _record_import

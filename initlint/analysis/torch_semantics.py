@@ -13,7 +13,7 @@ from initlint.analysis.abstract import (
     UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
     SuperRef, as_number,
 )
-from initlint.analysis.index import PRETRAINED_NAME_ENDINGS
+from initlint.analysis.index import PRETRAINED_NAME_ENDINGS, ClassInfo
 from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES, GRAD_MODES, HARMLESS_CALLS
 from initlint.analysis.knowledge.huggingface import GENERIC_INIT, GENERIC_INIT_STD
 from initlint.analysis.knowledge.torch_init import (
@@ -46,7 +46,7 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
     if isinstance(base, ClassRef):
         found = interp.index.find_method(base.cls, attr)
         if found is not None:
-            return FuncRef(found[1], found[0])
+            return method_ref(found[1], found[0], None, base)
         if attr in base.cls.attributes:
             return interp.eval(base.cls.attributes[attr], Env(), ctx)
         return Opaque(attr)
@@ -88,7 +88,7 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
     if node.cls is not None:
         found = interp.index.find_method(node.cls, attr)
         if found is not None:
-            return FuncRef(found[1], found[0], ModRef(node))
+            return method_ref(found[1], found[0], ModRef(node), ClassRef(node.cls))
         for cls_name in [node.cls.name] + interp.index.base_chain(node.cls):
             cls = interp.index.classes.get(cls_name)
             if cls is not None and attr in cls.attributes:
@@ -103,6 +103,17 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
     if attr in ("weight", "bias") and node.kind in ("linear", "conv", "embedding", "norm"):
         return Const(None)  # `bias=False`
     return Opaque(attr)
+
+
+def method_ref(func: cst.FunctionDef, owner: ClassInfo, instance: Any, cls: ClassRef) -> FuncRef:
+    """A method looked up on an instance or a class: a class method binds the class (a block
+    factory `Block.build(i, config)` returns `cls(...)`), a static method binds nothing."""
+    decorators = {d.decorator.value for d in func.decorators if isinstance(d.decorator, cst.Name)}
+    if "classmethod" in decorators:
+        return FuncRef(func, owner, cls)
+    if "staticmethod" in decorators:
+        return FuncRef(func)
+    return FuncRef(func, owner, instance)
 
 
 def super_attr(interp: "Interpreter", ref: SuperRef, attr: str) -> Any:
