@@ -401,6 +401,24 @@ def _register_children(interp: "Interpreter", node: ModuleNode, name: str, args:
     return Const(None)
 
 
+def _update_children(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    """`ModuleDict.update(dict(h=...))`: registers each entry as `module[key] = value` would."""
+    if node.kind != "container":
+        return UNKNOWN
+    source = args[0] if args else None
+    entries = dict(source.items) if isinstance(source, Mapping) else {}
+    if isinstance(source, Seq) and source.repeat is None:
+        entries = {pair.items[0].value: pair.items[1] for pair in source.items if _is_pair(pair)}
+    entries.update(kwargs)
+    for key, value in entries.items():
+        set_module_attr(interp, node, str(key), value, ctx, call)
+    return Const(None)
+
+
+def _is_pair(value: Any) -> bool:
+    return isinstance(value, Seq) and len(value.items) == 2 and isinstance(value.items[0], Const)
+
+
 def _register_parameter(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     if len(args) == 2 and isinstance(args[0], Const):
         set_module_attr(interp, node, str(args[0].value), args[1], ctx, call)
@@ -431,6 +449,7 @@ MODULE_METHOD_HANDLERS: dict[str, ModuleMethod] = {
     "extend": _register_children,
     "add_module": _register_children,
     "register_module": _register_children,
+    "update": _update_children,
     "register_parameter": _register_parameter,
     **{name: _same_module for name in ("to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type")},
 }
