@@ -52,8 +52,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("attention_processor", "bad"): "attention computed by a processor object (`attn.to_out[0]`) is not followed",
     # Construction
     ("class_dict_registry", "bad"): "`ATTENTION_CLASSES[config.attn_implementation]` is not resolved",
-    ("dict_config", "good"): "depth from `cfg['n_layers']` is folded to a number: the depth factor is lost",
-    ("dict_config", "bad"): "depth from `cfg['n_layers']` is folded to a number: the depth factor is lost",
     ("megatron_init_method", "bad"): "Megatron `init_method=` of model-parallel linears is not known",
     ("identity_init_method", "bad"): "fairscale layers with `init_method=lambda x: x` are not known",
     # Init plan

@@ -27,6 +27,7 @@ from initlint.analysis.abstract import (
 from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import REGISTRY
+from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import DeadInit, InitOp, Param
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
@@ -89,6 +90,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.running: list[int] = []
         #: Classes built as a part of another (on any path, taken or not): they are not roots.
         self.instantiated: set[str] = set()
+        #: Names that mean "number of blocks" (a dict config's entry by that name stays a symbol).
+        self.depth_names = frozenset(options.depth_names) | DEPTH_NAMES
         #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
         self.deliberate_scheme: str | None = None
         #: Per running function, the values returned on paths that may not run: where every

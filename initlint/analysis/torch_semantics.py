@@ -22,7 +22,7 @@ from initlint.analysis.knowledge.torch_init import (
 from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.init_ops import record_init
-from initlint.analysis.python_semantics import BoundMethod, call_python_builtin, string_method
+from initlint.analysis.python_semantics import BoundMethod, call_python_builtin, config_entry, string_method
 from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,6 +52,8 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping)):
         return BoundMethod(base, attr)
+    if isinstance(base, Opaque) and attr == "get":
+        return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
     if attr in DELIBERATE_CONFIG_NAMES:
         interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
     return Opaque(attr)
@@ -289,6 +291,8 @@ def call_method(interp: "Interpreter", method: BoundMethod, args: list[Any], kwa
         if ctx.repeat is not None and receiver.repeat is None and not receiver.items[:-len(items) or None]:
             receiver.repeat = ctx.repeat
         return Const(None)
+    if isinstance(receiver, (Mapping, Opaque)) and name == "get" and args:
+        return config_entry(interp, receiver, args[0], args[1] if len(args) > 1 else Const(None))
     if isinstance(receiver, Mapping) and name in ("items", "keys", "values"):
         if name == "items":
             return Seq([Seq([Const(k), v]) for k, v in receiver.items.items()])
