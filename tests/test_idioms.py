@@ -51,7 +51,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("runtime_config_numerator", "good"): "depth-muP `h * (scale_depth / sqrt(L))` over unscaled writers: INI003",
     ("attention_processor", "bad"): "attention computed by a processor object (`attn.to_out[0]`) is not followed",
     # Construction
-    ("class_dict_registry", "bad"): "`ATTENTION_CLASSES[config.attn_implementation]` is not resolved",
     ("megatron_init_method", "bad"): "Megatron `init_method=` of model-parallel linears is not known",
     ("identity_init_method", "bad"): "fairscale layers with `init_method=lambda x: x` are not known",
     # Init plan

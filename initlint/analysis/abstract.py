@@ -39,6 +39,9 @@ class Opaque:
     """An object we do not model (a config, an argument). Numeric use makes an atom of its name."""
 
     name: str
+    #: A root's parameter keeps its name as a symbol; a string default (`attn_implementation="sdpa"`)
+    #: is remembered here to pick an entry of a class table by it.
+    default: str | None = None
 
 
 @dataclass

@@ -87,7 +87,7 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [Opaque(p.name.value) for p in func.params.params[1:]]
+                    args = [Opaque(p.name.value, _string_default(p)) for p in func.params.params[1:]]
                 self.call_function(FuncRef(func, owner, ModRef(node)), args, kwargs, replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)))
             finally:
                 self.building.pop()
@@ -140,6 +140,12 @@ class ModelBuilder:
             if not weight.ops:
                 weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
         return ModRef(node)
+
+
+def _string_default(param: cst.Param) -> str | None:
+    default = param.default
+    value = default.evaluated_value if isinstance(default, cst.SimpleString) else None
+    return value if isinstance(value, str) else None
 
 
 class _UseFinder(cst.CSTVisitor):

@@ -225,6 +225,8 @@ def config_entry(interp: "Interpreter", config: Mapping | Opaque, key: Any, defa
     """`cfg["n_layers"]`, `cfg.get("n_layer", 12)`: an entry of a dict config. A depth stays the
     symbol it is named by, whatever number the defaults hold: the depth factor is `1/sqrt(2 * n_layers)`,
     not a constant that happens to equal it."""
+    if isinstance(key, Opaque) and key.default is not None and isinstance(config, Mapping):
+        key = Const(key.default)  # `ATTENTION_CLASSES[attn_implementation]`, by the default
     if not isinstance(key, Const) or not isinstance(key.value, str):
         return UNKNOWN
     if isinstance(config, Opaque):
