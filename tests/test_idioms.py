@@ -51,8 +51,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("runtime_config_numerator", "good"): "depth-muP `h * (scale_depth / sqrt(L))` over unscaled writers: INI003",
     ("attention_processor", "bad"): "attention computed by a processor object (`attn.to_out[0]`) is not followed",
     # Construction
-    ("megatron_init_method", "bad"): "Megatron `init_method=` of model-parallel linears is not known",
-    ("identity_init_method", "bad"): "fairscale layers with `init_method=lambda x: x` are not known",
     # Init plan
     ("wrong_depth_exponent", "bad"): "`std *= (2 * n_layer) ** -0.05` is an unknown std, so nothing is reported",
     ("undecided_if_all_arms", "good"): "an undecided `and` test with tuple loops in each arm loses the init",

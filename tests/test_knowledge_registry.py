@@ -314,3 +314,28 @@ def test_a_rank_test_is_decided_from_the_layer_s_parameter_shapes(test, redraws_
 
 def test_tensor_rank_comes_from_the_registry():
     assert static_files_naming("ndimension") == ["analysis/knowledge/torch_init.py"]
+
+
+# ------------------------------------------------------ Megatron's init-method factories
+MEGATRON_GOOD = Path(__file__).resolve().parent / "idioms" / "megatron_init_method" / "good.py"
+
+
+def test_megatron_init_method_factories_are_registry_entries():
+    assert static_files_naming("scaled_init_method_normal") == ["analysis/knowledge/parallel_layers.py"]
+
+
+@pytest.mark.parametrize(
+    "factory, expected",
+    [
+        ("scaled_init_method_normal(config.init_method_std, config.num_layers)", []),
+        ("scaled_init_method_normal(config.init_method_std, config.num_layers, multiplier=2.0)", []),
+        ("scaled_init_method_normal(config.init_method_std, config.num_layers, multiplier=1.0)", ["INI002"]),
+        ("init_method_normal(config.init_method_std)", ["INI001", "INI001"]),
+    ],
+)
+def test_scaled_init_method_normal_divides_sigma_by_sqrt_of_multiplier_times_depth(factory, expected):
+    """Megatron-core: std = sigma / sqrt(multiplier * num_layers), multiplier 2 by default."""
+    source = MEGATRON_GOOD.read_text(encoding="utf-8")
+    written = "scaled_init_method_normal(config.init_method_std, config.num_layers)"
+    assert written in source
+    assert [code for _, code in reported(source.replace(written, factory))] == expected

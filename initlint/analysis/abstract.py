@@ -75,6 +75,17 @@ class NewTensor:
 
 
 @dataclass(frozen=True)
+class InitMethod:
+    """An init function made by a registered factory (Megatron's init methods): applied to a
+    tensor, it leaves `std`; `node` is the factory call."""
+
+    kind: str
+    std: Monomial | None
+    label: str
+    node: cst.CSTNode = field(compare=False, hash=False)
+
+
+@dataclass(frozen=True)
 class ClassRef:
     cls: ClassInfo
 
@@ -132,7 +143,7 @@ def truth(value: Any) -> bool | None:
         return bool(value.value)
     if isinstance(value, Num):
         return value.value.const != 0 if value.value.is_constant else None
-    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, NewTensor)):
+    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, NewTensor, InitMethod)):
         return True
     if isinstance(value, Seq):
         return bool(value.items) if value.repeat is None else None

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from initlint.analysis import init_ops
-from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
+from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, InitMethod, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
@@ -130,14 +130,13 @@ class ModelBuilder:
                 child = node.add_child(name, ModuleNode(name=name, kind=sublayer.kind, type_name=class_name, created_at=call))
                 self.add_default_params(child, sublayer, {}, ctx)
         if known.init_from_argument:
-            # A model-parallel linear holds a shard of a matrix and of a vector.
             weight = node.params.setdefault("weight", Param("weight", node, ndim=2))
-            node.params.setdefault("bias", Param("bias", node, ndim=1))
             method = kwargs.get(known.init_from_argument, UNKNOWN)
             label = f"{known.init_from_argument}= of {known.class_name}"
-            if isinstance(method, (FuncRef, Lambda)):
+            if isinstance(method, (FuncRef, Lambda, InitMethod)):
+                # What it records stands: `lambda x: x` leaves the weight as torch.empty left it.
                 self.call_value(method, [ParamRef(weight)], {}, replace(ctx, via=ctx.via + (label,)), call)
-            if not weight.ops:
+            else:
                 weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
         return ModRef(node)
 

@@ -56,6 +56,8 @@ def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
     weight = writer.weight
     final = final_init(weight) if weight is not None else None
     scaling = stack_scaling(analysis, stack, final.std) if final is not None and final.certain else None
+    if final is not None and final.certain and final.kind == "empty":
+        scaling = DepthScaling("none")  # uninitialised memory: whatever it holds, no depth factor
     runtime = tuple(scale for scale in writer.ref.scales if scale_atoms(analysis, scale.factor))
     return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime)
 

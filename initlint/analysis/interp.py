@@ -21,7 +21,7 @@ import libcst as cst
 from initlint import guard
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
-    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef,
+    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, InitMethod, Lambda, Mapping, ModRef, Opaque, ParamRef,
     Seq, truth,
 )
 from initlint.analysis.construction import ModelBuilder
@@ -202,6 +202,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             return self.eval(callee.node.body, env, ctx)
         if isinstance(callee, ClassRef):
             return self.instantiate(callee.cls, args, kwargs, call, ctx)
+        if isinstance(callee, InitMethod):
+            return init_ops.apply_init_method(callee, args, ctx)
         if isinstance(callee, ExtRef):
             return torch_semantics.call_external(self, callee.name, args, kwargs, ctx, call)
         if isinstance(callee, python_semantics.BoundMethod):

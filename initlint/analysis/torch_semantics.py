@@ -21,7 +21,7 @@ from initlint.analysis.knowledge.torch_init import (
 )
 from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
-from initlint.analysis.init_ops import record_init
+from initlint.analysis.init_ops import make_init_method, record_init
 from initlint.analysis.python_semantics import BoundMethod, call_python_builtin, config_entry, string_method
 from initlint.analysis.values import Monomial
 
@@ -238,6 +238,9 @@ def call_external(interp: "Interpreter", name: str, args: list[Any], kwargs: dic
         target = args[0] if args else kwargs.get("tensor", UNKNOWN)
         if isinstance(target, (ParamRef, NewTensor)):
             return record_init(interp, target, spec, args, kwargs, ctx, call, last)
+    method_factory = interp.knowledge.init_method_factory(name)
+    if method_factory is not None:
+        return make_init_method(interp, method_factory, args, kwargs, call)
     if last == "Parameter":
         value = args[0] if args else kwargs.get("data", UNKNOWN)
         if isinstance(value, (NewTensor, ParamRef)):

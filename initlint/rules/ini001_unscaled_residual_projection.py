@@ -81,12 +81,14 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
     def _violation(self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode) -> Violation:
         std, n = describe_std(facts.final.std if facts.final else None), facts.residual_adds
         ref = facts.writer.ref
+        final = facts.final
+        if final is not None and final.kind == "empty":
+            claims = ["is left uninitialised (torch.empty): no depth factor 1/sqrt({n})", "is left uninitialised"]
+        else:
+            details = (f" std {std}", "") if final is not None and final.std is not None else ("",)
+            claims = [f"init{detail} has no depth factor 1/sqrt({{n}})" for detail in details]
         message = headline(
-            *(
-                f"residual writer `{name}` init{detail} has no depth factor 1/sqrt({n})"
-                for name in (facts.pattern, ref.path, ref.attr)
-                for detail in (f" std {std}", "")
-            )
+            *(f"residual writer `{name}` {claim.format(n=n)}" for name in (facts.pattern, ref.path, ref.attr) for claim in claims)
         )
         steps = [init_step(analysis, facts), add_step(analysis, facts.writer.add), depth_step(facts.stack, n)]
         if facts.writer.ref.found_by != "data flow":

@@ -19,7 +19,7 @@ from typing import Iterable
 from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
 from initlint.analysis.knowledge.parallel_layers import PARALLEL_LAYERS
-from initlint.analysis.knowledge.specs import InitSpec, LayerSpec, Library, TensorFactory
+from initlint.analysis.knowledge.specs import InitMethodFactory, InitSpec, LayerSpec, Library, TensorFactory
 from initlint.analysis.knowledge.timm import TIMM
 from initlint.analysis.knowledge.torch_init import TORCH_INIT
 from initlint.analysis.knowledge.torch_nn import TORCH_NN
@@ -45,6 +45,7 @@ class Registry:
     _init_by_name: dict[str, InitSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
     _tensor_methods: dict[str, InitSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
     _tensor_factories: dict[str, TensorFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _init_method_factories: dict[str, InitMethodFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for library in self.libraries:
@@ -57,6 +58,7 @@ class Registry:
                 self._init_by_name.setdefault(_last(name), init)
             self._tensor_methods.update((_last(name), spec) for name, spec in library.tensor_methods)
             self._tensor_factories.update(library.tensor_factories)
+            self._init_method_factories.update(library.init_method_factories)
         for user_class, known in self.layer_aliases:
             self._layers[user_class] = self._layers[known]
 
@@ -93,6 +95,9 @@ class Registry:
 
     def tensor_factory(self, qualified: str) -> TensorFactory | None:
         return self._tensor_factories.get(qualified)
+
+    def init_method_factory(self, qualified: str) -> InitMethodFactory | None:
+        return self._init_method_factories.get(qualified)
 
     def invisible_on_meta(self) -> dict[str, InitSpec]:
         """`torch.nn.init` functions that emit nothing on the meta device, by their name there."""

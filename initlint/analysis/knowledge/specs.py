@@ -72,6 +72,16 @@ class LayerSpec:
 
 
 @dataclass(frozen=True)
+class InitMethodFactory:
+    """A function that returns an init method (Megatron's `init_method_normal(sigma)`): the
+    method draws normal(0, sigma), divided by sqrt(multiplier * depth) where `depth` is set."""
+
+    sigma: Arg
+    depth: Arg | None = None
+    multiplier: Arg | None = None
+
+
+@dataclass(frozen=True)
 class TensorFactory:
     """`torch.zeros(...)`, `torch.randn(...)`: a fresh tensor and the std its values have."""
 
@@ -90,6 +100,8 @@ class Library:
     #: In-place tensor methods (`torch.Tensor.normal_`).
     tensor_methods: tuple[tuple[str, InitSpec], ...] = ()
     tensor_factories: tuple[tuple[str, TensorFactory], ...] = ()
+    #: Functions returning an init method for a layer's `init_method=`.
+    init_method_factories: tuple[tuple[str, InitMethodFactory], ...] = ()
     #: Base classes that make a subclass an `nn.Module`.
     module_bases: tuple[str, ...] = ()
     #: Base classes whose init entry points apply the class's `_init_weights` to every module.
