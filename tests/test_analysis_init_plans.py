@@ -512,3 +512,45 @@ def test_an_entry_point_no_one_in_the_file_calls_is_run_with_its_own_defaults(na
     analysis = analyze(cst.parse_module(source))
     via = final_init(analysis.stacks[0].writers[0].weight).op.via
     assert via[0] == f"GPT.{name}, assuming `{name}()` is called, as no caller is in this file"
+
+
+ARMS = """
+self.apply(self._init_weights)
+
+def _init_weights(self, module):
+    if isinstance(module, nn.Linear):
+        if self.config.init_scheme == "normal":
+            torch.nn.init.normal_(module.weight, std={first})
+        else:
+            torch.nn.init.trunc_normal_(module.weight, std={second})
+"""
+
+
+@pytest.mark.parametrize(
+    "first, second, reported_",
+    [
+        ("0.02", "0.02", True),
+        ("0.02 / math.sqrt(2 * self.config.n_layer)", "0.02 / math.sqrt(2 * self.config.n_layer)", False),
+        ("0.02", "0.02 / math.sqrt(2 * self.config.n_layer)", False),  # depends on the arm: undecided
+    ],
+)
+def test_an_undecided_if_whose_arms_all_leave_the_writer_alike_is_decided(first, second, reported_):
+    init_call, _, init_function = ARMS.format(first=first, second=second).partition("\ndef ")
+    source = gpt(init_call, "def " + init_function, marks=reported_)
+    assert reported(source) == expected_findings(source)
+
+
+def test_a_certain_init_after_an_uncertain_one_decides_the_outcome():
+    init = """
+self.apply(self._init_weights)
+for pn, p in self.named_parameters():
+    if p.dim() == 2:
+        torch.nn.init.normal_(p, std=0.02)
+
+def _init_weights(self, module):
+    if isinstance(module, nn.Linear) and self.config.scale_writers:
+        torch.nn.init.normal_(module.weight, std=0.02 / math.sqrt(2 * self.config.n_layer))
+"""
+    init_call, _, init_function = init.partition("\ndef ")
+    source = gpt(init_call, "def " + init_function, marks=True)
+    assert reported(source) == expected_findings(source)

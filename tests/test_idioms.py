@@ -53,8 +53,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     # Construction
     # Init plan
     ("wrong_depth_exponent", "bad"): "`std *= (2 * n_layer) ** -0.05` is an unknown std, so nothing is reported",
-    ("undecided_if_all_arms", "good"): "an undecided `and` test with tuple loops in each arm loses the init",
-    ("uncertain_then_overwrite", "bad"): "an uncertain earlier init masks the certain generic redraw after it",
     # Whole projects
     ("imported_blocks", "bad"): "a block class imported from a sibling module is not resolved",
     ("whole_project", "bad"): "an init applied from train.py with `partial(model._init_weights, ...)`",

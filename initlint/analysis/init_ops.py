@@ -115,7 +115,7 @@ def record_init(interp: "Interpreter", target: Any, spec: InitSpec, args: list[A
         label = f"{fname}(std={source})" if source else f"{fname}"
         if std is not None and source.replace(".", "").replace("_", "").isalnum() and not source[:1].isdigit():
             label = f"{fname}(std={source} = {std.describe()})"  # `std=std`: show what it holds
-        op = InitOp(kind, std, call, ctx.via, ctx.certain, label)
+        op = InitOp(kind, std, call, ctx.via, ctx.certain, label, ctx.arm)
     if isinstance(target, NewTensor):
         return NewTensor(op)
     for param in params:
@@ -148,5 +148,5 @@ def apply_init_method(method: InitMethod, args: list[Any], ctx: "Ctx") -> Any:
     target = args[0] if args else None
     if not isinstance(target, ParamRef):
         return UNKNOWN
-    target.param.ops.append(InitOp(method.kind, method.std, method.node, ctx.via, ctx.certain, method.label))
+    target.param.ops.append(InitOp(method.kind, method.std, method.node, ctx.via, ctx.certain, method.label, ctx.arm))
     return target

@@ -55,9 +55,23 @@ class Ctx:
     owner: ClassInfo | None = None
     self_value: Any = None
     repeat: Monomial | None = None
+    #: Inside one arm of an undecided `if` that has an `else`, reached on a certain path.
+    arm: tuple[int, int] | None = None
 
     def uncertain(self) -> "Ctx":
-        return replace(self, certain=False) if self.certain else self
+        return replace(self, certain=False, arm=None) if self.certain or self.arm else self
+
+    def in_arm(self, choice: cst.If, arm: int) -> "Ctx":
+        """One of two arms of `choice`: uncertain, but certain relative to the arm."""
+        return replace(self, certain=False, arm=(id(choice), arm)) if self.certain else self.uncertain()
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    return []
 
 
 def _only_value(values: list[Any]) -> Any:
@@ -274,11 +288,11 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             elif isinstance(orelse, cst.Else):
                 self.exec_block(orelse.body.body, env, ctx)
         else:
-            self.exec_branch(stmt.body.body, env, ctx.uncertain())
+            self.exec_branch(stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain())
             if isinstance(orelse, cst.If):
-                self.exec_branch([orelse], env, ctx.uncertain())
+                self.exec_branch([orelse], env, ctx.in_arm(stmt, 1))
             elif isinstance(orelse, cst.Else):
-                self.exec_branch(orelse.body.body, env, ctx.uncertain())
+                self.exec_branch(orelse.body.body, env, ctx.in_arm(stmt, 1))
 
     def is_init_call(self, call: cst.Call) -> bool:
         """`nn.init.normal_(...)`, `p.data.normal_(...)`, a configured init helper: by the registry."""
@@ -302,6 +316,10 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             else:
                 items, inner = iterable.items[:MAX_LOOP_ITEMS], ctx
             for item in items:
+                # Each pass binds the loop variable afresh, on whatever path the loop runs: an
+                # earlier pass's value is not an alternative to merge with.
+                for name in _bound_names(stmt.target):
+                    env.names.pop(name, None)
                 self.assign(stmt.target, item, env, inner, stmt)
                 self.exec_block(stmt.body.body, env, inner)
             return

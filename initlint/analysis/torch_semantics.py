@@ -492,4 +492,4 @@ def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: c
             continue
         std = _HF_STD if kind == "normal" else Monomial.of(0.0)
         label = "transformers' generic normal_(std=config.initializer_range)" if kind == "normal" else "zeros_"
-        param.ops.append(InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label))
+        param.ops.append(InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label, ctx.arm))
