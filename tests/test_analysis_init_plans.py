@@ -554,3 +554,20 @@ def _init_weights(self, module):
     init_call, _, init_function = init.partition("\ndef ")
     source = gpt(init_call, "def " + init_function, marks=True)
     assert reported(source) == expected_findings(source)
+
+
+@pytest.mark.parametrize("exponent, reported_", [("-0.05", True), ("-0.1", True), ("-0.25", False), ("-0.5", False)])
+def test_a_depth_exponent_near_zero_is_no_depth_factor(exponent, reported_):
+    """`** -0.05` (a shipped typo for -0.5) leaves 0.85 of the std at 12 layers; DeepNet's -1/4 is deliberate."""
+    init = f"""
+self.apply(self._init_weights)
+for pn, p in self.named_parameters():
+    if pn.endswith("c_proj.weight"):
+        torch.nn.init.normal_(p, mean=0.0, std=0.02 * (2 * config.n_layer) ** {exponent})
+"""
+    source = gpt(init, GENERIC_INIT, marks=reported_)
+    assert reported(source) == expected_findings(source)
+    if reported_:
+        finding = lint_source(source, "model.py", Settings(select=("INI001",)))[0]
+        assert "too weak for 1/sqrt(2 * n_layer)" in finding.message
+        assert any("a typo for -0.5?" in step.message for step in finding.evidence)

@@ -52,7 +52,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("attention_processor", "bad"): "attention computed by a processor object (`attn.to_out[0]`) is not followed",
     # Construction
     # Init plan
-    ("wrong_depth_exponent", "bad"): "`std *= (2 * n_layer) ** -0.05` is an unknown std, so nothing is reported",
     # Whole projects
     ("imported_blocks", "bad"): "a block class imported from a sibling module is not resolved",
     ("whole_project", "bad"): "an init applied from train.py with `partial(model._init_weights, ...)`",
