@@ -1,0 +1,278 @@
+"""Names to definitions across a project's files, reading only the modules a name reaches.
+
+Resolution follows Python's import semantics on summaries (`store.py`): a name is looked up in
+the module's own definitions and imports, then as a submodule of a package, then through its
+star imports; an import is followed to the module it names, so package `__init__.py`
+re-exports and chains of them resolve to the file that defines the class. Only when a caller
+asks for the definition itself (`resolve_symbol`) is that one file's syntax tree used.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import libcst as cst
+
+from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.project.cache import DiskCache, default_cache_folder
+from initlint.project.layout import Layout, Location, find_root
+from initlint.project.store import Parsed, Store, Summary
+
+CLASS, FUNCTION, CONSTANT, MODULE, EXTERNAL, UNKNOWN = "class", "function", "constant", "module", "external", "unknown"
+#: Re-export chains longer than this are not followed (real ones are two or three deep).
+MAX_HOPS = 32
+#: `Project(cache_folder=DEFAULT)`: `INITLINT_CACHE_DIR`, else `<root>/.initlint_cache`.
+DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class Definition:
+    """The syntax behind a resolved name, and the index of the module it is written in."""
+
+    #: ClassDef, FunctionDef, or the value assigned to a constant
+    node: cst.CSTNode
+    info: ClassInfo | None
+    index: ModuleIndex
+    parsed: Parsed
+
+
+@dataclass(frozen=True)
+class Symbol:
+    kind: str
+    #: where it is defined (`mypkg.blocks.Block`), or the external name (`torch.nn.Linear`)
+    qualified: str
+    module: str | None = None
+    name: str | None = None
+    path: Path | None = None
+    #: the part of a dotted name past a class or function: `("build",)` for `Block.build`
+    attribute: tuple[str, ...] = ()
+    #: why an UNKNOWN symbol could not be resolved
+    reason: str = ""
+    definition: Definition | None = field(default=None, compare=False, repr=False)
+
+
+def _unknown(qualified: str, reason: str) -> Symbol:
+    return Symbol(UNKNOWN, qualified, reason=reason)
+
+
+class Project:
+    """One project on disk: its layout, its files' parses and summaries, resolution and callers.
+
+    A Project is a snapshot for one run: files are read at most once.
+    """
+
+    def __init__(self, root: str | os.PathLike, cache_folder=DEFAULT) -> None:
+        self.layout = Layout(Path(root))
+        self.root = self.layout.root
+        folder = default_cache_folder(self.root) if cache_folder is DEFAULT else cache_folder
+        self.store = Store(DiskCache(folder))
+        self._locations: dict[str, Location | None] = {}
+        self._files: list[Path] | None = None
+
+    @classmethod
+    def for_file(cls, path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
+        project = cls(find_root(Path(os.path.realpath(path))), cache_folder)
+        project.module_name(path)
+        return project
+
+    # ------------------------------------------------------------------ modules
+    def module_name(self, path: str | os.PathLike) -> str | None:
+        """The dotted name of a file of the project (None: outside it, or not importable)."""
+        return self.layout.module_name(Path(path))
+
+    def location(self, module: str) -> Location | None:
+        if module not in self._locations:
+            self._locations[module] = self.layout.locate(module)
+        return self._locations[module]
+
+    def add_source(self, path: str | os.PathLike, source: str, module: cst.Module, index: ModuleIndex) -> None:
+        """Share a parse the caller already made (the checked file), so no one parses it again."""
+        self.store.adopt(Path(os.path.realpath(path)), Parsed(source, module, index))
+
+    def parsed(self, module: str) -> Parsed | None:
+        location = self.location(module)
+        if location is None or location.path is None:
+            return None
+        found = self.store.parsed(location.path)
+        return found if isinstance(found, Parsed) else None
+
+    def summary(self, module: str) -> Summary | None:
+        """None for a namespace package or a name outside the project."""
+        location = self.location(module)
+        return self.store.summary(location.path) if location is not None and location.path is not None else None
+
+    # --------------------------------------------------------------- resolution
+    def resolve(self, importer: str | None, qualified: str) -> Symbol:
+        """What a qualified name, as the index writes it (`.blocks.Block`, `..x` for `from . import
+        x`, `torch.nn.Linear`), refers to when read in module `importer`; no definition loaded."""
+        absolute = self._absolute_name(importer, qualified)
+        if absolute is None:
+            return _unknown(qualified, f"relative import beyond the top package of {importer or 'a script'}")
+        return self._resolve_absolute(absolute, frozenset())
+
+    def resolve_symbol(self, module: str, name: str) -> Symbol:
+        """Look `name` (`Block`, `blocks.Block`, `nn.Linear`) up in `module`'s namespace and load
+        its definition: the ClassDef with its ClassInfo, the FunctionDef, or a constant's value."""
+        symbol = self._walk(module, name.split("."), frozenset())
+        return self.with_definition(symbol)
+
+    def with_definition(self, symbol: Symbol) -> Symbol:
+        if symbol.kind not in (CLASS, FUNCTION, CONSTANT) or symbol.path is None or symbol.definition is not None:
+            return symbol
+        parsed = self.store.parsed(symbol.path)
+        if isinstance(parsed, str):
+            return _unknown(symbol.qualified, f"{symbol.path}: {parsed}")
+        index = parsed.index
+        info = index.classes.get(symbol.name) if symbol.kind == CLASS else None
+        tables = {FUNCTION: index.functions, CONSTANT: index.constants}
+        node = info.node if info is not None else tables.get(symbol.kind, {}).get(symbol.name)
+        if node is None:
+            return _unknown(symbol.qualified, f"{symbol.path} no longer defines {symbol.name}")
+        return replace(symbol, definition=Definition(node, info, index, parsed))
+
+    def imports_of(self, module: str) -> dict[str, Symbol]:
+        """Every name `module` imports, resolved (no definitions loaded)."""
+        summary = self.summary(module)
+        if summary is None or summary.error is not None:
+            return {}
+        return {local: self.resolve(module, qualified) for local, qualified in summary.imports.items()}
+
+    def _resolve_absolute(self, dotted: str, seen: frozenset) -> Symbol:
+        parts = dotted.split(".")
+        if self.location(parts[0]) is None:
+            return Symbol(EXTERNAL, dotted)
+        return self._walk(parts[0], parts[1:], seen)
+
+    def _walk(self, module: str, parts: list[str], seen: frozenset) -> Symbol:
+        current = self._module_symbol(module)
+        for position, name in enumerate(parts):
+            if current.kind != MODULE:
+                return _extended(current, tuple(parts[position:]))
+            current = self._member(current.module, name, seen)
+        return current
+
+    def _module_symbol(self, module: str) -> Symbol:
+        location = self.location(module)
+        if location is None:
+            return _unknown(module, f"no module {module} in {self.root}")
+        return Symbol(MODULE, module, module, None, location.path)
+
+    def _member(self, module: str, name: str, seen: frozenset) -> Symbol:
+        """`module.name`: a definition, an import followed, a submodule, or a star import."""
+        qualified = f"{module}.{name}"
+        if (module, name) in seen or len(seen) > MAX_HOPS:
+            return _unknown(qualified, f"import cycle through {qualified}")
+        seen = seen | {(module, name)}
+        location, summary = self.location(module), self.summary(module)
+        usable = summary is not None and summary.error is None
+        if usable:
+            kind = _defined_kind(summary, name)
+            if kind is not None:
+                return Symbol(kind, qualified, module, name, location.path)
+            target = self._absolute_name(module, summary.imports[name]) if name in summary.imports else qualified
+            if target is None:
+                return _unknown(qualified, f"relative import beyond the top package in {module}")
+            if target != qualified:  # else `from . import blocks` in a package: the submodule, below
+                return self._resolve_absolute(target, seen)
+        if location is not None and location.is_package and self.location(qualified) is not None:
+            return self._module_symbol(qualified)
+        if usable:
+            return self._through_stars(module, name, summary, seen)
+        if summary is not None:
+            return _unknown(qualified, f"{location.path}: {summary.error}")
+        return _unknown(qualified, f"{module} defines no {name}")
+
+    def _through_stars(self, module: str, name: str, summary: Summary, seen: frozenset) -> Symbol:
+        for star in summary.star_imports:
+            target = self._absolute_module(module, star)
+            if target is None or self.location(target.split(".")[0]) is None:
+                return _unknown(f"{module}.{name}", f"{name} may come from `from {star} import *` in {module}")
+            found = self._walk(target, [name], seen)
+            if found.kind != UNKNOWN:
+                return found
+        return _unknown(f"{module}.{name}", f"{module} defines no {name}")
+
+    # ------------------------------------------------------ relative names
+    def _package_of(self, module: str) -> list[str]:
+        location = self.location(module)
+        parts = module.split(".")
+        return parts if location is not None and location.is_package else parts[:-1]
+
+    def _absolute_module(self, importer: str | None, relative: str) -> str | None:
+        """`..utils` read in `importer` (`from ..utils import *`) as an absolute module name."""
+        rest = relative.lstrip(".")
+        level = len(relative) - len(rest)
+        if level == 0:
+            return relative
+        if importer is None:
+            return None
+        package = self._package_of(importer)
+        if level - 1 >= len(package):
+            return None
+        base = package[: len(package) - (level - 1)]
+        return ".".join(base + ([rest] if rest else [])) or None
+
+    def _absolute_name(self, importer: str | None, qualified: str) -> str | None:
+        """An index-written name made absolute. The index writes `from . import x` as `..x` (module
+        `.` joined to `x` with a dot), so a single name after the dots has one dot too many."""
+        rest = qualified.lstrip(".")
+        dots = len(qualified) - len(rest)
+        if dots == 0:
+            return qualified
+        if "." not in rest and dots >= 2:
+            dots -= 1
+        return self._absolute_module(importer, "." * dots + rest)
+
+    # ------------------------------------------------------------------ callers
+    def python_files(self) -> list[Path]:
+        """The project's Python files, bounded (see `callers.project_files`)."""
+        if self._files is None:
+            from initlint.project.callers import project_files
+
+            self._files = project_files(self.root)
+        return self._files
+
+    def find_calls(self, method: str, cls: Symbol | None = None) -> list:
+        """Call sites of `method` in the project; see `callers.find_calls`."""
+        from initlint.project.callers import find_calls
+
+        return find_calls(self, method, cls)
+
+
+def _defined_kind(summary: Summary, name: str) -> str | None:
+    if name in summary.classes:
+        return CLASS
+    if name in summary.functions:
+        return FUNCTION
+    if name in summary.constants:
+        return CONSTANT
+    return None
+
+
+def _extended(symbol: Symbol, rest: tuple[str, ...]) -> Symbol:
+    """`Block.build` past the class `Block`; `torch.nn.Linear` past the external `torch.nn`."""
+    if symbol.kind == EXTERNAL:
+        return replace(symbol, qualified=".".join((symbol.qualified, *rest)))
+    if symbol.kind == UNKNOWN:
+        return symbol
+    return replace(symbol, attribute=symbol.attribute + rest)
+
+
+_PROJECTS: dict[tuple, Project] = {}
+#: Projects kept per process (a flake8 worker sees files of one project, a monorepo a few).
+MAX_PROJECTS = 8
+
+
+def project_for(path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
+    """The Project holding `path`, shared by every file of it checked in this process."""
+    root = find_root(Path(os.path.realpath(path)))
+    key = (root, cache_folder if cache_folder is DEFAULT else str(cache_folder))
+    project = _PROJECTS.get(key)
+    if project is None:
+        if len(_PROJECTS) >= MAX_PROJECTS:
+            del _PROJECTS[next(iter(_PROJECTS))]
+        project = _PROJECTS[key] = Project(root, cache_folder)
+    project.module_name(path)
+    return project
