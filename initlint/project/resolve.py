@@ -91,6 +91,11 @@ class Project:
         """Share a parse the caller already made (the checked file), so no one parses it again."""
         self.store.adopt(Path(os.path.realpath(path)), Parsed(source, module, index))
 
+    def parsed_file(self, path: str | os.PathLike) -> Parsed | str:
+        """The shared parse of a file (the checked one included), or why there is none: a file
+        that another checked file already reached is not parsed again."""
+        return self.store.parsed(Path(os.path.realpath(path)))
+
     def parsed(self, module: str) -> Parsed | None:
         location = self.location(module)
         if location is None or location.path is None:
