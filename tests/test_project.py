@@ -122,6 +122,21 @@ def test_namespace_packages_and_plain_scripts_resolve(tmp_path):
     assert project.resolve_symbol(module, "more.GPT").qualified == "ns.models.gpt.GPT"
 
 
+def test_each_script_folder_sees_its_own_modules(tmp_path):
+    root = write_tree(tmp_path / "proj", {
+        "pyproject.toml": "",
+        "examples/gpt/model.py": "class GPT:\n    pass\n",
+        "examples/gpt/train.py": "from model import GPT as Model\n",
+        "examples/bert/model.py": "class Bert:\n    pass\n",
+        "examples/bert/train.py": "from model import Bert as Model\n",
+    })
+    project = Project(root, cache_folder=None)
+    for name, expected in [("gpt", "GPT"), ("bert", "Bert"), ("gpt", "GPT")]:
+        module = project.module_name(root / "examples" / name / "train.py")
+        found = project.resolve_symbol(module, "Model")
+        assert (found.name, found.path) == (expected, root.resolve() / "examples" / name / "model.py")
+
+
 def test_import_cycles_end_in_unknown(tmp_path):
     root = write_tree(tmp_path / "proj", {
         "pyproject.toml": "",

@@ -19,7 +19,7 @@ import libcst as cst
 from initlint.analysis.index import build_index, dotted_name
 from initlint.files import SKIPPED_DIRS
 from initlint.project.cache import FOLDER_NAME
-from initlint.project.layout import is_regular_file
+from initlint.project.layout import Location, is_regular_file
 from initlint.project.resolve import CLASS, Symbol
 from initlint.project.store import ENTRY_POINTS, Parsed
 
@@ -135,7 +135,7 @@ def _built_from(value: cst.BaseExpression | None) -> str | None:
     return dotted_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
 
 
-def _receiver_class(project, module: str | None, imports: dict[str, str], enclosing: str | None, text: str, value):
+def _receiver_class(project, module: Location | None, imports: dict[str, str], enclosing: str | None, text: str, value):
     if text == "self" and enclosing is not None and module is not None:
         return project.resolve_symbol(module, enclosing)
     name = _built_from(value)
@@ -154,7 +154,7 @@ def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]
     parsed.module.visit(finder)
     if not finder.hits:
         return []
-    module = project.module_name(path)
+    module = project.layout.location_of(path)
     imports = {**build_index(cst.Module(body=finder.import_lines)).imports, **parsed.index.imports}
     positions = LazyPositions(parsed.module, parsed.source)
     sites = []
@@ -162,7 +162,7 @@ def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]
         text = finder.text(receiver)
         start = positions[call].start
         owner = _receiver_class(project, module, imports, enclosing, text, value)
-        sites.append(CallSite(path, module, start.line, start.column + 1, method, via, text, owner, arguments, call, parsed))
+        sites.append(CallSite(path, module.name if module is not None else None, start.line, start.column + 1, method, via, text, owner, arguments, call, parsed))
     return sites
 
 

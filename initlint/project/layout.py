@@ -3,9 +3,10 @@
 Python finds `mypkg.blocks` by looking for `mypkg/__init__.py` (a regular package), `mypkg.py`
 (a module) or a bare `mypkg/` folder (a namespace package) in each folder of `sys.path`. A linter
 cannot know the user's `sys.path`, so it rebuilds the likely one from the project's shape: the
-folder above the checked file's `__init__.py` chain (where `python -m` or an installed package
-would import it from), `<root>/src` (the src layout) and the project root (where `python
-train.py` runs). Nothing outside the project root is ever located: those names are "external".
+folder above the importing file's `__init__.py` chain (where `python -m` or an installed package
+would import it from, and where `python train.py` puts the script's folder), `<root>/src` (the
+src layout) and the project root. Nothing outside the project root is ever located: those names
+are "external".
 """
 
 from __future__ import annotations
@@ -92,59 +93,65 @@ class Location:
 
     name: str
     path: Path | None
+    #: the package's folder (None for a plain module)
     folder: Path | None
     is_package: bool
+    #: the import folder it was found in: where its own absolute imports are looked up first
+    base: Path
 
 
 class Layout:
-    """The project root and the import folders of a project; maps module names to files."""
+    """The project root and its import folders; maps module names to files."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
         self.search_path: list[Path] = [folder for folder in (self.root / "src", self.root) if is_folder(folder)]
 
-    def module_name(self, path: Path) -> str | None:
-        """`mypkg.blocks` for `<root>/src/mypkg/blocks.py`; None outside the project or for a
-        file name that is no identifier (`train-v2.py` cannot be imported)."""
+    def location_of(self, path: Path) -> Location | None:
+        """The module a file of the project is: `mypkg.blocks` for `<root>/src/mypkg/blocks.py`;
+        None outside the project or for a file name that is no identifier (`train-v2.py`)."""
         path = Path(os.path.realpath(path))
         if not path.is_relative_to(self.root) or path.suffix not in (".py", ".pyi"):
             return None
         top = package_top(path)
-        self.add_folder(top)
         parts = list(path.relative_to(top).with_suffix("").parts)
-        if parts and parts[-1] == "__init__":
+        is_package = bool(parts) and parts[-1] == "__init__"
+        if is_package:
             parts.pop()
         if not parts or not all(part.isidentifier() for part in parts):
             return None
-        return ".".join(parts)
+        return Location(".".join(parts), path, path.parent if is_package else None, is_package, top)
 
-    def add_folder(self, folder: Path) -> None:
-        """Make `folder` an import folder (the top of a checked file's package), tried first."""
-        if folder not in self.search_path and _within(folder, self.root):
-            self.search_path.insert(0, folder)
-
-    def locate(self, name: str) -> Location | None:
-        """The file (or namespace folder) for a dotted module name, or None: not in the project."""
+    def locate(self, name: str, first: Path | None = None) -> Location | None:
+        """The file (or namespace folder) for a dotted module name, looked up in `first` (the
+        importer's own import folder), then in `<root>/src` and `<root>`; None: not in the project."""
         parts = name.split(".")
         if not all(part.isidentifier() for part in parts):
             return None
+        folders = [first] if first is not None and _within(first, self.root) else []
         namespace = None
-        for base in self.search_path:
+        for base in folders + [folder for folder in self.search_path if folder != first]:
             found = self._locate_in(base, parts)
             if found is not None and found.path is not None:
                 return found
             namespace = namespace or found
         return namespace
 
+    def child(self, package: Location, name: str) -> Location | None:
+        """The submodule `name` of a package, in the package's own folder."""
+        if not package.is_package or not name.isidentifier():
+            return None
+        return self._locate_in(package.base, [*package.name.split("."), name])
+
     def _locate_in(self, base: Path, parts: list[str]) -> Location | None:
         folder = base.joinpath(*parts)
         name = ".".join(parts)
         if is_regular_file(folder / "__init__.py") and _within(folder, self.root):
-            return Location(name, folder / "__init__.py", folder, True)
+            return Location(name, folder / "__init__.py", folder, True, base)
         for suffix in (".py", ".pyi"):
             module = folder.with_name(folder.name + suffix)
             if is_regular_file(module) and _within(module, self.root):
-                return Location(name, module, None, False)
+                return Location(name, module, None, False, base)
         if is_folder(folder) and _within(folder, self.root):
-            return Location(name, None, folder, True)
+            return Location(name, None, folder, True, base)
         return None

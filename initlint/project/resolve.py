@@ -51,6 +51,8 @@ class Symbol:
     #: why an UNKNOWN symbol could not be resolved
     reason: str = ""
     definition: Definition | None = field(default=None, compare=False, repr=False)
+    #: where a MODULE symbol's module lives
+    location: Location | None = field(default=None, compare=False, repr=False)
 
 
 def _unknown(qualified: str, reason: str) -> Symbol:
@@ -68,7 +70,9 @@ class Project:
         self.root = self.layout.root
         folder = default_cache_folder(self.root) if cache_folder is DEFAULT else cache_folder
         self.store = Store(DiskCache(folder))
-        self._locations: dict[str, Location | None] = {}
+        self._locations: dict[tuple[str, Path | None], Location | None] = {}
+        #: the files named through `module_name`, by module name (the latest one wins)
+        self._named: dict[str, Location] = {}
         self._files: list[Path] | None = None
 
     @classmethod
@@ -79,13 +83,23 @@ class Project:
 
     # ------------------------------------------------------------------ modules
     def module_name(self, path: str | os.PathLike) -> str | None:
-        """The dotted name of a file of the project (None: outside it, or not importable)."""
-        return self.layout.module_name(Path(path))
+        """The dotted name of a file of the project (None: outside it, or not importable). Name
+        the checked file first: names then resolve as that file sees them (`import model` in
+        `examples/gpt/train.py` is `examples/gpt/model.py`, not another example's)."""
+        location = self.layout.location_of(Path(path))
+        if location is None:
+            return None
+        self._named[location.name] = location
+        return location.name
 
-    def location(self, module: str) -> Location | None:
-        if module not in self._locations:
-            self._locations[module] = self.layout.locate(module)
-        return self._locations[module]
+    def location(self, module: str, first: Path | None = None) -> Location | None:
+        """Where a module is, looked up from import folder `first` (default: where it was named)."""
+        if first is None and module in self._named:
+            return self._named[module]
+        key = (module, first)
+        if key not in self._locations:
+            self._locations[key] = self.layout.locate(module, first)
+        return self._locations[key]
 
     def add_source(self, path: str | os.PathLike, source: str, module: cst.Module, index: ModuleIndex) -> None:
         """Share a parse the caller already made (the checked file), so no one parses it again."""
@@ -109,19 +123,25 @@ class Project:
         return self.store.summary(location.path) if location is not None and location.path is not None else None
 
     # --------------------------------------------------------------- resolution
-    def resolve(self, importer: str | None, qualified: str) -> Symbol:
+    def resolve(self, importer: str | Location | None, qualified: str) -> Symbol:
         """What a qualified name, as the index writes it (`.blocks.Block`, `..x` for `from . import
         x`, `torch.nn.Linear`), refers to when read in module `importer`; no definition loaded."""
-        absolute = self._absolute_name(importer, qualified)
+        location = self._importer(importer)
+        absolute = _absolute_name(location, qualified)
         if absolute is None:
             return _unknown(qualified, f"relative import beyond the top package of {importer or 'a script'}")
-        return self._resolve_absolute(absolute, frozenset())
+        return self._resolve_absolute(absolute, frozenset(), location.base if location is not None else None)
 
-    def resolve_symbol(self, module: str, name: str) -> Symbol:
+    def resolve_symbol(self, module: str | Location, name: str) -> Symbol:
         """Look `name` (`Block`, `blocks.Block`, `nn.Linear`) up in `module`'s namespace and load
         its definition: the ClassDef with its ClassInfo, the FunctionDef, or a constant's value."""
-        symbol = self._walk(module, name.split("."), frozenset())
-        return self.with_definition(symbol)
+        location = self._importer(module)
+        if location is None:
+            return _unknown(f"{module}.{name}", f"no module {module} in {self.root}")
+        return self.with_definition(self._walk(location, name.split("."), frozenset()))
+
+    def _importer(self, module: str | Location | None) -> Location | None:
+        return self.location(module) if isinstance(module, str) else module
 
     def with_definition(self, symbol: Symbol) -> Symbol:
         if symbol.kind not in (CLASS, FUNCTION, CONSTANT) or symbol.path is None or symbol.definition is not None:
@@ -144,91 +164,59 @@ class Project:
             return {}
         return {local: self.resolve(module, qualified) for local, qualified in summary.imports.items()}
 
-    def _resolve_absolute(self, dotted: str, seen: frozenset) -> Symbol:
-        parts = dotted.split(".")
-        if self.location(parts[0]) is None:
+    def _resolve_absolute(self, dotted: str, seen: frozenset, first: Path | None) -> Symbol:
+        head, *rest = dotted.split(".")
+        top = self.location(head, first)
+        if top is None:
             return Symbol(EXTERNAL, dotted)
-        return self._walk(parts[0], parts[1:], seen)
+        return self._walk(top, rest, seen)
 
-    def _walk(self, module: str, parts: list[str], seen: frozenset) -> Symbol:
-        current = self._module_symbol(module)
+    def _walk(self, location: Location, parts: list[str], seen: frozenset) -> Symbol:
+        current = _module_symbol(location)
         for position, name in enumerate(parts):
             if current.kind != MODULE:
                 return _extended(current, tuple(parts[position:]))
-            current = self._member(current.module, name, seen)
+            current = self._member(current.location, name, seen)
         return current
 
-    def _module_symbol(self, module: str) -> Symbol:
-        location = self.location(module)
-        if location is None:
-            return _unknown(module, f"no module {module} in {self.root}")
-        return Symbol(MODULE, module, module, None, location.path)
-
-    def _member(self, module: str, name: str, seen: frozenset) -> Symbol:
+    def _member(self, location: Location, name: str, seen: frozenset) -> Symbol:
         """`module.name`: a definition, an import followed, a submodule, or a star import."""
-        qualified = f"{module}.{name}"
-        if (module, name) in seen or len(seen) > MAX_HOPS:
+        qualified = f"{location.name}.{name}"
+        key = (location.path or location.folder, name)
+        if key in seen or len(seen) > MAX_HOPS:
             return _unknown(qualified, f"import cycle through {qualified}")
-        seen = seen | {(module, name)}
-        location, summary = self.location(module), self.summary(module)
+        seen = seen | {key}
+        summary = self.store.summary(location.path) if location.path is not None else None
         usable = summary is not None and summary.error is None
         if usable:
             kind = _defined_kind(summary, name)
             if kind is not None:
-                return Symbol(kind, qualified, module, name, location.path)
-            target = self._absolute_name(module, summary.imports[name]) if name in summary.imports else qualified
+                return Symbol(kind, qualified, location.name, name, location.path)
+            target = _absolute_name(location, summary.imports[name]) if name in summary.imports else qualified
             if target is None:
-                return _unknown(qualified, f"relative import beyond the top package in {module}")
+                return _unknown(qualified, f"relative import beyond the top package in {location.name}")
             if target != qualified:  # else `from . import blocks` in a package: the submodule, below
-                return self._resolve_absolute(target, seen)
-        if location is not None and location.is_package and self.location(qualified) is not None:
-            return self._module_symbol(qualified)
+                return self._resolve_absolute(target, seen, location.base)
+        child = self.layout.child(location, name)
+        if child is not None:
+            return _module_symbol(child)
         if usable:
-            return self._through_stars(module, name, summary, seen)
+            return self._through_stars(location, name, summary, seen)
         if summary is not None:
             return _unknown(qualified, f"{location.path}: {summary.error}")
-        return _unknown(qualified, f"{module} defines no {name}")
+        return _unknown(qualified, f"{location.name} defines no {name}")
 
-    def _through_stars(self, module: str, name: str, summary: Summary, seen: frozenset) -> Symbol:
+    def _through_stars(self, location: Location, name: str, summary: Summary, seen: frozenset) -> Symbol:
+        qualified = f"{location.name}.{name}"
         for star in summary.star_imports:
-            target = self._absolute_module(module, star)
-            if target is None or self.location(target.split(".")[0]) is None:
-                return _unknown(f"{module}.{name}", f"{name} may come from `from {star} import *` in {module}")
-            found = self._walk(target, [name], seen)
+            target = _absolute_module(location, star)
+            source = self._resolve_absolute(target, seen, location.base) if target is not None else None
+            if source is None or source.kind != MODULE:
+                return _unknown(qualified, f"{name} may come from `from {star} import *` in {location.name}")
+            found = self._walk(source.location, [name], seen)
             if found.kind != UNKNOWN:
                 return found
-        return _unknown(f"{module}.{name}", f"{module} defines no {name}")
-
-    # ------------------------------------------------------ relative names
-    def _package_of(self, module: str) -> list[str]:
-        location = self.location(module)
-        parts = module.split(".")
-        return parts if location is not None and location.is_package else parts[:-1]
-
-    def _absolute_module(self, importer: str | None, relative: str) -> str | None:
-        """`..utils` read in `importer` (`from ..utils import *`) as an absolute module name."""
-        rest = relative.lstrip(".")
-        level = len(relative) - len(rest)
-        if level == 0:
-            return relative
-        if importer is None:
-            return None
-        package = self._package_of(importer)
-        if level - 1 >= len(package):
-            return None
-        base = package[: len(package) - (level - 1)]
-        return ".".join(base + ([rest] if rest else [])) or None
-
-    def _absolute_name(self, importer: str | None, qualified: str) -> str | None:
-        """An index-written name made absolute. The index writes `from . import x` as `..x` (module
-        `.` joined to `x` with a dot), so a single name after the dots has one dot too many."""
-        rest = qualified.lstrip(".")
-        dots = len(qualified) - len(rest)
-        if dots == 0:
-            return qualified
-        if "." not in rest and dots >= 2:
-            dots -= 1
-        return self._absolute_module(importer, "." * dots + rest)
+        return _unknown(qualified, f"{location.name} defines no {name}")
 
     # ------------------------------------------------------------------ callers
     def python_files(self) -> list[Path]:
@@ -244,6 +232,38 @@ class Project:
         from initlint.project.callers import find_calls
 
         return find_calls(self, method, cls)
+
+
+def _module_symbol(location: Location) -> Symbol:
+    return Symbol(MODULE, location.name, location.name, None, location.path, location=location)
+
+
+def _absolute_module(importer: Location | None, relative: str) -> str | None:
+    """`..utils` read in `importer` (`from ..utils import *`) as an absolute module name; None
+    beyond the top package (Python raises ImportError there)."""
+    rest = relative.lstrip(".")
+    level = len(relative) - len(rest)
+    if level == 0:
+        return relative
+    if importer is None:
+        return None
+    parts = importer.name.split(".")
+    package = parts if importer.is_package else parts[:-1]
+    if level - 1 >= len(package):
+        return None
+    return ".".join(package[: len(package) - (level - 1)] + ([rest] if rest else []))
+
+
+def _absolute_name(importer: Location | None, qualified: str) -> str | None:
+    """An index-written name made absolute. The index writes `from . import x` as `..x` (module
+    `.` joined to `x` with a dot), so a single name after the dots has one dot too many."""
+    rest = qualified.lstrip(".")
+    dots = len(qualified) - len(rest)
+    if dots == 0:
+        return qualified
+    if "." not in rest and dots >= 2:
+        dots -= 1
+    return _absolute_module(importer, "." * dots + rest)
 
 
 def _defined_kind(summary: Summary, name: str) -> str | None:
