@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import libcst
@@ -148,6 +149,18 @@ def test_import_cycles_end_in_unknown(tmp_path):
     found = project.resolve_symbol(module, "X")
     assert found.kind == UNKNOWN and "cycle" in found.reason
     assert project.resolve_symbol(module, "Y").kind == UNKNOWN  # through the star-import loop
+
+
+def test_star_imports_that_all_import_each_other_end_quickly(tmp_path):
+    names = [f"m{i}" for i in range(16)]
+    root = write_tree(tmp_path / "proj", {
+        "pyproject.toml": "",
+        **{f"{name}.py": "".join(f"from {other} import *\n" for other in names if other != name) for name in names},
+    })
+    project, module = open_project(root / "m0.py")
+    start = time.perf_counter()
+    assert project.resolve_symbol(module, "Missing").kind == UNKNOWN
+    assert time.perf_counter() - start < 5
 
 
 def test_a_broken_sibling_degrades_to_unknown_and_the_rest_resolves(tmp_path):

@@ -23,6 +23,8 @@ from initlint.project.store import Parsed, Store, Summary
 CLASS, FUNCTION, CONSTANT, MODULE, EXTERNAL, UNKNOWN = "class", "function", "constant", "module", "external", "unknown"
 #: Re-export chains longer than this are not followed (real ones are two or three deep).
 MAX_HOPS = 32
+#: Lookups one resolution may make: star imports that all import each other branch at every hop.
+MAX_LOOKUPS = 2000
 #: `Project(cache_folder=DEFAULT)`: `INITLINT_CACHE_DIR`, else `<root>/.initlint_cache`.
 DEFAULT = object()
 
@@ -74,6 +76,9 @@ class Project:
         #: the files named through `module_name`, by module name (the latest one wins)
         self._named: dict[str, Location] = {}
         self._files: list[Path] | None = None
+        #: (module file or folder, name) -> what it resolved to, for names that did resolve
+        self._members: dict[tuple, Symbol] = {}
+        self._lookups = 0
 
     @classmethod
     def for_file(cls, path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
@@ -130,6 +135,7 @@ class Project:
         absolute = _absolute_name(location, qualified)
         if absolute is None:
             return _unknown(qualified, f"relative import beyond the top package of {importer or 'a script'}")
+        self._lookups = 0
         return self._resolve_absolute(absolute, frozenset(), location.base if location is not None else None)
 
     def resolve_symbol(self, module: str | Location, name: str) -> Symbol:
@@ -138,6 +144,7 @@ class Project:
         location = self._importer(module)
         if location is None:
             return _unknown(f"{module}.{name}", f"no module {module} in {self.root}")
+        self._lookups = 0
         return self.with_definition(self._walk(location, name.split("."), frozenset()))
 
     def _importer(self, module: str | Location | None) -> Location | None:
@@ -180,12 +187,20 @@ class Project:
         return current
 
     def _member(self, location: Location, name: str, seen: frozenset) -> Symbol:
+        key = (location.path or location.folder, name)
+        found = self._members.get(key)
+        if found is None:
+            self._lookups += 1
+            if key in seen or len(seen) > MAX_HOPS or self._lookups > MAX_LOOKUPS:
+                return _unknown(f"{location.name}.{name}", f"import cycle through {location.name}.{name}")
+            found = self._lookup(location, name, seen | {key})
+            if found.kind != UNKNOWN:  # an unknown may only mean that this path met a cycle
+                self._members[key] = found
+        return found
+
+    def _lookup(self, location: Location, name: str, seen: frozenset) -> Symbol:
         """`module.name`: a definition, an import followed, a submodule, or a star import."""
         qualified = f"{location.name}.{name}"
-        key = (location.path or location.folder, name)
-        if key in seen or len(seen) > MAX_HOPS:
-            return _unknown(qualified, f"import cycle through {qualified}")
-        seen = seen | {key}
         summary = self.store.summary(location.path) if location.path is not None else None
         usable = summary is not None and summary.error is None
         if usable:
