@@ -216,10 +216,9 @@ def test_caller_search_parses_only_files_that_use_the_name(gptpkg):
     write_tree(gptpkg / "scripts", {"other.py": "class Other:\n    def init_weights(self):\n        pass\n"})
     project, _ = open_project(gptpkg / "src" / "gptpkg" / "config.py", DEFAULT)
     project.find_calls("init_weights")
-    assert project.store.counters.reads == 11  # every file is read for the byte search ...
-    # ... five mention the name (model, train, finetune, notes, other) and are summarised; the
-    # sixth parse resolves train.py's `from gptpkg import GPT`
-    assert project.store.counters.parses == 6
+    # Of the 11 files, five mention the name (model, train, finetune, notes, other): only they are
+    # kept and summarised; the sixth file resolves train.py's `from gptpkg import GPT`
+    assert project.store.counters.reads == project.store.counters.parses == 6
     warm, _ = open_project(gptpkg / "src" / "gptpkg" / "config.py", DEFAULT)
     assert [site.path.name for site in warm.find_calls("init_weights")] == ["finetune.py"]
     # the summaries say that only finetune.py calls it (the others define it, apply `_init_weights`

@@ -19,7 +19,7 @@ import libcst as cst
 from initlint.analysis.index import build_index, dotted_name
 from initlint.files import SKIPPED_DIRS
 from initlint.project.cache import FOLDER_NAME
-from initlint.project.layout import Location, is_regular_file
+from initlint.project.layout import Location, is_regular_file, read_regular
 from initlint.project.resolve import CLASS, Symbol
 from initlint.project.store import ENTRY_POINTS, Parsed
 
@@ -170,8 +170,8 @@ def _candidates(project, method: str) -> list[Path]:
     needle = method.encode()
     found = []
     for path in project.python_files():
-        data = project.store.read(path)
-        if isinstance(data, str) or needle not in data[1]:
+        data = read_regular(path)  # not kept: only the candidates' bytes stay for the run
+        if isinstance(data, str) or needle not in data:
             continue
         if method in ENTRY_POINTS and method not in project.store.summary(path).entry_refs:
             continue  # the name is only defined there, or sits in a comment or a string
