@@ -179,6 +179,8 @@ def test_a_broken_sibling_degrades_to_unknown_and_the_rest_resolves(tmp_path):
     assert "NUL" in project.resolve_symbol(module, "Blob").reason
     assert "larger than" in project.resolve_symbol(module, "Big").reason
     assert project.resolve_symbol(module, "Good").kind == CLASS
+    write_tree(root, {"pkg/train.py": "from .good import Good\nm = Good()\nm.init_weights()\n", "pkg/bad.py": "m.init_weights(\n"})
+    assert [(site.path.name, site.receiver_class.qualified) for site in project.find_calls("init_weights")] == [("train.py", "pkg.good.Good")]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
@@ -195,6 +197,26 @@ def test_links_fifos_and_files_outside_the_root_are_never_read(tmp_path):
     assert project.resolve_symbol(module, "Secret").kind == EXTERNAL
     os.symlink(root, root / "again")  # a folder loop: the file walk does not follow it
     assert [path.name for path in project.python_files()] == ["main.py"]
+
+
+NOTHING_RUNS = """
+import sys
+from initlint.project import Project
+project = Project.for_file(sys.argv[1], cache_folder=None)
+found = project.resolve_symbol(project.module_name(sys.argv[1]), "GPT")
+sites = project.find_calls("_init_weights")
+print(found.qualified, len(sites), "torch" in sys.modules, "gptpkg" in sys.modules)
+"""
+
+
+def test_nothing_of_the_project_is_imported_or_run(gptpkg):
+    marker = gptpkg / "ran"
+    model = gptpkg / "src" / "gptpkg" / "model.py"
+    model.write_text(f"open({str(marker)!r}, 'w').close()\n" + model.read_text())
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-c", NOTHING_RUNS, str(gptpkg / "scripts" / "train.py")], capture_output=True, text=True, env=env)
+    assert result.stdout.split() == ["gptpkg.model.GPT", "2", "False", "False"], result.stderr
+    assert not marker.exists()
 
 
 def test_callers_of_entry_points_with_their_arguments(gptpkg):
