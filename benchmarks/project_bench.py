@@ -6,8 +6,9 @@
     python benchmarks/project_bench.py --corpus DIR       # where the wheels go (default .corpus/)
 
 The pinned wheels are downloaded at run time with pip (as scripts/corpus_eval.py does, into the
-git-ignored `.corpus/`) and unpacked; their code is never committed. For each package it prints,
-each figure the best of three rounds and a ratio to the reference:
+git-ignored `.corpus/`) and unpacked; their code is never committed. For each package it prints
+CPU seconds (the fastest round) and the ratio to the reference (the median over rounds of the
+ratio within a round, each round timing the reference next to every figure):
 
 * the reference: a bare `libcst.parse_module` of every file, in the same run;
 * every import of every file resolved (`Project.imports_of`), with a cold disk cache (an empty
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -45,14 +47,12 @@ from initlint.project import CLASS, ENTRY_POINTS, FUNCTION, Project  # noqa: E40
 BENCHED = ("litgpt", "torchtitan")
 
 
-def best_of(rounds: int, action):
-    """(seconds of the fastest round, what the last round returned)."""
-    times, result = [], None
-    for _ in range(rounds):
-        start = time.perf_counter()
-        result = action()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+def cpu_seconds(action):
+    """(CPU seconds of this process, what `action` returned). CPU time, not wall time: on a
+    shared machine the wall time of the same work varied 2x from round to round."""
+    start = time.process_time()
+    result = action()
+    return time.process_time() - start, result
 
 
 def resolve_all(project: Project, definitions: bool) -> tuple[Project, Counter]:
@@ -86,44 +86,51 @@ def resolve_in(root: Path, cache: Path, definitions: bool) -> tuple[Project, Cou
     return resolve_all(Project(root, cache_folder=cache), definitions)
 
 
-def cold(action, root: Path, *args):
-    """`action` on an empty cache folder each round."""
-
-    def fresh():
-        folder = Path(tempfile.mkdtemp(prefix="initlint-bench-"))
-        try:
-            return action(root, folder, *args)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-
-    return best_of(3, fresh)
+def on_empty_cache(action, root: Path):
+    folder = Path(tempfile.mkdtemp(prefix="initlint-bench-"))
+    try:
+        return action(root, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def measure(label: str, root: Path) -> None:
+def scenarios(root: Path, warm: Path) -> list[tuple[str, object]]:
+    rows = []
+    for what, action in [
+        ("resolve every import", lambda r, c: resolve_in(r, c, False)),
+        ("+ load definitions", lambda r, c: resolve_in(r, c, True)),
+        ("whole project, every file", whole_project),
+        ("callers of init entry points", callers_all),
+    ]:
+        rows.append((f"{what}, cold cache", lambda action=action: on_empty_cache(action, root)))
+        rows.append((f"{what}, warm cache", lambda action=action: action(root, warm)))
+    return rows
+
+
+def measure(label: str, root: Path, rounds: int) -> None:
     files = Project(root, cache_folder=None).python_files()
     sources = [decode(path.read_bytes()) for path in files]
-    reference, _ = best_of(3, lambda: [cst.parse_module(text) for text in sources])
-    warm_folder = Path(tempfile.mkdtemp(prefix="initlint-bench-"))
+    warm = Path(tempfile.mkdtemp(prefix="initlint-bench-"))
+    times: dict[str, list[float]] = {}
+    results: dict[str, object] = {}
     try:
-        resolve_in(root, warm_folder, True)  # fills the warm cache
-        rows = [
-            ("resolve every import, cold cache", cold(resolve_in, root, False)),
-            ("resolve every import, warm cache", best_of(3, lambda: resolve_in(root, warm_folder, False))),
-            ("+ load definitions, cold cache", cold(resolve_in, root, True)),
-            ("+ load definitions, warm cache", best_of(3, lambda: resolve_in(root, warm_folder, True))),
-            ("whole project, every file, cold cache", cold(whole_project, root)),
-            ("whole project, every file, warm cache", best_of(3, lambda: whole_project(root, warm_folder))),
-            ("callers of init entry points, cold", cold(callers_all, root)),
-            ("callers of init entry points, warm", best_of(3, lambda: callers_all(root, warm_folder))),
-        ]
+        resolve_in(root, warm, True)  # fills the warm cache
+        # Each round times the reference next to every scenario: ratios within a round share the load.
+        for _ in range(rounds):
+            times.setdefault("reference", []).append(cpu_seconds(lambda: [cst.parse_module(text) for text in sources])[0])
+            for name, action in scenarios(root, warm):
+                seconds, results[name] = cpu_seconds(action)
+                times.setdefault(name, []).append(seconds)
     finally:
-        shutil.rmtree(warm_folder, ignore_errors=True)
-    kinds = rows[0][1][1][1]
+        shutil.rmtree(warm, ignore_errors=True)
+    kinds = results["resolve every import, cold cache"][1]
     print(f"{label}: {len(files)} files, {sum(text.count(chr(10)) for text in sources)} lines, "
           f"{sum(kinds.values())} imports ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})")
-    print(f"  {'bare libcst.parse_module of every file':40} {reference:7.3f} s  (reference, 1.00x)")
-    for name, (seconds, result) in rows:
-        print(f"  {name:40} {seconds:7.3f} s  ({seconds / reference:.2f}x){_detail(result)}")
+    reference = times.pop("reference")
+    print(f"  {'bare libcst.parse_module of every file':42} {min(reference):7.3f} s  (reference, 1.00x)")
+    for name, seconds in times.items():
+        ratio = statistics.median(s / r for s, r in zip(seconds, reference))
+        print(f"  {name:42} {min(seconds):7.3f} s  ({ratio:.2f}x){_detail(results[name])}")
 
 
 def _detail(result) -> str:
@@ -137,12 +144,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=REPO / ".corpus", help="download and unpack folder")
     parser.add_argument("--package", choices=BENCHED, help="only this package")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per figure (default 3)")
     options = parser.parse_args(argv)
     packages = [p for p in PACKAGES if p.name in BENCHED and options.package in (None, p.name)]
     download(packages, options.corpus / "dl")
     cst.parse_module("import torch\n")  # import and first-call costs are not charged to a package
     for package in packages:
-        measure(package.requirement, unpack(package, options.corpus / "dl", options.corpus / "src"))
+        measure(package.requirement, unpack(package, options.corpus / "dl", options.corpus / "src"), options.rounds)
     return 0
 
 
