@@ -138,6 +138,23 @@ def test_each_script_folder_sees_its_own_modules(tmp_path):
         assert (found.name, found.path) == (expected, root.resolve() / "examples" / name / "model.py")
 
 
+def test_a_root_that_is_itself_a_package(tmp_path):
+    write_tree(tmp_path, {"blocks.py": "class Elsewhere:\n    pass\n"})  # beside the root: never read
+    root = write_tree(tmp_path / "proj", {
+        "pyproject.toml": "",
+        "__init__.py": "",
+        "blocks.py": "class Block:\n    pass\n",
+        "model.py": "from .blocks import Block\nclass GPT:\n    pass\n",
+        "train.py": "from model import GPT\nimport blocks\n",
+    })
+    project, module = open_project(root / "model.py")
+    assert module == "proj.model"
+    assert project.resolve_symbol(module, "Block").path == root.resolve() / "blocks.py"
+    train = project.module_name(root / "train.py")
+    assert project.resolve_symbol(train, "GPT").qualified == "model.GPT"
+    assert project.resolve_symbol(train, "blocks.Block").path == root.resolve() / "blocks.py"
+
+
 def test_import_cycles_end_in_unknown(tmp_path):
     root = write_tree(tmp_path / "proj", {
         "pyproject.toml": "",

@@ -128,7 +128,9 @@ class Layout:
         parts = name.split(".")
         if not all(part.isidentifier() for part in parts):
             return None
-        folders = [first] if first is not None and _within(first, self.root) else []
+        # `first` may lie above the root (a root holding an `__init__.py`): files found through it
+        # are still checked to be inside the root.
+        folders = [first] if first is not None else []
         namespace = None
         for base in folders + [folder for folder in self.search_path if folder != first]:
             found = self._locate_in(base, parts)
