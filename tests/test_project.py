@@ -155,6 +155,27 @@ def test_a_root_that_is_itself_a_package(tmp_path):
     assert project.resolve_symbol(train, "blocks.Block").path == root.resolve() / "blocks.py"
 
 
+def test_a_submodule_named_like_what_it_exports_and_namespace_folders(tmp_path):
+    root = write_tree(tmp_path / "proj", {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "from .override import override\nfrom .config import Config\n",
+        "pkg/override.py": "def override(x):\n    return x\nclass Spec:\n    pass\n",
+        "pkg/config.py": "from .override import Spec as Config\n",
+        "pkg/models/flux/__init__.py": "",
+        "pkg/models/flux/model/model.py": "class Flux:\n    pass\n",  # no __init__.py in model/
+        "pkg/models/flux/model/adapter.py": "from .model import Flux\nfrom ..utils import helper\n",
+        "pkg/models/flux/utils.py": "def helper():\n    pass\n",
+    })
+    project, module = open_project(root / "pkg" / "__init__.py")
+    assert project.resolve_symbol(module, "override").kind == FUNCTION
+    assert project.resolve_symbol(module, "Config").qualified == "pkg.override.Spec"
+    adapter = project.module_name(root / "pkg" / "models" / "flux" / "model" / "adapter.py")
+    assert adapter == "adapter"  # no __init__.py beside it: on its own, a top-level module ...
+    assert project.resolve_symbol(adapter, "Flux").qualified == "pkg.models.flux.model.model.Flux"
+    assert project.resolve_symbol(adapter, "helper").qualified == "pkg.models.flux.utils.helper"  # ... but
+    # its relative imports only work when imported through the namespace folder, so they are read so
+
+
 def test_import_cycles_end_in_unknown(tmp_path):
     root = write_tree(tmp_path / "proj", {
         "pyproject.toml": "",
@@ -256,8 +277,8 @@ def test_caller_search_parses_only_files_that_use_the_name(gptpkg):
     project, _ = open_project(gptpkg / "src" / "gptpkg" / "config.py", DEFAULT)
     project.find_calls("init_weights")
     # Of the 11 files, five mention the name (model, train, finetune, notes, other): only they are
-    # kept and summarised; the sixth file resolves train.py's `from gptpkg import GPT`
-    assert project.store.counters.reads == project.store.counters.parses == 6
+    # kept and summarised (finetune.py's `from gptpkg.model import GPT` needs no other file)
+    assert project.store.counters.reads == project.store.counters.parses == 5
     warm, _ = open_project(gptpkg / "src" / "gptpkg" / "config.py", DEFAULT)
     assert [site.path.name for site in warm.find_calls("init_weights")] == ["finetune.py"]
     # the summaries say that only finetune.py calls it (the others define it, apply `_init_weights`

@@ -107,13 +107,14 @@ class Layout:
         self.root = Path(os.path.realpath(root))
         self.search_path: list[Path] = [folder for folder in (self.root / "src", self.root) if is_folder(folder)]
 
-    def location_of(self, path: Path) -> Location | None:
-        """The module a file of the project is: `mypkg.blocks` for `<root>/src/mypkg/blocks.py`;
-        None outside the project or for a file name that is no identifier (`train-v2.py`)."""
+    def location_of(self, path: Path, top: Path | None = None) -> Location | None:
+        """The module a file of the project is: `mypkg.blocks` for `<root>/src/mypkg/blocks.py`
+        (named from `top`, by default the folder above its `__init__.py` chain); None outside the
+        project or for a file name that is no identifier (`train-v2.py`)."""
         path = Path(os.path.realpath(path))
         if not path.is_relative_to(self.root) or path.suffix not in (".py", ".pyi"):
             return None
-        top = package_top(path)
+        top = top or package_top(path)
         parts = list(path.relative_to(top).with_suffix("").parts)
         is_package = bool(parts) and parts[-1] == "__init__"
         if is_package:
@@ -138,6 +139,16 @@ class Layout:
                 return found
             namespace = namespace or found
         return namespace
+
+    def through_namespaces(self, location: Location) -> Location | None:
+        """The same file named from `<root>/src` or `<root>` through the folders without
+        `__init__.py` above its package (namespace packages), if that is a longer name."""
+        if location.path is None:
+            return None
+        for folder in self.search_path:
+            if location.base != folder and location.base.is_relative_to(folder):
+                return self.location_of(location.path, folder)
+        return None
 
     def child(self, package: Location, name: str) -> Location | None:
         """The submodule `name` of a package, in the package's own folder."""

@@ -78,6 +78,7 @@ class Project:
         self._files: list[Path] | None = None
         #: (module file or folder, name) -> what it resolved to, for names that did resolve
         self._members: dict[tuple, Symbol] = {}
+        self._children: dict[tuple, Location | None] = {}
         self._lookups = 0
 
     @classmethod
@@ -131,12 +132,28 @@ class Project:
     def resolve(self, importer: str | Location | None, qualified: str) -> Symbol:
         """What a qualified name, as the index writes it (`.blocks.Block`, `..x` for `from . import
         x`, `torch.nn.Linear`), refers to when read in module `importer`; no definition loaded."""
-        location = self._importer(importer)
-        absolute = _absolute_name(location, qualified)
+        absolute, first = self._made_absolute(self._importer(importer), qualified, _absolute_name)
         if absolute is None:
             return _unknown(qualified, f"relative import beyond the top package of {importer or 'a script'}")
         self._lookups = 0
-        return self._resolve_absolute(absolute, frozenset(), location.base if location is not None else None)
+        return self._resolve_absolute(absolute, frozenset(), first)
+
+    def _made_absolute(self, location: Location | None, text: str, convert) -> tuple[str | None, Path | None]:
+        """`text` made absolute in `location`, and the folder to look it up from first. A relative
+        import that climbs past the file's package is read again with the file named through the
+        namespace folders above it, the only way Python could have imported it."""
+        absolute = convert(location, text)
+        if absolute is None and location is not None and text.startswith("."):
+            wider = self.layout.through_namespaces(location)
+            if wider is not None:
+                return convert(wider, text), wider.base
+        return absolute, location.base if location is not None else None
+
+    def _child(self, package: Location, name: str) -> Location | None:
+        key = (package.path or package.folder, name)
+        if key not in self._children:
+            self._children[key] = self.layout.child(package, name)
+        return self._children[key]
 
     def resolve_symbol(self, module: str | Location, name: str) -> Symbol:
         """Look `name` (`Block`, `blocks.Block`, `nn.Linear`) up in `module`'s namespace and load
@@ -172,11 +189,19 @@ class Project:
         return {local: self.resolve(module, qualified) for local, qualified in summary.imports.items()}
 
     def _resolve_absolute(self, dotted: str, seen: frozenset, first: Path | None) -> Symbol:
+        """The longest prefix that is a module file is imported as such (`from .override import
+        override` in a package means the submodule, whatever the package binds to that name);
+        the rest is looked up in its namespace."""
         head, *rest = dotted.split(".")
-        top = self.location(head, first)
-        if top is None:
+        location = self.location(head, first)
+        if location is None:
             return Symbol(EXTERNAL, dotted)
-        return self._walk(top, rest, seen)
+        while rest:
+            child = self._child(location, rest[0])
+            if child is None:
+                break
+            location, rest = child, rest[1:]
+        return self._walk(location, rest, seen)
 
     def _walk(self, location: Location, parts: list[str], seen: frozenset) -> Symbol:
         current = _module_symbol(location)
@@ -207,12 +232,13 @@ class Project:
             kind = _defined_kind(summary, name)
             if kind is not None:
                 return Symbol(kind, qualified, location.name, name, location.path)
-            target = _absolute_name(location, summary.imports[name]) if name in summary.imports else qualified
+            imported = summary.imports.get(name)
+            target, first = self._made_absolute(location, imported, _absolute_name) if imported else (qualified, None)
             if target is None:
                 return _unknown(qualified, f"relative import beyond the top package in {location.name}")
             if target != qualified:  # else `from . import blocks` in a package: the submodule, below
-                return self._resolve_absolute(target, seen, location.base)
-        child = self.layout.child(location, name)
+                return self._resolve_absolute(target, seen, first)
+        child = self._child(location, name)
         if child is not None:
             return _module_symbol(child)
         if usable:
@@ -224,8 +250,8 @@ class Project:
     def _through_stars(self, location: Location, name: str, summary: Summary, seen: frozenset) -> Symbol:
         qualified = f"{location.name}.{name}"
         for star in summary.star_imports:
-            target = _absolute_module(location, star)
-            source = self._resolve_absolute(target, seen, location.base) if target is not None else None
+            target, first = self._made_absolute(location, star, _absolute_module)
+            source = self._resolve_absolute(target, seen, first) if target is not None else None
             if source is None or source.kind != MODULE:
                 return _unknown(qualified, f"{name} may come from `from {star} import *` in {location.name}")
             found = self._walk(source.location, [name], seen)
