@@ -21,6 +21,7 @@ import pytest
 from initlint.analysis.index import build_index
 from initlint.project import CLASS, CONSTANT, DEFAULT, EXTERNAL, FUNCTION, MODULE, UNKNOWN, Project, project_for
 from initlint.project.layout import MAX_FILE_BYTES
+from initlint.project.store import SUMMARY_VERSION
 
 FIXTURES = Path(__file__).resolve().parent / "projects"
 REPO = Path(__file__).resolve().parent.parent
@@ -112,13 +113,15 @@ def test_namespace_packages_and_plain_scripts_resolve(tmp_path):
         ".git/HEAD": "ref: refs/heads/main\n",
         "ns/models/gpt.py": "import torch.nn as nn\nclass GPT(nn.Module):\n    pass\n",
         "ns/models/extra/more.py": "from ..gpt import GPT\n",
-        "helpers.py": "SCALE = 0.02\n",
+        "helpers.py": "SCALE = 0.02\nStd: TypeAlias = float\ndepth, width = 12, 768\n",
         "train.py": "import helpers\nfrom ns.models.gpt import GPT\nimport ns.models.extra.more as more\n",
     })
     project, module = open_project(root / "train.py")
     assert module == "train"
     assert project.resolve_symbol(module, "GPT").path == root.resolve() / "ns" / "models" / "gpt.py"
-    assert project.resolve_symbol(module, "helpers.SCALE").kind == CONSTANT
+    assert project.resolve_symbol(module, "helpers.SCALE").definition.node.value == "0.02"
+    for name in ("Std", "depth", "width"):  # bindings the index does not keep: known, without syntax
+        assert project.resolve_symbol(module, f"helpers.{name}").kind == CONSTANT
     assert project.resolve(module, "ns.models").kind == MODULE  # a bare folder: a namespace package
     assert project.resolve_symbol(module, "more.GPT").qualified == "ns.models.gpt.GPT"
 
@@ -297,12 +300,12 @@ def test_disk_cache_answers_without_parsing_and_ignores_corrupt_entries(gptpkg):
     first.resolve(module, "gptpkg.GPT")
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
     entries = sorted(cache.glob("summaries/*/*.json"))
-    assert len(entries) == 2 and all(json.loads(e.read_text())["version"] == 1 for e in entries)
+    assert len(entries) == 2 and all(json.loads(e.read_text())["version"] == SUMMARY_VERSION for e in entries)
     entries[0].write_text("{not json")
     second, _ = open_project(gptpkg / "scripts" / "train.py", DEFAULT)
     assert second.resolve(module, "gptpkg.GPT").qualified == "gptpkg.model.GPT"
     assert (second.store.counters.disk_hits, second.store.counters.parses) == (1, 1)
-    assert json.loads(entries[0].read_text())["version"] == 1  # rewritten
+    assert json.loads(entries[0].read_text())["version"] == SUMMARY_VERSION  # rewritten
 
 
 def test_cache_folder_choice(tmp_path, monkeypatch):
@@ -336,7 +339,7 @@ def test_concurrent_runs_share_one_cache_safely(gptpkg):
     assert all(run.returncode == 0 for run in runs), [err for _, err in outputs]
     assert len({out for out, _ in outputs}) == 1 and "gptpkg.model.GPT" in outputs[0][0]
     assert not list(cache.rglob(".tmp-*"))
-    assert all(json.loads(entry.read_text())["version"] == 1 for entry in cache.glob("summaries/*/*.json"))
+    assert all(json.loads(entry.read_text())["version"] == SUMMARY_VERSION for entry in cache.glob("summaries/*/*.json"))
 
 
 def test_project_for_shares_one_project_per_root(gptpkg):

@@ -177,8 +177,8 @@ class Project:
         info = index.classes.get(symbol.name) if symbol.kind == CLASS else None
         tables = {FUNCTION: index.functions, CONSTANT: index.constants}
         node = info.node if info is not None else tables.get(symbol.kind, {}).get(symbol.name)
-        if node is None:
-            return _unknown(symbol.qualified, f"{symbol.path} no longer defines {symbol.name}")
+        if node is None:  # a name the index does not record (`a, b = f()`): known, without syntax
+            return symbol if symbol.kind == CONSTANT else _unknown(symbol.qualified, f"{symbol.path} no longer defines {symbol.name}")
         return replace(symbol, definition=Definition(node, info, index, parsed))
 
     def imports_of(self, module: str) -> dict[str, Symbol]:

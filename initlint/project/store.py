@@ -23,7 +23,7 @@ from initlint.project.layout import read_regular
 #: Methods that initialise a model when someone calls them; the summary notes which a file uses.
 ENTRY_POINTS = ("_init_weights", "init_weights", "initialize_weights", "reset_parameters", "_reset_parameters", "init_parameters")
 #: Bump when the summary's content or meaning changes: older disk entries are then ignored.
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 
 
 @dataclass
@@ -41,6 +41,7 @@ class Summary:
     #: class name -> (qualified bases as the index resolves them, method names)
     classes: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
     functions: tuple[str, ...] = ()
+    #: the index's constants, and names bound by annotated or unpacking assignments
     constants: tuple[str, ...] = ()
     #: `from .model import *` as ".model", `from pkg.x import *` as "pkg.x"
     star_imports: tuple[str, ...] = ()
@@ -73,24 +74,43 @@ class Summary:
         return summary
 
 
-def _star_imports(body) -> list[str]:
-    """Star imports at the top level and inside top-level `if`/`try` (the index skips them)."""
-    found: list[str] = []
+def _top_level_statements(body):
+    """Small statements at the top level and inside top-level `if`/`try`, as the index reads them."""
     pending = list(body)
     while pending:
         stmt = pending.pop(0)
         if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
-                    module = dotted_name(small.module) if small.module is not None else ""
-                    found.append("." * len(small.relative) + (module or ""))
+            yield from stmt.body
         elif isinstance(stmt, (cst.If, cst.Try)):
             pending.extend(stmt.body.body)
             pending.extend(stmt.orelse.body.body if isinstance(stmt.orelse, cst.Else) else [stmt.orelse] if stmt.orelse else [])
             if isinstance(stmt, cst.Try):
                 for handler in stmt.handlers:
                     pending.extend(handler.body.body)
-    return found
+
+
+def _bound_names(target: cst.BaseExpression):
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _bound_names(element.value)
+
+
+def _beyond_the_index(body) -> tuple[list[str], list[str]]:
+    """What the index does not record: star imports (`from .layers import *` as ".layers"), and
+    names bound by annotated or unpacking assignments (`Fn: TypeAlias = ...`, `a, b = f()`)."""
+    stars: list[str] = []
+    names: list[str] = []
+    for small in _top_level_statements(body):
+        if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+            module = dotted_name(small.module) if small.module is not None else ""
+            stars.append("." * len(small.relative) + (module or ""))
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            names.extend(_bound_names(small.target))
+        elif isinstance(small, cst.Assign):
+            names.extend(name for target in small.targets if not isinstance(target.target, cst.Name) for name in _bound_names(target.target))
+    return stars, names
 
 
 #: `.init_weights` (an attribute), not `def init_weights`. A regular expression instead of a tree
@@ -101,10 +121,11 @@ _ENTRY_REF = re.compile(r"\.\s*(" + "|".join(ENTRY_POINTS) + r")\b")
 
 def summarise(parsed: Parsed) -> Summary:
     index = parsed.index
+    stars, names = _beyond_the_index(parsed.module.body)
     return Summary(
         dict(index.imports),
         {name: (tuple(info.bases), tuple(info.methods)) for name, info in index.classes.items()},
-        tuple(index.functions), tuple(index.constants), tuple(_star_imports(parsed.module.body)),
+        tuple(index.functions), tuple(dict.fromkeys([*index.constants, *names])), tuple(stars),
         tuple(sorted(set(_ENTRY_REF.findall(parsed.source)))),
     )
 
