@@ -271,6 +271,8 @@ def test_callers_of_entry_points_with_their_arguments(gptpkg):
     train = applied[0]
     assert train.receiver_class.qualified == "gptpkg.model.GPT" and train.column == 5
     assert [(arg.keyword.value, train.parsed.module.code_for_node(arg.value)) for arg in train.arguments] == [("n_layer", "config.n_layer")]
+    (gptpkg / "scripts" / "train.py").unlink()
+    assert project.find_calls("_init_weights", gpt) == applied  # asked again: answered from memory, not disk
     direct = project.find_calls("init_weights", gpt)
     assert [(site.path.name, site.via, site.receiver_class.qualified) for site in direct] == [("finetune.py", "call", "gptpkg.model.GPT")]
 

@@ -186,13 +186,15 @@ def find_calls(project, method: str, cls=None) -> list[CallSite]:
     sites whose receiver's class the file does not say (`receiver_class` None, or not a class)
     are kept: the caller decides what an unknown receiver means.
     """
-    sites: list[CallSite] = []
-    for path in _candidates(project, method):
-        parsed = project.store.parsed(path)
-        if isinstance(parsed, Parsed):
-            sites.extend(sites_in(project, path, parsed, method))
+    sites = project.call_sites.get(method)
+    if sites is None:  # once per method and run: every checked file of a project asks the same
+        sites = project.call_sites[method] = []
+        for path in _candidates(project, method):
+            parsed = project.store.parsed(path)
+            if isinstance(parsed, Parsed):
+                sites.extend(sites_in(project, path, parsed, method))
     if cls is None:
-        return sites
+        return list(sites)
     return [site for site in sites if not _other_class(site.receiver_class, cls)]
 
 

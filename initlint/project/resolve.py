@@ -79,6 +79,8 @@ class Project:
         #: (module file or folder, name) -> what it resolved to, for names that did resolve
         self._members: dict[tuple, Symbol] = {}
         self._children: dict[tuple, Location | None] = {}
+        #: method name -> its call sites in the project (`callers.find_calls`)
+        self.call_sites: dict[str, list] = {}
         self._lookups = 0
 
     @classmethod
