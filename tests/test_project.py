@@ -319,6 +319,10 @@ def test_cache_folder_choice(tmp_path, monkeypatch):
     assert not list((tmp_path / "lib").rglob("*.json"))
     monkeypatch.setenv("INITLINT_CACHE_DIR", "")
     assert not open_project(installed / "m.py", DEFAULT)[0].store.disk.enabled
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")  # a cache folder that cannot be made: no disk cache, same answers
+    project, module = open_project(installed / "m.py", blocked / "cache")
+    assert project.resolve(module, "..X").kind == CONSTANT and not project.store.disk.enabled
 
 
 CONCURRENT_RUN = """
