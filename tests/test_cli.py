@@ -12,6 +12,7 @@ import pytest
 
 from initlint.cli import main
 from initlint.engine import lint_file
+from initlint.reporters import rule_url, shorten
 from sample_models import PLAIN, UNPARSEABLE, gpt_source, writer_lines
 
 
@@ -92,14 +93,16 @@ def test_statistics(project, capsys):
 def test_json_matches_the_engine(project, capsys):
     code, out, _ = check(capsys, "--format", "json", ".")
     assert code == 1
-    assert json.loads(out) == [json.loads(json.dumps(broken_finding().to_dict()))]
+    expected = {**broken_finding().to_dict(), "url": rule_url("INI901"), "fixable": False}
+    assert json.loads(out) == [json.loads(json.dumps(expected))]
 
 
 def test_github_annotations(project, capsys):
     finding = broken_finding()
     code, out, _ = check(capsys, "--format", "github", ".")
     assert out.startswith(f"::error file=broken.py,line={finding.line},col={finding.column},")
-    assert out.endswith(f",title=INI901 unparseable-file::INI901 {finding.message}\n")
+    title = shorten(f"INI901 {finding.message}", 120).replace(":", "%3A").replace(",", "%2C")
+    assert out.endswith(f",title={title}::INI901 {finding.message}\n")
     assert out.count("\n") == 1
 
 
