@@ -6,9 +6,9 @@ pure (no printing, no exit codes) lets the tests compare output byte for byte.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from initlint.findings import Finding
 
@@ -26,6 +26,8 @@ class ReportOptions:
     files_checked: int = 0
     #: `--unsafe-fixes`: unsafe fixes count as applicable (marked `[*]`, not hinted at).
     unsafe_fixes: bool = False
+    #: Sources not on disk (stdin), by the path they are reported under.
+    sources: Mapping[str, str] = field(default_factory=dict)
 
 
 #: Where each rule's documentation is published; a rule's anchor is appended (see `rule_url`).

@@ -43,6 +43,14 @@ def source_lines(path: str, cell: int | None = None) -> tuple[str, ...]:
     return tuple(line.rstrip("\r\n") for line in physical_lines(text))
 
 
+def _lines_of(finding: Finding, sources) -> tuple[str, ...]:
+    if finding.path in sources:
+        from initlint.noqa import physical_lines
+
+        return tuple(line.rstrip("\r\n") for line in physical_lines(sources[finding.path]))
+    return source_lines(finding.path, finding.cell)
+
+
 def snippet(finding: Finding, color: bool = False, lines: Sequence[str] | None = None) -> list[str]:
     """The finding's source line and a caret line under its span (none if the line is gone)."""
     lines = source_lines(finding.path, finding.cell) if lines is None else lines
@@ -100,7 +108,7 @@ def render(findings: Sequence[Finding], options) -> str:
         if options.show_source:
             key = (finding.path, finding.cell)
             if key not in files:
-                files[key] = source_lines(*key)
+                files[key] = _lines_of(finding, options.sources)
             out.extend(snippet(finding, options.color, files[key]))
         if verbose:
             out.extend(explanation(finding, options.color))

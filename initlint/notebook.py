@@ -1,0 +1,230 @@
+"""Jupyter notebooks, checked as ruff checks them: the code cells joined into one module.
+
+IPython syntax (line magics `%x`, shell escapes `!x`, help `x?`, assignments from them, and cells
+that start with a cell magic `%%x`) becomes `pass` at the same indentation, so every line keeps
+its number and `# noqa` works per cell line. Findings are reported in the cell's own lines
+(`nb.ipynb:cell 3:12:5`); `cell N` counts every cell of the notebook, markdown ones included, as
+Jupyter shows them. `--fix` edits the cells' sources and writes the notebook back through
+nbformat (outputs and metadata kept), atomically and only when the result still parses.
+Needs the `notebook` extra (nbformat).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterable
+
+from initlint.config import Settings
+from initlint.findings import Edit, Evidence, Finding, Fix
+
+NOTEBOOK_SUFFIX = ".ipynb"
+_MAGIC = re.compile(r"^\s*(?:[%!?]|[\w.]+\?{1,2}\s*$|[\w.,\s\[\]]+=\s*[%!])")
+
+
+def is_notebook(path: str) -> bool:
+    return str(path).endswith(NOTEBOOK_SUFFIX)
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    number: int  # 1-based, among all cells
+    index: int  # position in `nb.cells`
+    source: str
+    first_line: int  # 1-based line of the joined module where the cell starts
+    line_count: int
+
+
+@dataclass(frozen=True)
+class Notebook:
+    node: object  # nbformat.NotebookNode
+    cells: tuple[CodeCell, ...]
+    source: str  # the code cells joined, IPython syntax replaced
+
+    def cell_at(self, line: int) -> CodeCell | None:
+        for cell in self.cells:
+            if cell.first_line <= line < cell.first_line + cell.line_count:
+                return cell
+        return None
+
+
+class NotebookError(Exception):
+    """Not a notebook nbformat can read: one INI901 for the file."""
+
+
+def _python_lines(source: str) -> list[str]:
+    lines = source.splitlines() or [""]
+    if lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
+        return [""] * len(lines)
+    return [re.match(r"\s*", line).group() + "pass" if _MAGIC.match(line) else line for line in lines]
+
+
+def _cell_source(cell) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def parse_notebook(data: bytes) -> Notebook:
+    import nbformat
+
+    try:
+        node = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)
+        cells = node["cells"]
+    except Exception as error:  # nbformat raises many kinds for JSON and schema problems
+        raise NotebookError(f"cannot read notebook: {type(error).__name__}: {' '.join(str(error).split())[:200]}") from None
+    code, lines, next_line = [], [], 1
+    for index, cell in enumerate(cells):
+        if cell.get("cell_type") != "code":
+            continue
+        source = _cell_source(cell)
+        python = _python_lines(source)
+        code.append(CodeCell(index + 1, index, source, next_line, len(python)))
+        lines.extend(python)
+        next_line += len(python)
+    return Notebook(node, tuple(code), "".join(line + "\n" for line in lines))
+
+
+def cell_lines(path: str, number: int) -> tuple[str, ...]:
+    """The lines of cell `number` as written (for the text reporter's snippet)."""
+    try:
+        notebook = parse_notebook(Path(path).read_bytes())
+    except (OSError, NotebookError):
+        return ()
+    for cell in notebook.cells:
+        if cell.number == number:
+            return tuple(cell.source.splitlines())
+    return ()
+
+
+# --- findings: joined-module positions -> cell positions ----------------------------------
+
+
+def _in_cell(notebook: Notebook, line: int) -> tuple[int | None, int]:
+    cell = notebook.cell_at(line)
+    return (None, line) if cell is None else (cell.number, line - cell.first_line + 1)
+
+
+def _evidence_in_cells(notebook: Notebook, steps: Iterable[Evidence]) -> tuple[Evidence, ...]:
+    mapped = []
+    for step in steps:
+        if step.path is None:
+            cell, line = _in_cell(notebook, step.line)
+            step = replace(step, line=line, cell=cell)
+        mapped.append(step)
+    return tuple(mapped)
+
+
+def to_cells(notebook: Notebook, finding: Finding) -> Finding:
+    """The finding in its cell's lines; its fix keeps joined-module positions (`apply_fixes`)."""
+    cell, line = _in_cell(notebook, finding.line)
+    end_line = finding.end_line - (finding.line - line)
+    if notebook.cell_at(finding.end_line) is not notebook.cell_at(finding.line):
+        end_line, end_column = line, finding.column
+    else:
+        end_column = finding.end_column
+    return replace(
+        finding, line=line, end_line=end_line, end_column=end_column, cell=cell,
+        evidence=_evidence_in_cells(notebook, finding.evidence),
+    )
+
+
+def lint_notebook(path: str, settings: Settings | None = None) -> list[Finding]:
+    from initlint.engine import lint_source, tool_finding, with_source_digest
+
+    try:
+        data = Path(path).read_bytes()
+        notebook = parse_notebook(data)
+    except OSError as error:
+        return [tool_finding("INI901", path, f"cannot read: {error.strerror or error}")]
+    except NotebookError as error:
+        return [tool_finding("INI901", path, str(error))]
+    findings = lint_source(notebook.source, path, settings)
+    return with_source_digest([to_cells(notebook, finding) for finding in findings], data)
+
+
+# --- fixes ------------------------------------------------------------------------------
+
+
+def _edits_by_cell(notebook: Notebook, fixes: list[Fix]) -> dict[int, list[Edit]]:
+    from initlint.fixes import _overlapping, _Refused
+
+    by_cell: dict[int, list[Edit]] = {}
+    for fix in fixes:
+        for edit in fix.edits:
+            cell = notebook.cell_at(edit.line)
+            if cell is None or cell is not notebook.cell_at(edit.end_line):
+                raise _Refused("a fix spans notebook cells")
+            offset = cell.first_line - 1
+            by_cell.setdefault(cell.index, []).append(replace(edit, line=edit.line - offset, end_line=edit.end_line - offset))
+    for edits in by_cell.values():
+        edits.sort(key=lambda e: (e.line, e.column, e.end_line, e.end_column))
+        if _overlapping(edits):
+            raise _Refused("two fixes overlap in one cell; fix them one run at a time")
+    return by_cell
+
+
+def fixed_notebook(path: str, fixes: list[Fix]) -> tuple[bytes, bytes, Notebook, Notebook]:
+    """(old bytes, new bytes, old, new) after applying `fixes`; `_Refused` when unsafe to."""
+    import nbformat
+
+    from initlint import guard
+    from initlint.engine import UnparseableSource, parse
+    from initlint.fixes import _apply, _Refused
+
+    original = Path(path).read_bytes()
+    if {fix.source_sha256 for fix in fixes} != {hashlib.sha256(original).hexdigest()}:
+        raise _Refused("the notebook changed since it was linted")
+    notebook = parse_notebook(original)
+    by_cell = _edits_by_cell(notebook, fixes)
+    node = nbformat.from_dict(notebook.node)
+    for cell in notebook.cells:
+        if cell.index in by_cell:
+            node.cells[cell.index].source = _apply(cell.source, by_cell[cell.index])
+    new = nbformat.writes(node).encode("utf-8") + b"\n"
+    fixed = parse_notebook(new)
+    try:
+        guard.run_bounded(lambda: parse(fixed.source))
+    except UnparseableSource as error:
+        raise _Refused(f"the fixed notebook would not parse ({error.reason})") from None
+    return original, new, notebook, fixed
+
+
+def apply_notebook_fixes(findings: Iterable[Finding], unsafe: bool = False, write: bool = True):
+    """Like `fixes.apply_fixes` for notebooks: (FixReport, previews), where previews lists
+    (path, old, new) code cells for `--diff`; with `write=False` nothing is written."""
+    from initlint.fixes import FixReport, _Planned, _Refused, _write_all
+
+    report = FixReport()
+    previews: list[tuple[str, str, str]] = []
+    plans = []
+    for path, fixes in _fixes_by_path(findings, unsafe).items():
+        try:
+            original, new, before, after = fixed_notebook(path, fixes)
+        except _Refused as refusal:
+            report.skipped.append((path, str(refusal)))
+            continue
+        plans.append((path, _Planned(Path(path).resolve(), original, new, len(fixes))))
+        previews.append((path, _cells_text(before), _cells_text(after)))
+    if write:
+        try:
+            _write_all([plan for _, plan in plans])
+        except (OSError, _Refused) as error:
+            report.error = f"nothing was changed: {error}"
+            return report, previews
+    report.fixed.update({path: plan.applied for path, plan in plans})
+    return report, previews
+
+
+def _fixes_by_path(findings: Iterable[Finding], unsafe: bool) -> dict[str, list[Fix]]:
+    by_path: dict[str, list[Fix]] = {}
+    for finding in findings:
+        if finding.fix is not None and (finding.fix.safe or unsafe) and is_notebook(finding.path):
+            by_path.setdefault(finding.path, []).append(finding.fix)
+    return by_path
+
+
+def _cells_text(notebook: Notebook) -> str:
+    """The code cells as a diff shows them: a `# cell N` line above each."""
+    return "".join(f"# cell {cell.number}\n{cell.source.rstrip(chr(10))}\n" for cell in notebook.cells)
