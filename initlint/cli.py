@@ -186,10 +186,11 @@ def _progress(total: int, args: argparse.Namespace):
     if not wanted:
         return nullcontext(None)
     try:
+        from rich.console import Console
         from rich.progress import Progress
     except ImportError:
         return _plain_progress(total)
-    return _rich_progress(Progress, total)
+    return _rich_progress(Progress(transient=True, console=Console(stderr=True)), total)
 
 
 class _plain_progress:
@@ -212,9 +213,8 @@ class _plain_progress:
 
 
 class _rich_progress:
-    def __init__(self, progress_class, total: int) -> None:
-        self.progress = progress_class(transient=True, console=None)
-        self.total = total
+    def __init__(self, progress, total: int) -> None:
+        self.progress, self.total = progress, total
 
     def __enter__(self):
         self.progress.__enter__()

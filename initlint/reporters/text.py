@@ -93,7 +93,8 @@ def fix_hint(findings: Sequence[Finding], unsafe_fixes: bool) -> str | None:
     hidden = sum(finding.fix is not None and not fix_applicable(finding, unsafe_fixes) for finding in findings)
     parts = []
     if fixable:
-        parts.append(f"{FIXABLE} {fixable} fixable with `--fix`{' --unsafe-fixes' if unsafe_fixes else ''}.")
+        flags = "--fix --unsafe-fixes" if unsafe_fixes else "--fix"
+        parts.append(f"{FIXABLE} {fixable} fixable with `{flags}`.")
     if hidden:
         parts.append(f"{hidden} fix{'es' if hidden != 1 else ''} available with `--unsafe-fixes`.")
     return " ".join(parts) or None
