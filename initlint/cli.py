@@ -97,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code")
 
     commands.add_parser("rules", help="list every rule, with whether it is on by default")
+    commands.add_parser("server", help="a language server on stdin/stdout for editors (needs initlint[lsp])")
     return parser
 
 
@@ -157,7 +158,7 @@ def _stdin_name(args: argparse.Namespace) -> str:
 
 def _lint(files: list[str], resolver: SettingsResolver, args: argparse.Namespace):
     """Each group of files under one configuration is linted with it; one merged result."""
-    from initlint.engine import Finding as _Finding, RunResult, lint_files
+    from initlint.engine import RunResult, lint_files
 
     groups: dict[str, tuple[Settings, list[str]]] = {}
     for name in files:
@@ -170,7 +171,7 @@ def _lint(files: list[str], resolver: SettingsResolver, args: argparse.Namespace
             merged.findings.extend(result.findings)
             merged.files_checked += result.files_checked
             merged.files_not_checked += result.files_not_checked
-    merged.findings.sort(key=_Finding.sort_key)
+    merged.findings.sort(key=Finding.sort_key)
     return merged
 
 
@@ -397,6 +398,16 @@ def run_rule(code: str) -> int:
     return EXIT_CLEAN
 
 
+def run_server() -> int:
+    try:
+        from initlint.server import main as serve
+    except ModuleNotFoundError as error:
+        if error.name not in ("pygls", "lsprotocol") and not (error.name or "").startswith(("pygls.", "lsprotocol.")):
+            raise
+        raise UsageError("initlint server needs pygls: pip install 'initlint[lsp]'") from None
+    return serve()
+
+
 def run_explain(args: argparse.Namespace) -> int:
     from initlint.explain import explain_files
 
@@ -416,6 +427,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_rule(args.code)
         if args.command == "rules":
             return run_rules()
+        if args.command == "server":
+            return run_server()
         parser.print_help()
         return EXIT_ERROR
     except UsageError as error:
