@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
+from pygls.workspace.position_codec import ServerTextPosition
 
 from initlint import __version__
 from initlint.config import Settings, SettingsResolver
