@@ -97,7 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code")
 
     commands.add_parser("rules", help="list every rule, with whether it is on by default")
-    commands.add_parser("server", help="a language server on stdin/stdout for editors (needs initlint[lsp])")
+    commands.add_parser(
+        "server", help="a language server on stdin/stdout for editors (needs initlint[lsp])",
+        description="Speak LSP on stdin/stdout: static diagnostics, quick fixes, rule docs on hover. See docs/editors.md.",
+    )
     return parser
 
 
