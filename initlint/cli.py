@@ -144,11 +144,6 @@ def resolver_for(args: argparse.Namespace) -> SettingsResolver:
     return SettingsResolver(_overlay(args), config=args.config, isolated=args.isolated)
 
 
-def settings_for(args: argparse.Namespace) -> Settings:
-    """The settings of the first path given (the command line on top)."""
-    return resolver_for(args).for_path(_stdin_name(args) if args.paths == [STDIN] else (args.paths or ["."])[0])
-
-
 def _use_color(choice: str, stream: TextIO) -> bool:
     if choice != "auto":
         return choice == "always"
@@ -245,7 +240,8 @@ def _run_runtime(files: list[str], args: argparse.Namespace, settings: Settings)
     if not getattr(args, "runtime", False):
         return []
     runtime = _runtime_cli()
-    return list(runtime.run_runtime(files, args, settings)) if runtime is not None else []
+    modules = [name for name in files if name.endswith((".py", ".pyi"))]  # a notebook is no importable module
+    return list(runtime.run_runtime(modules, args, settings)) if runtime is not None and modules else []
 
 
 def exit_code(findings: Sequence[Finding], nothing_checked: bool, exit_zero: bool) -> int:
@@ -414,7 +410,9 @@ def run_server() -> int:
 def run_explain(args: argparse.Namespace) -> int:
     from initlint.explain import explain_files
 
-    print(explain_files(list(discover(args.paths))), end="")
+    # Notebooks have no init plan of their own to show: their cells' line numbers would not match.
+    files = [name for name in discover(args.paths) if name.endswith((".py", ".pyi"))]
+    print(explain_files(files), end="")
     return EXIT_CLEAN
 
 

@@ -54,8 +54,15 @@ class NotebookError(Exception):
     """Not a notebook nbformat can read: one INI901 for the file."""
 
 
+def _lines(source: str) -> list[str]:
+    """Split as the engine and `# noqa` do (\n, \r\n, \r only), endings dropped."""
+    from initlint.noqa import physical_lines
+
+    return [line.rstrip("\r\n") for line in physical_lines(source)]
+
+
 def _python_lines(source: str) -> list[str]:
-    lines = source.splitlines() or [""]
+    lines = _lines(source) or [""]
     if lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
         return [""] * len(lines)
     return [re.match(r"\s*", line).group() + "pass" if _MAGIC.match(line) else line for line in lines]
@@ -94,7 +101,7 @@ def cell_lines(path: str, number: int) -> tuple[str, ...]:
         return ()
     for cell in notebook.cells:
         if cell.number == number:
-            return tuple(cell.source.splitlines())
+            return tuple(_lines(cell.source))
     return ()
 
 

@@ -4,7 +4,8 @@
   (`DEBOUNCE_SECONDS`); a result for an older version of the document is never published.
 - Static rules only (INI0xx, INI9xx): the server never imports or runs the user's code.
 - Settings: the nearest `pyproject.toml` with a `[tool.initlint]` table above each document,
-  read again for every check, so editing the config takes effect at the next keystroke.
+  read again for every check, so editing the config takes effect at the next keystroke; an
+  invalid one is shown once as a message and the defaults are used.
 - Code actions: the rule's fix (safe ones preferred; unsafe ones say so) and
   `# noqa: INIxxx` for the line.
 - Hover: the rule's documentation over a finding's range or over a code in a `# noqa` comment.
@@ -48,22 +49,25 @@ class InitlintServer(LanguageServer):
         super().__init__(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.checked: dict[str, _Checked] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.config_errors: set[str] = set()
 
 
-def settings_for(path: str) -> Settings:
-    """The document's `[tool.initlint]`, read afresh (a config error becomes the defaults)."""
+def settings_for(path: str) -> tuple[Settings, str | None]:
+    """The document's `[tool.initlint]`, read afresh; on a config error, the defaults and the
+    error's one line (shown to the user: the CLI would stop on it)."""
     from initlint.files import UsageError
 
     try:
-        return SettingsResolver(lambda settings: settings).for_path(path)
-    except UsageError:
-        return Settings()
+        return SettingsResolver(lambda settings: settings).for_path(path), None
+    except UsageError as error:
+        return Settings(), str(error)
 
 
-def check_text(source: str, path: str) -> list[Finding]:
+def check_text(source: str, path: str) -> tuple[list[Finding], str | None]:
     from initlint.engine import lint_source
 
-    return lint_source(source, path, settings_for(path))
+    settings, error = settings_for(path)
+    return lint_source(source, path, settings), error
 
 
 def _position(server: InitlintServer, uri: str, lines: list[str], line: int, column: int) -> types.Position:
@@ -110,7 +114,10 @@ async def check_document(server: InitlintServer, uri: str) -> None:
     if not (document.path or "").endswith((".py", ".pyi")):
         return
     version, source, path = document.version, document.source, document.path
-    findings = await asyncio.get_running_loop().run_in_executor(None, check_text, source, path)
+    findings, config_error = await asyncio.get_running_loop().run_in_executor(None, check_text, source, path)
+    if config_error and config_error not in server.config_errors:
+        server.config_errors.add(config_error)  # once per distinct error, not per keystroke
+        server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"initlint: {config_error} (using the defaults)"))
     if server.workspace.get_text_document(uri).version != version:
         return  # typed on meanwhile: that version gets its own check
     lines = [line.rstrip("\r\n") for line in physical_lines(source)] or [""]

@@ -86,6 +86,16 @@ async def test_workspace_config_applies(client: LanguageClient):
     assert await open_document(client, client.root / "legacy" / "model.py", gpt_source()) == []
 
 
+async def test_a_broken_workspace_config_is_shown_once(client: LanguageClient):
+    folder = client.root / "typo"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[tool.initlint]\nselct = ["INI0"]\n')
+    assert len(await open_document(client, folder / "a.py", gpt_source())) == 2  # the defaults
+    await open_document(client, folder / "b.py", gpt_source())
+    shown = [message.message for message in client.messages if "selct" in message.message]
+    assert len(shown) == 1 and "did you mean 'select'?" in shown[0]
+
+
 async def test_code_action_adds_noqa(client: LanguageClient):
     path = client.root / "noqa_me.py"
     source = gpt_source()
