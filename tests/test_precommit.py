@@ -113,3 +113,23 @@ def test_hook_honours_excludes_and_each_subprojects_config(workspace, tmp_path):
         shutil.rmtree(repo / "generated")
         shutil.rmtree(repo / "sub")
         (repo / "pyproject.toml").unlink()
+
+
+def test_notebook_hook_reports_in_cell_coordinates(workspace):
+    nbformat = pytest.importorskip("nbformat")
+    repo, env = workspace
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# model"), nbformat.v4.new_code_cell(gpt_source())]
+    nbformat.write(notebook, str(repo / "model.ipynb"))
+    git("add", "model.ipynb", cwd=repo)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "initlint-jupyter", "--verbose", "--files", "model.ipynb"],
+            cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+        )
+        assert result.returncode == 1, result.stdout + result.stderr
+        for line in writer_lines(gpt_source()):
+            assert f"model.ipynb:cell 2:{line}:9: INI001 " in result.stdout, result.stdout
+    finally:
+        git("rm", "-q", "--cached", "model.ipynb", cwd=repo)
+        (repo / "model.ipynb").unlink()
