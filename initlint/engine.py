@@ -207,8 +207,8 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
 def _judging_settings(settings: Settings, path: str) -> Settings:
     """`--select INI904` alone (as ruff's `--select RUF100`) must still know which directives
     hide something: the rules `select` left out run too, and their findings are dropped later."""
-    if not settings.select or not _code_enabled(noqa.UNUSED_CODE, settings, path):
-        return settings
+    if settings.ignore_noqa or not settings.select or not _code_enabled(noqa.UNUSED_CODE, settings, path):
+        return settings  # (with ignore_noqa nothing judges directives here: the flake8 plugin's case)
     return replace(settings, select=(), extend_select=settings.extend_select + settings.select)
 
 
