@@ -188,11 +188,11 @@ def _progress(total: int, args: argparse.Namespace):
         from rich.console import Console
         from rich.progress import Progress
     except ImportError:
-        return _plain_progress(total)
-    return _rich_progress(Progress(transient=True, console=Console(stderr=True)), total)
+        return _PlainProgress(total)
+    return _RichProgress(Progress(transient=True, console=Console(stderr=True)), total)
 
 
-class _plain_progress:
+class _PlainProgress:
     """`checked 120/2500 files` rewritten in place, when rich is not installed."""
 
     def __init__(self, total: int) -> None:
@@ -211,7 +211,7 @@ class _plain_progress:
         sys.stderr.write("\r\033[K")
 
 
-class _rich_progress:
+class _RichProgress:
     def __init__(self, progress, total: int) -> None:
         self.progress, self.total = progress, total
 
@@ -316,16 +316,20 @@ def _stdin_previews(findings: list[Finding], unsafe: bool, sources: dict[str, st
 
 def _lint_stdin(args: argparse.Namespace, resolver: SettingsResolver) -> tuple[list[Finding], dict[str, str], bool]:
     """`initlint check -`: the source on stdin, checked as if it were `--stdin-filename`."""
-    from initlint.engine import decode, lint_source
+    from initlint.engine import decode, lint_source, one_line, tool_finding
     from initlint.files import force_excluded
 
     name = _stdin_name(args)
     settings = resolver.for_path(name)
     if args.fix:
         raise UsageError("--fix cannot write back to stdin; use --diff")
-    source = decode(sys.stdin.buffer.read())
+    data = sys.stdin.buffer.read()
     if settings.force_exclude and force_excluded(name, settings):
         return [], {}, False
+    try:
+        source = decode(data)
+    except (SyntaxError, ValueError, LookupError) as error:  # bad coding cookie, bad bytes
+        return [tool_finding("INI901", name, f"cannot decode: {one_line(str(error))}")], {}, True
     findings = lint_source(source, name, settings)
     return findings, {name: source}, all(finding.code == "INI901" for finding in findings) and bool(findings)
 
@@ -345,6 +349,8 @@ def _lint_paths(args: argparse.Namespace, resolver: SettingsResolver):
 def run_check(args: argparse.Namespace) -> int:
     resolver = resolver_for(args)
     sources: dict[str, str] = {}
+    if args.stdin_filename and args.paths == ["."]:
+        args.paths = [STDIN]  # as ruff: --stdin-filename without paths reads stdin
     if args.paths == [STDIN]:
         findings, sources, nothing_checked = _lint_stdin(args, resolver)
         files = [_stdin_name(args)]

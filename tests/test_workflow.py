@@ -53,6 +53,11 @@ def test_stdin_is_checked_under_the_stdin_filename(tmp_path):
     assert (ignored.returncode, ignored.stdout) == (0, "")
     anonymous = initlint("check", "-", "--isolated", "--quiet", cwd=tmp_path, stdin=source)
     assert anonymous.stdout.startswith("-:")
+    implicit = initlint("check", "--stdin-filename", "src/model.py", "--quiet", cwd=tmp_path, stdin=source)
+    assert implicit.stdout.startswith("src/model.py:")
+    undecodable = initlint("check", "-", "--quiet", cwd=tmp_path, stdin="# -*- coding: nonsense -*-\nimport torch\n")
+    assert undecodable.returncode == 2 and undecodable.stdout.startswith("-:1:1: INI901 cannot decode")
+    assert "Traceback" not in undecodable.stderr
     mixed = initlint("check", "-", "model.py", cwd=tmp_path, stdin=source)
     assert mixed.returncode == 2 and "stdin" in mixed.stderr
 
