@@ -61,11 +61,55 @@ def _lines(source: str) -> list[str]:
     return [line.rstrip("\r\n") for line in physical_lines(source)]
 
 
+class _Scanner:
+    """Just enough of Python's lexer to tell where a statement starts: bracket depth, strings
+    (triple-quoted ones span lines) and backslash continuations. A `%` that continues a bracketed
+    expression on its own line, or a `!` at the start of a docstring's line, is Python."""
+
+    def __init__(self) -> None:
+        self.depth, self.quote, self.continued = 0, None, False
+
+    def at_statement_start(self) -> bool:
+        return self.depth == 0 and self.quote is None and not self.continued
+
+    def feed(self, line: str) -> None:
+        index = 0
+        while index < len(line):
+            if self.quote is not None:
+                if line.startswith("\\", index):
+                    index += 2
+                    continue
+                if line.startswith(self.quote, index):
+                    index, self.quote = index + len(self.quote), None
+                    continue
+                index += 1
+                continue
+            char = line[index]
+            if char == "#":
+                break
+            if char in "\"'":
+                self.quote = char * 3 if line.startswith(char * 3, index) else char
+                index += len(self.quote)
+                continue
+            self.depth = max(self.depth + (char in "([{") - (char in ")]}"), 0)
+            index += 1
+        if self.quote is not None and len(self.quote) == 1:
+            self.quote = None  # an unterminated one-line string ends with its line
+        self.continued = line.rstrip().endswith("\\") and self.quote is None
+
+
 def _python_lines(source: str) -> list[str]:
     lines = _lines(source) or [""]
     if lines[0].lstrip().startswith("%%"):  # a cell magic: the whole cell is not Python
         return [""] * len(lines)
-    return [re.match(r"\s*", line).group() + "pass" if _MAGIC.match(line) else line for line in lines]
+    scanner, python = _Scanner(), []
+    for line in lines:
+        if scanner.at_statement_start() and _MAGIC.match(line):
+            python.append(re.match(r"\s*", line).group() + "pass")
+            continue
+        scanner.feed(line)
+        python.append(line)
+    return python
 
 
 def _cell_source(cell) -> str:

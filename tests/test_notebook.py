@@ -132,3 +132,14 @@ def test_fix_leaves_a_notebook_that_changed_since_it_was_linted(tmp_path):
     path.write_bytes(path.read_bytes() + b"\n")
     report, _ = apply_notebook_fixes(findings, unsafe=True)
     assert report.fixed == {} and "changed since it was linted" in report.skipped[0][1]
+
+
+def test_only_ipython_syntax_at_a_statement_start_is_skipped(tmp_path):
+    from initlint.notebook import parse_notebook
+
+    python = 'message = ("%d layers"\n           % 12)\ndoc = """\n!not a shell escape\n"""\nx = 1 + \\\n    2\n'
+    cell = "%load_ext autoreload\nfiles = !ls\nif True:\n    %time x = 1\n" + python + "GPT?\n"
+    path = write_notebook(tmp_path / "nb.ipynb", nbformat.v4.new_code_cell(cell))
+    joined = parse_notebook(path.read_bytes()).source
+    assert joined == "pass\npass\nif True:\n    pass\n" + python + "pass\n"
+    compile(joined, "nb", "exec")
