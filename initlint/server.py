@@ -180,8 +180,9 @@ def _noqa_action(server, uri: str, checked: _Checked, finding: Finding) -> types
 def code_actions(server: InitlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     checked = server.checked.get(uri)
-    if checked is None:
-        return []
+    wanted = params.context.only
+    if checked is None or (wanted and not any(types.CodeActionKind.QuickFix.startswith(kind) for kind in wanted)):
+        return []  # e.g. a client asking for source.organizeImports only
     start, end = params.range.start.line + 1, params.range.end.line + 1
     actions = []
     for finding in checked.findings:

@@ -112,6 +112,14 @@ async def test_code_action_adds_noqa(client: LanguageClient):
     (edit,) = noqa.edit.changes[path.as_uri()]
     line_text = source.splitlines()[line]
     assert edit.range.start == types.Position(line, len(line_text)) and edit.new_text == "  # noqa: INI001"
+    imports_only = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(path.as_uri()),
+            range=types.Range(types.Position(line, 0), types.Position(line, 0)),
+            context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceOrganizeImports]),
+        )
+    )
+    assert not imports_only
 
 
 async def test_code_action_offers_the_unsafe_fix_and_hover_shows_the_docs(client: LanguageClient):
