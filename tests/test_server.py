@@ -153,6 +153,18 @@ async def test_hover_over_a_noqa_code(client: LanguageClient):
         types.HoverParams(types.TextDocumentIdentifier(path.as_uri()), types.Position(line, column))
     )
     assert hover.contents.value.startswith("# INI003 `runtime-residual-scaling`")
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(path.as_uri()),
+            range=types.Range(types.Position(line, 0), types.Position(line, 0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    (noqa,) = [action for action in actions if "noqa" in action.title]
+    (edit,) = noqa.edit.changes[path.as_uri()]
+    text = source.splitlines()[line]
+    end = text.index("INI003") + len("INI003")
+    assert (edit.range.start.character, edit.new_text) == (end, ", INI001")  # appended to the directive
 
 
 def test_server_without_pygls_is_one_line(tmp_path):
