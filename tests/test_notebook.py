@@ -143,3 +143,18 @@ def test_only_ipython_syntax_at_a_statement_start_is_skipped(tmp_path):
     joined = parse_notebook(path.read_bytes()).source
     assert joined == "pass\npass\nif True:\n    pass\n" + python + "pass\n"
     compile(joined, "nb", "exec")
+
+
+def test_without_nbformat_folders_skip_notebooks_and_a_named_one_says_what_to_install(tmp_path):
+    model_notebook(tmp_path / "nb.ipynb")
+    (tmp_path / "model.py").write_text(gpt_source(), encoding="utf-8")
+    blocked = "import sys; sys.modules['nbformat'] = None; from initlint.cli import main; sys.exit(main(sys.argv[1:]))"
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-c", blocked, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+    folder = run("check", "--isolated", "--quiet", ".")
+    assert {line.split(":")[0] for line in folder.stdout.splitlines()} == {"model.py"}
+    named = run("check", "--isolated", "nb.ipynb")
+    assert named.returncode == 2
+    assert named.stderr == "initlint: error: nb.ipynb: checking notebooks needs nbformat: pip install 'initlint[notebook]'\n"
