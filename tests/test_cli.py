@@ -161,12 +161,12 @@ def test_reports_unscaled_writers_where_they_are_created(tmp_path, monkeypatch, 
 # --- colour ----------------------------------------------------------------------------------
 
 
-def _run_on_a_terminal(args: list[str], cwd, env: dict[str, str]) -> str:
-    """Run the CLI with stdout on a pseudo-terminal; return what it printed."""
+def _run_on_a_terminal(args: list[str], cwd, env: dict[str, str], stream: str = "stdout") -> str:
+    """Run the CLI with `stream` (stdout or stderr) on a pseudo-terminal, the other one
+    discarded; return what it printed there."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "initlint", *args], cwd=cwd, env=env, stdout=follower, stderr=subprocess.DEVNULL
-    )
+    streams = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, stream: follower}
+    process = subprocess.Popen([sys.executable, "-m", "initlint", *args], cwd=cwd, env=env, **streams)
     os.close(follower)
     chunks = []
     while True:
@@ -179,7 +179,7 @@ def _run_on_a_terminal(args: list[str], cwd, env: dict[str, str]) -> str:
         chunks.append(chunk)
     process.wait(timeout=60)
     os.close(leader)
-    return b"".join(chunks).decode()
+    return b"".join(chunks).decode(errors="replace")
 
 
 def test_colour_only_on_a_terminal_without_no_color(project):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sample_models import PLAIN, UNPARSEABLE, gpt_source, writer_lines
+from test_cli import _run_on_a_terminal
 
 REPO = Path(__file__).resolve().parent.parent
 #: An example whose only finding (INI002) has an unsafe fix: sqrt(n_layer) -> sqrt(2 * n_layer).
@@ -108,32 +109,11 @@ def test_runtime_table_typo_fails_a_static_run(tmp_path):
     assert "pyproject.toml" in result.stderr and "'timeuot'" in result.stderr
 
 
-def _on_a_terminal(args: list[str], cwd) -> str:
-    """stderr on a pseudo-terminal (where a progress bar goes), stdout piped."""
-    import pty
-
-    leader, follower = pty.openpty()
-    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
-    process = subprocess.Popen([sys.executable, "-m", "initlint", *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=follower)
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    process.wait(timeout=120)
-    os.close(leader)
-    return b"".join(chunks).decode(errors="replace")
-
-
 def test_progress_only_on_a_terminal_and_only_for_text(tmp_path):
     for index in range(60):
         (tmp_path / f"m{index}.py").write_text(PLAIN)
-    assert "checking" in _on_a_terminal(["check", "--isolated", "."], tmp_path)
-    assert "checking" not in _on_a_terminal(["check", "--isolated", "--format", "json", "."], tmp_path)
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
+    assert "checking" in _run_on_a_terminal(["check", "--isolated", "."], tmp_path, env, "stderr")
+    assert "checking" not in _run_on_a_terminal(["check", "--isolated", "--format", "json", "."], tmp_path, env, "stderr")
     piped = initlint("check", "--isolated", ".", cwd=tmp_path)
     assert piped.stderr == "" and piped.stdout == ""
