@@ -3,9 +3,10 @@
 IPython syntax (line magics `%x`, shell escapes `!x`, help `x?`, assignments from them, and cells
 that start with a cell magic `%%x`) becomes `pass` at the same indentation, so every line keeps
 its number and `# noqa` works per cell line. Findings are reported in the cell's own lines
-(`nb.ipynb:cell 3:12:5`); `cell N` counts every cell of the notebook, markdown ones included, as
-Jupyter shows them. `--fix` edits the cells' sources and writes the notebook back through
-nbformat (outputs and metadata kept), atomically and only when the result still parses.
+(`nb.ipynb:cell 3:12:5`), and so are their fixes and evidence; `cell N` counts every cell of
+the notebook, markdown ones included, as Jupyter shows them. `--fix` edits the cells' sources
+and writes the notebook back through nbformat (outputs and metadata kept), atomically and only
+when the result still parses.
 Needs the `notebook` extra (nbformat).
 """
 
@@ -167,8 +168,18 @@ def _evidence_in_cells(notebook: Notebook, steps: Iterable[Evidence]) -> tuple[E
     return tuple(mapped)
 
 
+def _fix_in_cell(notebook: Notebook, fix: Fix | None, cell: CodeCell | None) -> Fix | None:
+    """The fix in `cell`'s lines, like the finding; None (not offered) if it reaches outside."""
+    if fix is None or cell is None:
+        return None
+    if any(notebook.cell_at(e.line) is not cell or notebook.cell_at(e.end_line) is not cell for e in fix.edits):
+        return None
+    offset = cell.first_line - 1
+    return replace(fix, edits=tuple(replace(e, line=e.line - offset, end_line=e.end_line - offset) for e in fix.edits))
+
+
 def to_cells(notebook: Notebook, finding: Finding) -> Finding:
-    """The finding in its cell's lines; its fix keeps joined-module positions (`apply_fixes`)."""
+    """The finding, its fix and its evidence in the lines of the cell it is in."""
     cell, line = _in_cell(notebook, finding.line)
     end_line = finding.end_line - (finding.line - line)
     if notebook.cell_at(finding.end_line) is not notebook.cell_at(finding.line):
@@ -178,6 +189,7 @@ def to_cells(notebook: Notebook, finding: Finding) -> Finding:
     return replace(
         finding, line=line, end_line=end_line, end_column=end_column, cell=cell,
         evidence=_evidence_in_cells(notebook, finding.evidence),
+        fix=_fix_in_cell(notebook, finding.fix, notebook.cell_at(finding.line)),
     )
 
 
@@ -198,17 +210,16 @@ def lint_notebook(path: str, settings: Settings | None = None) -> list[Finding]:
 # --- fixes ------------------------------------------------------------------------------
 
 
-def _edits_by_cell(notebook: Notebook, fixes: list[Fix]) -> dict[int, list[Edit]]:
+def _edits_by_cell(notebook: Notebook, findings: list[Finding]) -> dict[int, list[Edit]]:
+    """Each finding's fix edits (already in its cell's lines), by position of the cell."""
     from initlint.fixes import _overlapping, _Refused
 
+    index_of = {cell.number: cell.index for cell in notebook.cells}
     by_cell: dict[int, list[Edit]] = {}
-    for fix in fixes:
-        for edit in fix.edits:
-            cell = notebook.cell_at(edit.line)
-            if cell is None or cell is not notebook.cell_at(edit.end_line):
-                raise _Refused("a fix spans notebook cells")
-            offset = cell.first_line - 1
-            by_cell.setdefault(cell.index, []).append(replace(edit, line=edit.line - offset, end_line=edit.end_line - offset))
+    for finding in findings:
+        if finding.cell not in index_of:
+            raise _Refused(f"cell {finding.cell} is not a code cell of this notebook")
+        by_cell.setdefault(index_of[finding.cell], []).extend(finding.fix.edits)
     for edits in by_cell.values():
         edits.sort(key=lambda e: (e.line, e.column, e.end_line, e.end_column))
         if _overlapping(edits):
@@ -216,8 +227,9 @@ def _edits_by_cell(notebook: Notebook, fixes: list[Fix]) -> dict[int, list[Edit]
     return by_cell
 
 
-def fixed_notebook(path: str, fixes: list[Fix]) -> tuple[bytes, bytes, Notebook, Notebook]:
-    """(old bytes, new bytes, old, new) after applying `fixes`; `_Refused` when unsafe to."""
+def fixed_notebook(path: str, findings: list[Finding]) -> tuple[bytes, bytes, Notebook, Notebook]:
+    """(old bytes, new bytes, old, new) after applying the findings' fixes; `_Refused` when
+    that is not safe."""
     import nbformat
 
     from initlint import guard
@@ -225,10 +237,10 @@ def fixed_notebook(path: str, fixes: list[Fix]) -> tuple[bytes, bytes, Notebook,
     from initlint.fixes import _apply, _Refused
 
     original = Path(path).read_bytes()
-    if {fix.source_sha256 for fix in fixes} != {hashlib.sha256(original).hexdigest()}:
+    if {finding.fix.source_sha256 for finding in findings} != {hashlib.sha256(original).hexdigest()}:
         raise _Refused("the notebook changed since it was linted")
     notebook = parse_notebook(original)
-    by_cell = _edits_by_cell(notebook, fixes)
+    by_cell = _edits_by_cell(notebook, findings)
     node = nbformat.from_dict(notebook.node)
     for cell in notebook.cells:
         if cell.index in by_cell:
@@ -250,13 +262,13 @@ def apply_notebook_fixes(findings: Iterable[Finding], unsafe: bool = False, writ
     report = FixReport()
     previews: list[tuple[str, str, str]] = []
     plans = []
-    for path, fixes in _fixes_by_path(findings, unsafe).items():
+    for path, fixable in _fixable_by_path(findings, unsafe).items():
         try:
-            original, new, before, after = fixed_notebook(path, fixes)
+            original, new, before, after = fixed_notebook(path, fixable)
         except _Refused as refusal:
             report.skipped.append((path, str(refusal)))
             continue
-        plans.append((path, _Planned(Path(path).resolve(), original, new, len(fixes))))
+        plans.append((path, _Planned(Path(path).resolve(), original, new, len(fixable))))
         previews.append((path, _cells_text(before), _cells_text(after)))
     if write:
         try:
@@ -268,11 +280,11 @@ def apply_notebook_fixes(findings: Iterable[Finding], unsafe: bool = False, writ
     return report, previews
 
 
-def _fixes_by_path(findings: Iterable[Finding], unsafe: bool) -> dict[str, list[Fix]]:
-    by_path: dict[str, list[Fix]] = {}
+def _fixable_by_path(findings: Iterable[Finding], unsafe: bool) -> dict[str, list[Finding]]:
+    by_path: dict[str, list[Finding]] = {}
     for finding in findings:
         if finding.fix is not None and (finding.fix.safe or unsafe) and is_notebook(finding.path):
-            by_path.setdefault(finding.path, []).append(finding.fix)
+            by_path.setdefault(finding.path, []).append(finding)
     return by_path
 
 

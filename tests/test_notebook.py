@@ -109,6 +109,10 @@ def test_fix_writes_a_valid_notebook_and_keeps_outputs_and_metadata(tmp_path):
         nbformat.v4.new_code_cell(example, execution_count=7, outputs=[nbformat.v4.new_output("stream", text="ok\n")]),
     )
     before = nbformat.read(str(path), as_version=4)
+    (finding,) = json.loads(initlint("check", "--isolated", "--format", "json", "sqrt.ipynb", cwd=tmp_path).stdout)
+    (edit,) = finding["fix"]["edits"]  # in the cell's lines, like the finding
+    assert (finding["cell"], edit["line"]) == (2, finding["line"])
+    assert example.splitlines()[edit["line"] - 1][edit["column"] - 1 : edit["end_column"] - 1] == "config.n_layer"
     diff = initlint("check", "--isolated", "--diff", "--unsafe-fixes", "sqrt.ipynb", cwd=tmp_path)
     assert diff.returncode == 1 and "+                torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))" in diff.stdout
     assert nbformat.read(str(path), as_version=4) == before  # --diff writes nothing

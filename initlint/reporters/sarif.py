@@ -79,9 +79,8 @@ def _result(finding: Finding, rule_index: dict[str, int], cwd: Path) -> dict[str
     if finding.help:
         result["properties"] = {"help": finding.help}
     if finding.cell is not None:
-        # Lines count within the notebook's code cell; a fix's edits would not: none is offered.
+        # Lines (the fix's too) count within the notebook's code cell.
         result.setdefault("properties", {})["cell"] = finding.cell
-        return result
     if finding.fix is not None:
         result["fixes"] = [
             {
