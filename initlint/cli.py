@@ -133,7 +133,7 @@ def _check_runtime_table(settings: Settings) -> None:
     """A typo under `[tool.initlint.runtime]` is an error in static runs too, not only with --runtime."""
     table = settings.subtables.get("runtime")
     runtime = _runtime_cli() if table else None
-    if runtime is not None:
+    if table and runtime is not None:
         try:
             runtime.runtime_options(argparse.Namespace(), dict(table))
         except UsageError as error:
@@ -157,6 +157,7 @@ def _stdin_name(args: argparse.Namespace) -> str:
 def _lint(files: list[str], resolver: SettingsResolver, args: argparse.Namespace):
     """Each group of files under one configuration is linted with it; one merged result."""
     from initlint.engine import RunResult, lint_files
+    from initlint.notebook import lint_path
 
     groups: dict[str, tuple[Settings, list[str]]] = {}
     for name in files:
@@ -165,7 +166,7 @@ def _lint(files: list[str], resolver: SettingsResolver, args: argparse.Namespace
     merged = RunResult()
     with _progress(len(files), args) as advance:
         for settings, names in groups.values():
-            result = lint_files(names, settings, jobs=args.jobs or 1, progress=advance)
+            result = lint_files(names, settings, jobs=args.jobs or 1, progress=advance, lint_one=lint_path)
             merged.findings.extend(result.findings)
             merged.files_checked += result.files_checked
             merged.files_not_checked += result.files_not_checked

@@ -242,10 +242,6 @@ def lint_file(path: str | os.PathLike, settings: Settings | None = None) -> list
 
 
 def _lint_file(path: str | os.PathLike, name: str, settings: Settings | None) -> list[Finding]:
-    if name.endswith(".ipynb"):
-        from initlint.notebook import lint_notebook
-
-        return lint_notebook(name, settings)
     try:
         data = Path(path).read_bytes()
     except OSError as error:
@@ -285,15 +281,17 @@ class RunResult:
 
 
 def lint_files(
-    files: Iterable[str], settings: Settings | None = None, jobs: int = 1, progress: Callable[[], None] | None = None
+    files: Iterable[str], settings: Settings | None = None, jobs: int = 1, progress: Callable[[], None] | None = None,
+    lint_one: Callable[[str, Settings], list[Finding]] | None = None,
 ) -> RunResult:
     """Lint every file, in `jobs` processes; the result is the same whatever `jobs` is.
-    `progress()` is called after each file (the CLI's progress bar)."""
+    `progress()` is called after each file (the CLI's progress bar); `lint_one` replaces
+    `lint_file` (the CLI's also reads notebooks; a module-level function, for the workers)."""
     from initlint.parallel import map_files
 
     settings = settings or Settings()
     result = RunResult()
-    for findings in map_files(lint_file, list(files), settings, jobs):
+    for findings in map_files(lint_one or lint_file, list(files), settings, jobs):
         result.files_checked += 1
         result.files_not_checked += any(finding.code == "INI901" for finding in findings)
         result.findings.extend(findings)

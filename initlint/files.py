@@ -11,10 +11,8 @@ import fnmatch
 import importlib.util
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import Callable, Iterator, Protocol
 
-if TYPE_CHECKING:  # pragma: no cover
-    from initlint.config import Settings
 
 #: Folders skipped unless `exclude` (which replaces this list) says otherwise.
 DEFAULT_EXCLUDE = (
@@ -37,7 +35,7 @@ def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}") for pat in patterns)
 
 
-def force_excluded(path: str, settings: "Settings") -> bool:
+def force_excluded(path: str, settings: Selection) -> bool:
     """Is a file named on the command line excluded, by its name or by a folder above it?
 
     Only folders inside the project (the config's folder, else the working directory) count:
@@ -59,17 +57,41 @@ def notebooks_supported() -> bool:
     return importlib.util.find_spec("nbformat") is not None
 
 
+class Selection(Protocol):
+    """What file selection reads of `config.Settings` (this module sits below config)."""
+
+    @property
+    def force_exclude(self) -> bool: ...
+
+    @property
+    def root(self) -> str: ...
+
+    def excludes(self) -> tuple[str, ...]: ...
+
+
+class _NoSettings:
+    """The file selection of a run without configuration, as `config.Settings()` has it (this
+    module sits below config and must not import it)."""
+
+    force_exclude = False
+    root = ""
+
+    def excludes(self) -> tuple[str, ...]:
+        return DEFAULT_EXCLUDE
+
+
+_NO_SETTINGS = _NoSettings()
+
+
 def _wanted(name: str, notebooks: bool) -> bool:
     return name.endswith(PYTHON_SUFFIXES) or (notebooks and name.endswith(NOTEBOOK_SUFFIX))
 
 
-def discover(paths: list[str], settings_for: "Callable[[str], Settings] | None" = None) -> Iterator[str]:
+def discover(paths: list[str], settings_for: Callable[[str], Selection] | None = None) -> Iterator[str]:
     """Yield the files under `paths` in a stable order; a missing path is a UsageError.
 
     `settings_for(path)` gives the settings governing a file or folder (default: none)."""
-    from initlint.config import Settings
-
-    settings_for = settings_for or (lambda _path: Settings())
+    selection: Callable[[str], Selection] = settings_for or (lambda _path: _NO_SETTINGS)
     notebooks = notebooks_supported()
     for raw in paths:
         path = Path(raw)
@@ -79,17 +101,17 @@ def discover(paths: list[str], settings_for: "Callable[[str], Settings] | None" 
         if not path.exists():
             raise UsageError(f"{raw}: no such file or directory")
         if path.is_file():
-            settings = settings_for(raw)
+            settings = selection(raw)
             if settings.force_exclude and force_excluded(raw, settings):
                 continue
             if raw.endswith(NOTEBOOK_SUFFIX) and not notebooks:
                 raise UsageError(f"{raw}: checking notebooks needs nbformat: pip install 'initlint[notebook]'")
             yield raw
             continue
-        yield from _walk(path, settings_for, notebooks)
+        yield from _walk(path, selection, notebooks)
 
 
-def _walk(top: Path, settings_for: "Callable[[str], Settings]", notebooks: bool) -> Iterator[str]:
+def _walk(top: Path, settings_for: Callable[[str], Selection], notebooks: bool) -> Iterator[str]:
     for root, dirs, files in os.walk(top):
         root_path = Path(root)
         patterns = settings_for(root).excludes()

@@ -68,7 +68,8 @@ class _Scanner:
     expression on its own line, or a `!` at the start of a docstring's line, is Python."""
 
     def __init__(self) -> None:
-        self.depth, self.quote, self.continued = 0, None, False
+        self.depth, self.continued = 0, False
+        self.quote: str | None = None  # the open string's delimiter
 
     def at_statement_start(self) -> bool:
         return self.depth == 0 and self.quote is None and not self.continued
@@ -106,7 +107,7 @@ def _python_lines(source: str) -> list[str]:
     scanner, python = _Scanner(), []
     for line in lines:
         if scanner.at_statement_start() and _MAGIC.match(line):
-            python.append(re.match(r"\s*", line).group() + "pass")
+            python.append(line[: len(line) - len(line.lstrip())] + "pass")
             continue
         scanner.feed(line)
         python.append(line)
@@ -207,6 +208,13 @@ def lint_notebook(path: str, settings: Settings | None = None) -> list[Finding]:
     return with_source_digest([to_cells(notebook, finding) for finding in findings], data)
 
 
+def lint_path(path: str, settings: Settings | None = None) -> list[Finding]:
+    """`engine.lint_file` for Python files, `lint_notebook` for notebooks (the CLI's `lint_one`)."""
+    from initlint.engine import lint_file
+
+    return lint_notebook(path, settings) if is_notebook(path) else lint_file(path, settings)
+
+
 # --- fixes ------------------------------------------------------------------------------
 
 
@@ -217,6 +225,8 @@ def _edits_by_cell(notebook: Notebook, findings: list[Finding]) -> dict[int, lis
     index_of = {cell.number: cell.index for cell in notebook.cells}
     by_cell: dict[int, list[Edit]] = {}
     for finding in findings:
+        if finding.fix is None:
+            continue
         if finding.cell not in index_of:
             raise _Refused(f"cell {finding.cell} is not a code cell of this notebook")
         by_cell.setdefault(index_of[finding.cell], []).extend(finding.fix.edits)
@@ -237,7 +247,7 @@ def fixed_notebook(path: str, findings: list[Finding]) -> tuple[bytes, bytes, No
     from initlint.fixes import _apply, _Refused
 
     original = Path(path).read_bytes()
-    if {finding.fix.source_sha256 for finding in findings} != {hashlib.sha256(original).hexdigest()}:
+    if {finding.fix.source_sha256 for finding in findings if finding.fix} != {hashlib.sha256(original).hexdigest()}:
         raise _Refused("the notebook changed since it was linted")
     notebook = parse_notebook(original)
     by_cell = _edits_by_cell(notebook, findings)

@@ -26,7 +26,7 @@ from pygls.workspace.position_codec import ServerTextPosition
 
 from initlint import __version__
 from initlint.config import Settings, SettingsResolver
-from initlint.findings import Finding
+from initlint.findings import Finding, Fix
 from initlint.noqa import NOQA_PATTERN, physical_lines
 from initlint.reporters import rule_url
 
@@ -143,8 +143,7 @@ def _overlaps(finding: Finding, start: int, end: int) -> bool:
     return finding.line <= end and finding.end_line >= start
 
 
-def _fix_action(server, uri: str, checked: _Checked, finding: Finding) -> types.CodeAction:
-    fix = finding.fix
+def _fix_action(server, uri: str, checked: _Checked, finding: Finding, fix: Fix) -> types.CodeAction:
     edits = [types.TextEdit(_range(server, uri, checked.lines, e.line, e.column, e.end_line, e.end_column), e.text) for e in fix.edits]
     title = f"{finding.code}: {fix.description}" + ("" if fix.safe else " (unsafe: changes the model's numbers)")
     return types.CodeAction(
@@ -160,7 +159,7 @@ def noqa_edit(line_text: str, code: str) -> tuple[int, str] | None:
         return len(line_text), f"  # noqa: {code}"
     codes = match.group("codes")
     if codes is None or code in re.split(r"[,\s]+", codes):
-        return None  # a bare `# noqa` already hides everything
+        return None  # a bare directive already hides everything
     return match.start("codes") + len(codes.rstrip(", ")), f", {code}"
 
 
@@ -189,7 +188,7 @@ def code_actions(server: InitlintServer, params: types.CodeActionParams) -> list
         if not _overlaps(finding, start, end):
             continue
         if finding.fix is not None:
-            actions.append(_fix_action(server, uri, checked, finding))
+            actions.append(_fix_action(server, uri, checked, finding, finding.fix))
         noqa = _noqa_action(server, uri, checked, finding)
         if noqa is not None:
             actions.append(noqa)

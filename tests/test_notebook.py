@@ -127,11 +127,10 @@ def test_fix_writes_a_valid_notebook_and_keeps_outputs_and_metadata(tmp_path):
 
 
 def test_fix_leaves_a_notebook_that_changed_since_it_was_linted(tmp_path):
-    from initlint.engine import lint_file
-    from initlint.notebook import apply_notebook_fixes
+    from initlint.notebook import apply_notebook_fixes, lint_path
 
     path = write_notebook(tmp_path / "sqrt.ipynb", nbformat.v4.new_code_cell(SQRT_EXAMPLE.read_text()))
-    findings = lint_file(str(path))
+    findings = lint_path(str(path))
     assert any(finding.fix is not None for finding in findings)
     path.write_bytes(path.read_bytes() + b"\n")
     report, _ = apply_notebook_fixes(findings, unsafe=True)
