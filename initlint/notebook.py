@@ -57,7 +57,7 @@ class NotebookError(Exception):
 
 def _lines(source: str) -> list[str]:
     """Split as the engine and `# noqa` do (\n, \r\n, \r only), endings dropped."""
-    from initlint.noqa import physical_lines
+    from initlint.sourcetext import physical_lines
 
     return [line.rstrip("\r\n") for line in physical_lines(source)]
 

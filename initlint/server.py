@@ -27,8 +27,9 @@ from pygls.workspace.position_codec import ServerTextPosition
 from initlint import __version__
 from initlint.config import Settings, SettingsResolver
 from initlint.findings import Finding, Fix
-from initlint.noqa import NOQA_PATTERN, physical_lines
+from initlint.noqa import NOQA_PATTERN
 from initlint.reporters import rule_url
+from initlint.sourcetext import physical_lines
 
 #: Seconds without a change before a changed document is checked again.
 DEBOUNCE_SECONDS = 0.3

@@ -30,7 +30,7 @@ def headline(finding: Finding, color: bool = False, fixable: bool = False) -> st
 def source_lines(path: str, cell: int | None = None) -> tuple[str, ...]:
     """The file's (or notebook cell's) lines as the engine saw them; empty when unreadable."""
     from initlint.engine import decode
-    from initlint.noqa import physical_lines
+    from initlint.sourcetext import physical_lines
 
     if cell is not None:
         from initlint.notebook import cell_lines
@@ -45,7 +45,7 @@ def source_lines(path: str, cell: int | None = None) -> tuple[str, ...]:
 
 def _lines_of(finding: Finding, sources) -> tuple[str, ...]:
     if finding.path in sources:
-        from initlint.noqa import physical_lines
+        from initlint.sourcetext import physical_lines
 
         return tuple(line.rstrip("\r\n") for line in physical_lines(sources[finding.path]))
     return source_lines(finding.path, finding.cell)
