@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from initlint.findings import Finding
@@ -26,9 +25,10 @@ def source_lines(path: str) -> tuple[str, ...]:
     """The file's lines as the engine saw them; empty when it cannot be read again."""
     from initlint.engine import decode
     from initlint.noqa import physical_lines
+    from initlint.safety import read_regular_file
 
     try:
-        text = decode(Path(path).read_bytes())
+        text = decode(read_regular_file(path))
     except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
         return ()
     return tuple(line.rstrip("\r\n") for line in physical_lines(text))
