@@ -114,7 +114,7 @@ def internal_error(path: str, error: BaseException) -> Finding:
         if filename.startswith(package + os.sep):
             where = f" in {os.path.relpath(filename, package)}:{line}"
     if isinstance(error, guard.BudgetExceeded):
-        what = f"analysis {error}"
+        what = str(error)
     else:
         what = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     reason = one_line(f"{what}{where}", MAX_REASON_CHARS - 60)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -25,6 +26,19 @@ def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}") for pat in patterns)
 
 
+def _unreadable_folder(top: str):
+    """os.walk's error handler: the folder named on the command line is a UsageError, a folder
+    below it a warning (its files are not checked, and the user is told so)."""
+
+    def report(error: OSError) -> None:
+        reason = error.strerror or str(error)
+        if os.path.abspath(error.filename or top) == os.path.abspath(top):
+            raise UsageError(f"{top}: cannot read folder: {reason}")
+        print(f"initlint: warning: {error.filename}: cannot read folder ({reason}); its files are not checked", file=sys.stderr)
+
+    return report
+
+
 def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> Iterator[str]:
     """Yield the Python files under `paths` in a stable order; a missing path is a UsageError."""
     for raw in paths:
@@ -37,7 +51,7 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> Iterator[str]:
             if not _excluded(path, exclude):
                 yield raw
             continue
-        for root, dirs, files in os.walk(path):
+        for root, dirs, files in os.walk(path, onerror=_unreadable_folder(raw)):
             root_path = Path(root)
             dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info") and not _excluded(root_path / d, exclude))
             for name in sorted(files):

@@ -130,3 +130,101 @@ def test_a_coding_cookie_python_refuses_is_not_read_as_garbage(tmp_path):
     with pytest.raises(SyntaxError):
         compile((tmp_path / "utf16.py").read_bytes(), "utf16.py", "exec")
     assert [f.code for f in findings] == ["INI901"] and "utf-16" in findings[0].message
+
+
+# -- names, folders and configuration files that used to give tracebacks ----------------------
+
+
+@pytest.mark.skipif(sys.platform == "darwin" or os.name == "nt", reason="the file system refuses undecodable names")
+@pytest.mark.parametrize("output", ["text", "github", "sarif", "json"])
+def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path, output):
+    folder = os.fsencode(tmp_path)
+    with open(os.path.join(folder, b"caf\xe9_model.py"), "wb") as handle:
+        handle.write(nano_gpt(scaled=False).encode())
+    environment = dict(os.environ, PYTHONIOENCODING="utf-8:strict", LC_ALL="C.UTF-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "initlint", "check", "--isolated", "--format", output, "."],
+        cwd=tmp_path, capture_output=True, timeout=300, env=environment,
+    )
+    assert result.returncode == 1, result.stderr
+    assert b"Traceback" not in result.stderr and b"INI001" in result.stdout
+    if output == "sarif":
+        assert b"caf%E9_model.py" in result.stdout  # the byte itself, percent-encoded
+    elif output in ("text", "github"):
+        assert b"caf\xe9_model.py" in result.stdout  # the name as the file system has it
+
+
+BROKEN_PYPROJECTS = {
+    "3,000 nested arrays": ("a = " + "[" * 3000 + "]" * 3000 + "\n", "nested too deeply"),
+    "a 5,000-digit integer": ("a = " + "9" * 5000 + "\n", "limit"),
+    "base-std as a 340-digit integer": ("[tool.initlint]\nbase-std = " + "9" * 340 + "\n", "base-std: expected a positive number"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_PYPROJECTS))
+def test_a_hostile_pyproject_in_a_parent_folder_is_one_line(tmp_path, case):
+    text, reason = BROKEN_PYPROJECTS[case]
+    (tmp_path / "pyproject.toml").write_text(text)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "model.py").write_text(nano_gpt(scaled=False))
+    result = subprocess.run(
+        [sys.executable, "-m", "initlint", "check", str(tmp_path / "sub")], capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and reason in result.stderr and "pyproject.toml" in result.stderr, result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_named_pyproject_toml_is_not_read(tmp_path):
+    os.mkfifo(tmp_path / "pyproject.toml")
+    (tmp_path / "model.py").write_text(nano_gpt(scaled=False))
+    result = subprocess.run(
+        [sys.executable, "-m", "initlint", "check", str(tmp_path)], capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 1 and "INI001" in result.stdout, result.stderr
+
+
+def _unreadable(monkeypatch, folder: Path) -> None:
+    """Make `folder` unreadable: chmod 000, or where that does not stop this user (root),
+    the same PermissionError raised where the walk opens it."""
+    folder.chmod(0)
+    if os.geteuid() != 0:
+        return
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.path.abspath(path) == str(folder):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def test_an_unreadable_folder_named_on_the_command_line_is_one_line(tmp_path, monkeypatch, capsys):
+    from initlint.cli import main
+
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "model.py").write_text(nano_gpt(scaled=False))
+    _unreadable(monkeypatch, tmp_path / "secret")
+    try:
+        assert main(["check", str(tmp_path / "secret")]) == 2
+    finally:
+        (tmp_path / "secret").chmod(0o755)
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "secret: cannot read folder: Permission denied" in error, error
+
+
+def test_an_unreadable_folder_inside_a_walk_is_reported_not_skipped_silently(tmp_path, monkeypatch, capsys):
+    from initlint.cli import main
+
+    (tmp_path / "hidden").mkdir()
+    (tmp_path / "hidden" / "model.py").write_text(nano_gpt(scaled=False))
+    (tmp_path / "model.py").write_text(nano_gpt(scaled=False))
+    _unreadable(monkeypatch, tmp_path / "hidden")
+    try:
+        assert main(["check", "--isolated", "-q", str(tmp_path)]) == 1
+    finally:
+        (tmp_path / "hidden").chmod(0o755)
+    captured = capsys.readouterr()
+    assert "hidden: cannot read folder (Permission denied); its files are not checked" in captured.err
+    assert "Traceback" not in captured.err and "INI001" in captured.out
