@@ -19,7 +19,6 @@ import codecs
 import io
 import os
 import stat
-import sys
 
 #: The largest file initlint reads. The largest real source file of the scale run is 1.9 MB
 #: (sympy); LibCST needs about 1 GB per 1.6 MB of source, see docs/robustness.md.

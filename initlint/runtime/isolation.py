@@ -272,12 +272,12 @@ def _check_report(report: Any) -> None:
 
 
 def _conforms(value: Any, hint: Any, name: str = "") -> bool:
-    """`value` (from JSON) matches the annotation `hint`; `source` must be [file, line]."""
+    """`value` (from JSON) matches the annotation `hint`; `source` is [file, line, caller lines...]."""
     import typing
 
     if name == "source" and value is not None:
-        return isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) \
-            and isinstance(value[1], int) and not isinstance(value[1], bool)
+        return isinstance(value, list) and len(value) >= 2 and isinstance(value[0], str) \
+            and all(isinstance(line, int) and not isinstance(line, bool) for line in value[1:])
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
     if hint is typing.Any:
         return True
