@@ -186,3 +186,24 @@ for pn, p in self.named_parameters():
     after = writable.stat()
     assert writable.read_text() != source
     assert (after.st_uid, after.st_gid, after.st_mode) == (before.st_uid, before.st_gid, before.st_mode)
+
+
+@needs_proc
+def test_jobs_is_capped_at_the_files_and_the_cpus(tmp_path):
+    from initlint.parallel import usable_cpus, worker_count
+
+    assert worker_count(100_000, 40) == min(40, usable_cpus())
+    assert worker_count(100_000, 3) == min(3, usable_cpus())
+    folder = slow_folder(tmp_path / "models", files=6)
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "initlint", "check", "--isolated", "-j", "100000", str(folder)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    most, deadline = 0, time.monotonic() + 300
+    while parent.poll() is None and time.monotonic() < deadline:
+        most = max(most, len(children(parent.pid)))
+        time.sleep(0.05)
+    parent.kill()
+    parent.wait()
+    assert parent.returncode == 1, "the run did not finish in 300 s"
+    assert 0 < most <= min(6, usable_cpus()) or usable_cpus() == 1
