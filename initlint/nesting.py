@@ -70,6 +70,7 @@ _NAME, _STRING, _OPEN, _CLOSE, _COMMA, _END, _SIGN, _LOW, _HIGH = (
     for name in ("name", "string", "open", "close", "comma", "end", "sign", "low", "high")
 )
 _LOW_KEYWORDS = frozenset({"not", "and", "or", "if", "else", "lambda"})
+_DEPTH_TOKENS = frozenset({_LOW, _HIGH, _STRING, _OPEN, _CLOSE, _COMMA, _END})
 #: A sign after one of these is binary (low precedence); after anything else it is unary.
 _OPERAND_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_)]}'\"")
 
@@ -91,15 +92,24 @@ def _is_binary(source: str, position: int) -> bool:
     return position >= 0 and source[position] in _OPERAND_END
 
 
+def _operator_kind(source: str, match: re.Match) -> int | None:
+    """The token's group, with keywords and signs told apart by precedence; None for what
+    cannot change the depth (a plain name, a number, a comment, a continuation)."""
+    kind = match.lastindex
+    if kind == _NAME:
+        name = match.group()
+        return _LOW if name in _LOW_KEYWORDS else _HIGH if name == "await" else None
+    if kind == _SIGN:
+        return _LOW if _is_binary(source, match.start()) else _HIGH
+    return kind if kind in _DEPTH_TOKENS else None
+
+
 def measure(source: str) -> Nesting:
-    # Per open bracket: low-precedence operators in the current element (since the last
-    # comma), and high-precedence ones in the current term (since the last low one).
-    # `enclosing` is the sum of both over the brackets around the current one.
-    low, term = [0], [0]
-    enclosing = 0
-    worst_brackets = worst_expression = 0
+    # Per open bracket: low-precedence operators since the last comma, high-precedence ones
+    # since the last low one; `enclosing`: both summed over the brackets around this one.
+    low, term, enclosing = [0], [0], 0
+    worst_brackets = worst_expression = statement_start = deepest_at = 0
     statement_brackets = statement_expression = 0
-    statement_start = deepest_at = 0
     worst_seconds = total_seconds = 0.0
 
     def end_statement() -> None:
@@ -108,19 +118,10 @@ def measure(source: str) -> Nesting:
         total_seconds += seconds
         if seconds > worst_seconds:
             worst_seconds, deepest_at = seconds, statement_start
-
     for match in _TOKENS.finditer(source):
-        kind = match.lastindex
-        if kind == _NAME:
-            name = match.group()
-            if name in _LOW_KEYWORDS:
-                kind = _LOW
-            elif name == "await":
-                kind = _HIGH
-            else:
-                continue
-        elif kind == _SIGN:
-            kind = _LOW if _is_binary(source, match.start()) else _HIGH
+        kind = _operator_kind(source, match)
+        if kind is None:
+            continue
         if kind == _LOW:
             low[-1] += 1
             term[-1] = 0
@@ -128,8 +129,7 @@ def measure(source: str) -> Nesting:
             term[-1] += 1
         elif kind == _CLOSE:
             if len(low) > 1:
-                low.pop()
-                term.pop()
+                del low[-1], term[-1]
                 enclosing -= low[-1] + term[-1]
             continue
         elif kind == _COMMA:
@@ -141,8 +141,6 @@ def measure(source: str) -> Nesting:
                 low[0] = term[0] = 0
                 statement_brackets = statement_expression = 0
                 statement_start = match.end()
-            continue
-        else:  # comments, numbers, continuations
             continue
         depth = len(low) + enclosing + low[-1] + term[-1]
         if kind == _OPEN:
