@@ -53,6 +53,8 @@ _BOOT = (
 
 def worker_count(jobs: int, files: int) -> int:
     """`jobs`, but never more processes than files or than CPUs this process may use."""
+    if os.name == "nt":  # pipes cannot be polled there (select takes sockets only)
+        return 1
     return max(1, min(jobs, files, usable_cpus()))
 
 
