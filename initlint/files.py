@@ -45,7 +45,7 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> Iterator[str]:
         path = Path(raw)
         if not path.exists():
             raise UsageError(f"{raw}: no such file or directory")
-        if path.is_file():
+        if not path.is_dir():  # a FIFO or device named here too: the engine says what it is
             # A file named explicitly is checked even when it matches an exclude pattern
             # only by its folder; an explicitly excluded name is honoured.
             if not _excluded(path, exclude):

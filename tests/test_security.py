@@ -228,3 +228,14 @@ def test_an_unreadable_folder_inside_a_walk_is_reported_not_skipped_silently(tmp
     captured = capsys.readouterr()
     assert "hidden: cannot read folder (Permission denied); its files are not checked" in captured.err
     assert "Traceback" not in captured.err and "INI001" in captured.out
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_named_on_the_command_line_is_reported_as_such(tmp_path):
+    os.mkfifo(tmp_path / "named.py")
+    result = subprocess.run(
+        [sys.executable, "-m", "initlint", "check", "--isolated", str(tmp_path / "named.py")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 2, result.stderr  # the only file given could not be checked
+    assert "named.py:1:1: INI901 cannot read: not a regular file (a FIFO)" in result.stdout
