@@ -43,6 +43,7 @@ REDO = "redo"
 #: How often a worker looks whether its parent is still there.
 PARENT_POLL_S = 0.25
 _HEADER = struct.Struct("!Q")
+_READY = "ready"
 _BOOT = (
     "import sys\n"
     "sys.path[:] = sys.argv[1:]\n"
@@ -78,7 +79,12 @@ def map_files(lint_file: LintFile, names: Sequence[str], settings: Settings, job
         return
     size = max(1, min(MAX_CHUNK, len(names) // (workers * CHUNKS_PER_WORKER)))
     chunks = [list(names[start : start + size]) for start in range(0, len(names), size)]
-    with _Pool(workers, setup) as pool:
+    try:
+        pool = _Pool(workers, setup)
+    except OSError:  # no process to be had, or none could import initlint: check here
+        yield from (lint_file(name, settings) for name in names)
+        return
+    with pool:
         for chunk, results in zip(chunks, pool.results(chunks)):
             for name, findings in zip(chunk, results):
                 if isinstance(findings, str) and findings != REDO:
@@ -104,9 +110,24 @@ class _Pool:
                 )
                 self.processes.append(process)
                 _send(process.stdin, setup)
+            self.processes = [process for process in self.processes if self._ready(process)]
+            if not self.processes:
+                raise OSError("no worker process could start")
         except BaseException:
             self.close()
             raise
+
+    @staticmethod
+    def _ready(process: subprocess.Popen) -> bool:
+        """Whether the worker imported initlint and read its setup (else it is stopped): an
+        installation the workers cannot import from falls back to checking in this process."""
+        try:
+            ready = pickle.loads(_receive(process.stdout)) == _READY
+        except (EOFError, OSError, pickle.UnpicklingError, ValueError, TypeError):
+            ready = False
+        if not ready:
+            _stop(process, grace_s=0)
+        return ready
 
     def __enter__(self) -> "_Pool":
         return self
@@ -158,8 +179,6 @@ class _Pool:
             if index is not None:
                 done[index] = ["the worker process checking it died"] * len(chunks[index])
             return
-        if isinstance(results, str):  # the worker could not check the chunk at all
-            results = [results] * len(chunks[answer_index])
         done[answer_index] = results
 
     def _retire(self, selector, process: subprocess.Popen) -> None:
@@ -223,16 +242,15 @@ def worker_main() -> None:
     try:
         lint_file, settings, folder = pickle.loads(_receive(tasks))
         os.chdir(folder)  # safe now: the working directory is no longer on sys.path
-        failure = None
-    except BaseException as error:  # answer every chunk with the reason instead
-        failure = f"the worker process could not start ({type(error).__name__}: {error})"
+    except BaseException:  # the caller checks these files itself
+        return
+    _send(answers, pickle.dumps(_READY))
     while True:
         try:
             index, chunk = pickle.loads(_receive(tasks))
         except EOFError:
             return
-        results = failure if failure is not None else _lint_chunk(lint_file, chunk, settings)
-        _send(answers, pickle.dumps((index, results)))
+        _send(answers, pickle.dumps((index, _lint_chunk(lint_file, chunk, settings))))
 
 
 def _watch_parent(parent: int) -> None:

@@ -400,3 +400,23 @@ def test_a_dying_worker_process_costs_files_an_ini902_not_the_run(tmp_path):
     dead = results[names.index(str(tmp_path / "dies.py"))]
     assert codes(dead) == ["INI902"] and "worker process" in dead[0].message
     assert all(codes(findings) in (["INI902"], ["INI001", "INI001"]) for findings in results)
+
+
+def test_workers_that_cannot_start_leave_the_files_to_the_caller(tmp_path):
+    """A lint function the workers cannot import (it lives in the caller's `__main__`): no
+    worker gets ready, and every file is checked in the calling process instead."""
+    for stem in ("a", "b", "c"):
+        (tmp_path / f"{stem}.py").write_text(nano_gpt(scaled=False))
+    script = (
+        "import os, sys\n"
+        "from initlint.config import Settings\n"
+        "from initlint.engine import lint_file\n"
+        "from initlint.parallel import map_files\n"
+        "def only_here(name, settings):\n"
+        "    return lint_file(name, settings)\n"
+        "names = sorted(os.path.join(sys.argv[1], name) for name in os.listdir(sys.argv[1]))\n"
+        "print([[f.code for f in findings] for findings in map_files(only_here, names, Settings(), jobs=2)])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str([["INI001", "INI001"]] * 3)
