@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from initlint.files import UsageError
+from initlint.codes import CODES
+from initlint.errors import UsageError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -106,9 +107,7 @@ _SELECTOR_SHAPE = re.compile(r"^INI[0-9]{0,3}$")
 
 def validate_codes(codes: Iterable[str], where: str) -> tuple[str, ...]:
     """Normalise selectors to upper case; an unknown code or prefix is a ConfigError."""
-    from initlint.rules import all_rules
-
-    known = [rule.code for rule in all_rules()]
+    known = list(CODES)
     result = []
     for raw in codes:
         code = raw.strip().upper()

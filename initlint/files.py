@@ -17,8 +17,9 @@ SKIPPED_DIRS = frozenset(
 )
 
 
-class UsageError(Exception):
-    """A problem with how initlint was called: one line, exit code 2."""
+# Defined in the leaf `errors` module (config and the runtime raise it too); imported here,
+# where callers on other branches still look for it.
+from initlint.errors import UsageError  # noqa: E402
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:

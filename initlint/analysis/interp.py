@@ -29,6 +29,8 @@ from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.model import InitOp, Param
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
+# Distinct from guard's time budget; `interp.BudgetExceeded` stays for callers not yet switched.
+from initlint.errors import StepBudgetExceeded as BudgetExceeded
 
 MAX_STEPS = 400_000
 MAX_CALL_DEPTH = 24
@@ -42,10 +44,6 @@ def merge_uncertain(bindings: dict, name: str, value: Any, ctx: "Ctx") -> Any:
     if ctx.certain or name not in bindings or bindings[name] == value:
         return value
     return UNKNOWN
-
-
-class BudgetExceeded(Exception):
-    """The file needs more interpretation than a linter should spend on it."""
 
 
 @dataclass(frozen=True)
