@@ -28,7 +28,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Iterator, Sequence
+from typing import IO, Any, Callable, Iterator, Sequence
 
 from initlint.codes import INTERNAL_ERROR
 from initlint.config import Settings
@@ -134,7 +134,7 @@ class _Pool:
     def __enter__(self) -> "_Pool":
         return self
 
-    def __exit__(self, error_type: Any, *exc_info: Any) -> None:
+    def __exit__(self, error_type: Any, *_: Any) -> None:
         # Interrupted (Ctrl-C, SIGTERM): no grace for workers still busy.
         self.close(grace_s=2.0 if error_type is None else 0.0)
 
@@ -145,7 +145,7 @@ class _Pool:
         busy: dict[subprocess.Popen, int] = {}
         selector = selectors.DefaultSelector()
         for process in self.processes:
-            selector.register(process.stdout, selectors.EVENT_READ, process)
+            selector.register(_pipe(process.stdout), selectors.EVENT_READ, process)
         for index in range(len(chunks)):
             while index not in done:
                 self._feed(selector, busy, pending, chunks, done)
@@ -193,7 +193,7 @@ class _Pool:
     def close(self, grace_s: float = 0.0) -> None:
         for process in self.processes:
             try:
-                process.stdin.close()  # end of input: an idle worker exits on its own
+                _pipe(process.stdin).close()  # end of input: an idle worker exits on its own
             except OSError:
                 pass
         deadline = time.monotonic() + grace_s
@@ -210,17 +210,25 @@ def _stop(process: subprocess.Popen, grace_s: float) -> None:
         process.wait()
     for stream in (process.stdin, process.stdout):
         try:
-            stream.close()
+            _pipe(stream).close()
         except OSError:
             pass
 
 
-def _send(stream: BinaryIO, payload: bytes) -> None:
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    if stream is None:  # never: every worker is started with both pipes
+        raise OSError("no pipe to the worker process")
+    return stream
+
+
+def _send(stream: IO[bytes] | None, payload: bytes) -> None:
+    stream = _pipe(stream)
     stream.write(_HEADER.pack(len(payload)) + payload)
     stream.flush()
 
 
-def _receive(stream: BinaryIO) -> bytes:
+def _receive(stream: IO[bytes] | None) -> bytes:
+    stream = _pipe(stream)
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
         raise EOFError

@@ -16,9 +16,14 @@ from __future__ import annotations
 # Only modules every interpreter has loaded before `python -m initlint` runs: `__main__`
 # cleans sys.path with this module, before anything could be imported from the checkout.
 import codecs
-import io
 import os
 import stat
+
+# `typing` is not loaded at start-up: a checkout's typing.py could stand in for it. mypy
+# treats a name TYPE_CHECKING as true; at run time nothing is imported.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 #: The largest file initlint reads. The largest real source file of the scale run is 1.9 MB
 #: (sympy); LibCST needs about 1 GB per 1.6 MB of source, see docs/robustness.md.
@@ -127,7 +132,7 @@ class terminate_on_signals:
                 pass
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, *_: object) -> None:
         import signal
 
         for number, handler in self.saved.items():
@@ -151,7 +156,7 @@ def _undecodable_as_bytes(error: UnicodeError) -> tuple[str | bytes, int]:
 codecs.register_error("initlint.output", _undecodable_as_bytes)
 
 
-def write_text(stream: io.TextIOBase, text: str) -> None:
+def write_text(stream: TextIO, text: str) -> None:
     """`stream.write(text)`, falling back to the stream's bytes where `text` cannot be encoded."""
     try:
         stream.write(text)
@@ -173,7 +178,7 @@ def require_ascii_compatible(encoding: str) -> None:
     `# coding: utf-16` cookie in an ASCII file): so does initlint, instead of reading garbage."""
     probe = "#=(x)\n"
     try:
-        compatible = probe.encode(encoding) == probe.encode("ascii")
+        compatible = probe.encode("ascii").decode(encoding) == probe  # utf-8-sig too: no BOM here
     except (LookupError, UnicodeError):
         compatible = False
     if not compatible:

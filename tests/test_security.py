@@ -239,3 +239,9 @@ def test_a_fifo_named_on_the_command_line_is_reported_as_such(tmp_path):
     )
     assert result.returncode == 2, result.stderr  # the only file given could not be checked
     assert "named.py:1:1: INI901 cannot read: not a regular file (a FIFO)" in result.stdout
+
+
+def test_a_utf8_bom_is_still_an_ascii_compatible_encoding(tmp_path):
+    """The control for the cookie check above: `utf-8-sig` (a BOM) is read as Python reads it."""
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + nano_gpt(scaled=False).encode())
+    assert [f.code for f in lint_file(tmp_path / "bom.py")] == ["INI001", "INI001"]

@@ -104,8 +104,8 @@ def run_isolated(spec: dict[str, Any], timeout: float, memory_limit_mb: int | No
             return ChildResult(None, f"timed out after {timeout:g} s (raise --timeout, or pass a smaller --config)", seconds)
         result = _read_result(result_path)
         if result is not None:
-            report, error = validated_payload(result)
-            return ChildResult(report, error, seconds)
+            report, failure = validated_payload(result)
+            return ChildResult(report, failure, seconds)
         return ChildResult(None, _describe_exit(child.returncode, tail, memory_limit_mb), seconds)
 
 
