@@ -52,6 +52,9 @@ def clean_sys_path(paths: list[str], cwd: str | None = None) -> list[str]:
 class NotARegularFile(OSError):
     """Refused before reading: a FIFO, a device, a socket, or a file above the size cap."""
 
+    def __str__(self) -> str:  # no "[Errno 0]": there is no system error behind it
+        return str(self.strerror)
+
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))

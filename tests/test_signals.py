@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from gpt_parts import GENERIC_INIT, gpt
+from initlint.parallel import usable_cpus
 from robustness_inputs import nano_gpt
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and /proc")
@@ -67,6 +68,7 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /
 
 
 @needs_proc
+@pytest.mark.skipif(usable_cpus() < 2, reason="-j 2 runs in one process on a single CPU")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
 def test_workers_go_away_when_the_parent_is_killed(tmp_path, signum):
     folder = slow_folder(tmp_path / "models")
@@ -190,7 +192,7 @@ for pn, p in self.named_parameters():
 
 @needs_proc
 def test_jobs_is_capped_at_the_files_and_the_cpus(tmp_path):
-    from initlint.parallel import usable_cpus, worker_count
+    from initlint.parallel import worker_count
 
     assert worker_count(100_000, 40) == min(40, usable_cpus())
     assert worker_count(100_000, 3) == min(3, usable_cpus())
