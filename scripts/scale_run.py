@@ -92,7 +92,7 @@ def check_one(source: str, path: str) -> FileResult:
     from initlint.engine import check_source, decode, lint_file
     from initlint.prefilter import might_define_model
 
-    # Every rule, and `# noqa` ignored: a bare `# noqa` on line 1 must not hide an INI902.
+    # Every rule, and noqa comments ignored: a bare one on line 1 must not hide an INI902.
     settings = Settings(select=("ALL",), ignore_noqa=True)
     start = time.perf_counter()
     findings = lint_file(path, settings)
