@@ -155,11 +155,14 @@ def _drain(stream, tail: list[str], progress) -> None:
 
 
 def kill_tree(child: subprocess.Popen) -> None:
-    """Kill the child and everything it started, then reap it. Its process group goes first;
-    then, where /proc shows the process tree, every descendant, stopped before it is killed
-    so that nothing forks away meanwhile (the child is a subreaper: daemons that left its
-    session with setsid are still below it)."""
-    kill_descendants(child.pid, include_root=True)  # first: a dead child's orphans move away
+    """Kill the child and everything it started, then reap it: where /proc shows the process
+    tree, every descendant, stopped before it is killed so that nothing forks away meanwhile
+    (the child is a subreaper: daemons that left its session with setsid are still below it);
+    then its process group (all there is where /proc is missing)."""
+    # The tree first, while the child is alive: a dead child's orphans move away. Never once it
+    # has been reaped: its pid may belong to an unrelated process (it killed its own on exit).
+    if child.poll() is None:
+        kill_descendants(child.pid, include_root=True)
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, AttributeError, OSError):
