@@ -44,6 +44,9 @@ class AnalysisOptions:
     init_helpers: tuple[str, ...] = ()
     #: The std of ordinary linears and embeddings under the GPT-2 recipe.
     base_std: float = 0.02
+    #: (user class, known library layer) pairs: the project's own layer classes that behave like
+    #: a layer the analyzer knows, e.g. its own `ColumnParallelLinear`.
+    layer_classes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,19 @@ def _codes(value: Any, where: str) -> tuple[str, ...]:
     return validate_codes(_string_list(value, where), where)
 
 
+def _layer_classes(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """`{"mypkg.layers.ColumnParallelLinear" = "megatron.core.tensor_parallel.ColumnParallelLinear"}`."""
+    from initlint.analysis.knowledge import REGISTRY
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a table of class name = known layer class, got {_describe(value)}")
+    pairs = tuple((user, known) for user, known in zip(_dotted_names(list(value), where), _dotted_names(list(value.values()), where)))
+    for user, known in pairs:
+        if REGISTRY.layer(known) is None:
+            raise ConfigError(f"{where}: {user!r} maps to {known!r}, which is not a layer initlint knows (e.g. 'torch.nn.Linear')")
+    return pairs
+
+
 #: key -> (Settings or AnalysisOptions field, parser). Keys use TOML's dashed style.
 _SETTINGS_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "select": ("select", _codes),
@@ -187,6 +203,7 @@ _ANALYSIS_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "writer-names": ("writer_names", _dotted_names),
     "init-helpers": ("init_helpers", _dotted_names),
     "base-std": ("base_std", _positive_number),
+    "extend-layer-classes": ("layer_classes", _layer_classes),
 }
 #: Sub-tables other parts of initlint own; their keys are validated where they are used.
 SUBTABLES = ("runtime",)
