@@ -245,3 +245,31 @@ def test_a_utf8_bom_is_still_an_ascii_compatible_encoding(tmp_path):
     """The control for the cookie check above: `utf-8-sig` (a BOM) is read as Python reads it."""
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + nano_gpt(scaled=False).encode())
     assert [f.code for f in lint_file(tmp_path / "bom.py")] == ["INI001", "INI001"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_planted_in_the_repositorys_summary_cache_does_not_hang_the_run(tmp_path):
+    """The project layer's disk cache lives in the checked repository by default, where a pull
+    request can put anything: a FIFO named like the entry of one of its files included. (In a
+    child process: if the read blocked, only the child would hang, for the timeout.)"""
+    import hashlib
+
+    digest = hashlib.sha256(nano_gpt(scaled=False).encode()).hexdigest()
+    entry = tmp_path / ".initlint_cache" / "summaries" / digest[:2] / f"{digest}.json"
+    entry.parent.mkdir(parents=True)
+    os.mkfifo(entry)
+    # The cache module alone, loaded from its file: it needs nothing else of initlint.project.
+    script = (
+        "import importlib.util, os, sys\n"
+        "from pathlib import Path\n"
+        "import initlint\n"
+        "where = os.path.join(os.path.dirname(initlint.__file__), 'project', 'cache.py')\n"
+        "spec = importlib.util.spec_from_file_location('summary_cache', where)\n"
+        "cache = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(cache)\n"
+        "print(cache.DiskCache(Path(sys.argv[1])).get(sys.argv[2]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / ".initlint_cache"), digest], capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "None", result.stderr
