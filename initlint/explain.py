@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from initlint.analysis import analyze
 from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
 from initlint.analysis.facts import writer_facts
 from initlint import guard
 from initlint.engine import UnparseableSource, decode, parse
+from initlint.safety import read_regular_file
 from initlint.rules.evidence import short
 
 SCALING_NAMES = {
@@ -116,7 +115,7 @@ def explain_files(files: list[str]) -> str:
     parts = []
     for name in files:
         try:
-            source = decode(Path(name).read_bytes())
+            source = decode(read_regular_file(name))
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as error:
             parts.append(f"{name}: cannot read: {error}\n")
             continue

@@ -29,6 +29,7 @@ from initlint.config import Settings, is_enabled
 from initlint.files import UsageError
 from initlint.findings import Finding
 from initlint.runtime.policy import Policy, PolicyError
+from initlint.safety import read_regular_file
 
 DEFAULT_TIMEOUT = 300.0
 _MODEL_MARKERS = ("nn.Module", "Module)", "PreTrainedModel", "Module,")
@@ -125,8 +126,7 @@ def model_files(files: Sequence[str], model: str | None) -> list[str]:
     found = []
     for path in files:
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
+            text = read_regular_file(path).decode("utf-8", "replace")
         except OSError:
             continue
         if "class " in text and any(marker in text for marker in _MODEL_MARKERS):
