@@ -36,11 +36,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
     ("pair_modulelist", "bad"): "`for attn, ff in self.layers` over ModuleList pairs is not unpacked",
     ("pair_modulelist_index", "bad"): "`layer[0](x)` on ModuleList pairs is not resolved",
-    ("optional_cross_attention", "bad"): "cross-attention off by default is counted as a third add: INI002 silent",
-    (
-        "identity_first_norm",
-        "bad",
-    ): "`if layer_idx == 0: norm = nn.Identity()` leaves pre-norm undecided: INI002 silent",
     ("dropout_add_helper", "bad"): "a `dropout_add(x, residual, ...)` helper is not read as a residual add",
     ("moe_3d_experts", "good"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
     ("moe_3d_experts", "bad"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",

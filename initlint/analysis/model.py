@@ -63,6 +63,11 @@ class ModuleNode:
     #: Children assigned on another path of an undecided `if` (`self.encoder = A(...) if flag else B(...)`):
     #: only one exists at run time, so they are traversed too but never looked up by name.
     alternatives: list[tuple[str, "ModuleNode"]] = field(default_factory=list)
+    #: Assigned under a condition the analysis could not decide, in an `__init__` that ran
+    #: unconditionally (`if config.add_cross_attention: self.crossattention = ...`): may not exist.
+    optional: bool = False
+    #: Built on a path that always runs: only then does a condition inside its `__init__` make a child optional.
+    built_certain: bool = True
     #: transformers' `_is_hf_initialized`: an inner model's `post_init()` already ran on it.
     hf_initialized: bool = False
     #: On roots: init functions of the model its construction never runs (something else applies them).
@@ -173,6 +178,9 @@ class ResidualAdd:
     prenorm: bool | None = None
     #: A learned gate (LayerScale, ReZero alpha) multiplies the branch.
     gated: bool = False
+    #: Behind an undecided test, through a layer that may not exist (cross-attention off by
+    #: default): not on the default path, so not counted in N.
+    optional: bool = False
 
 
 @dataclass
@@ -223,12 +231,18 @@ class Stack:
     reference_std: Monomial | None = None
 
     @property
+    def default_adds(self) -> list[ResidualAdd]:
+        """The adds on the default path: what N counts (the runtime derives N the same way)."""
+        return [add for add in self.adds if not add.optional]
+
+    @property
     def adds_per_block(self) -> int:
-        return len({id(add.statement) for add in self.adds})
+        return len({id(add.statement) for add in self.default_adds})
 
     @property
     def prenorm(self) -> bool:
-        return bool(self.adds) and all(add.prenorm for add in self.adds)
+        adds = self.default_adds
+        return bool(adds) and all(add.prenorm for add in adds)
 
 
 @dataclass

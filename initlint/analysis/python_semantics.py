@@ -162,7 +162,22 @@ _ORDERINGS: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
+def _one_layer_test(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    """`layer_idx == 0` on the representative block of a stack: it holds for one layer of N, so
+    the representative (standing for the layers in general) takes the other path."""
+    if not isinstance(comparison, (cst.Equal, cst.NotEqual)):
+        return None
+    index = Monomial.atom(LAYER_INDEX)
+    for a, b in ((left, right), (right, left)):
+        if isinstance(a, Num) and a.value == index and isinstance(b, Const) and isinstance(b.value, int):
+            return isinstance(comparison, cst.NotEqual)
+    return None
+
+
 def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    one_layer = _one_layer_test(comparison, left, right)
+    if one_layer is not None:
+        return one_layer
     if isinstance(comparison, (cst.Is, cst.IsNot)):
         return _negated(_identity(left, right), isinstance(comparison, cst.IsNot))
     if isinstance(comparison, (cst.In, cst.NotIn)):

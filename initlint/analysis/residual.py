@@ -38,6 +38,8 @@ class _Flow:
     statement: cst.CSTNode | None = None
     #: How many modules deep the reading is (`forward` of a child of a child...).
     depth: int = 0
+    #: How many undecided `if` arms enclose the statement being read.
+    undecided: int = 0
 
 
 class ForwardReader(StatementWalker[_Flow]):
@@ -145,10 +147,12 @@ class ForwardReader(StatementWalker[_Flow]):
     def _undecided_if(self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
+        flow.undecided += 1
         self.walk_block(body, env, flow)
         after_body = env.names
         env.names = dict(before)
         self.walk_block(else_body, env, flow)
+        flow.undecided -= 1
         names = after_body.keys() | env.names.keys()
         joined = {name: join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
         if any(joined[n] is MAYBE_NORMED and after_body.get(n) is not MAYBE_NORMED and env.names.get(n) is not MAYBE_NORMED for n in names):
@@ -190,6 +194,7 @@ class ForwardReader(StatementWalker[_Flow]):
             if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None:
                 add = ResidualAdd(flow.node.cls, node, flow.statement or node, prenorm=branch.normed, gated=branch.gated or branch.renormalised)
                 add.writers = self._writer_refs(flow.node, branch)
+                add.optional = flow.undecided > 0 and any(_may_not_exist(m, flow.node) for m in branch.last)
                 flow.adds.append(add)
                 return STREAM
         return merge([left, right])
@@ -359,3 +364,13 @@ class ForwardReader(StatementWalker[_Flow]):
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
         return Branch((module,), normed)
+
+
+def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
+    """Whether `module`, inside `block`, was built only under a condition `__init__` left undecided."""
+    node: ModuleNode | None = module
+    while node is not None and node is not block:
+        if node.optional:
+            return True
+        node = node.parent
+    return False
