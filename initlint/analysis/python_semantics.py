@@ -408,7 +408,15 @@ def _sequence(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[An
 
 
 def _dict(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
-    merged = dict(args[0].items) if args and isinstance(args[0], Mapping) else {}
+    """`dict(a=...)`, `dict(mapping)`, and `OrderedDict([("c_fc", ...), ...])` from key-value pairs,
+    in order (`nn.Sequential(OrderedDict(...))` names its children by those keys)."""
+    source = args[0] if args else None
+    merged = dict(source.items) if isinstance(source, Mapping) else {}
+    if isinstance(source, Seq) and source.repeat is None:
+        for pair in source.items:
+            if not (isinstance(pair, Seq) and len(pair.items) == 2 and isinstance(pair.items[0], Const)):
+                return UNKNOWN
+            merged[pair.items[0].value] = pair.items[1]
     merged.update(kwargs)
     return Mapping(merged)
 
@@ -475,7 +483,7 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     "str": _str,
     "repr": _str,
     **dict.fromkeys(("list", "tuple", "sorted", "reversed"), _sequence),
-    "dict": _dict,
+    **dict.fromkeys(("dict", "collections.OrderedDict"), _dict),
     "super": _super,
     **dict.fromkeys(("sqrt", "pow", "exp", "log", "rsqrt"), _math_power),
     **dict.fromkeys(("re.match", "re.search", "re.fullmatch"), _regex_match),
