@@ -28,15 +28,8 @@ SETTINGS = Settings(select=("INI0",))
 # by what each costs on real code is in docs/precision.md.
 NOT_YET: dict[tuple[str, str], str] = {
     # Forward data flow
-    ("explicit_forward_call", "bad"): "`self.attention.forward(h)` is not read as a call of the sublayer: no adds",
-    ("lambda_branch", "bad"): "a branch behind a lambda attribute is not followed",
-    ("mlp_dict_loop", "bad"): "an MLP run as a loop over `self.mlp.values()` is not followed",
-    ("norm_inside_sequential", "bad"): "a branch whose nn.Sequential starts with its own LayerNorm loses its writer",
-    ("sequential_ordereddict", "bad"): "`nn.Sequential(OrderedDict(...))` children are not modelled",
     ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
-    ("pair_modulelist", "bad"): "`for attn, ff in self.layers` over ModuleList pairs is not unpacked",
-    ("pair_modulelist_index", "bad"): "`layer[0](x)` on ModuleList pairs is not resolved",
-    ("dropout_add_helper", "bad"): "a `dropout_add(x, residual, ...)` helper is not read as a residual add",
+    ("pair_modulelist", "bad"): "pairs are read now; the init is behind `if p.dim() == 2:` (dim_guarded_loop)",
     ("moe_3d_experts", "good"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
     ("moe_3d_experts", "bad"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
     ("moe_einsum_index_add", "good"): "the router is taken for the writer; einsum/index_add_ experts not followed",
@@ -44,7 +37,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("moe_or_dense_flag", "bad"): "the FFN chosen by `MoE(...) if config.use_moe else MLP(...)` is not resolved",
     ("adaln_parent_gates", "good"): "gates computed by the parent and passed in as arguments are not seen",
     ("runtime_config_numerator", "good"): "depth-muP `h * (scale_depth / sqrt(L))` over unscaled writers: INI003",
-    ("attention_processor", "bad"): "attention computed by a processor object (`attn.to_out[0]`) is not followed",
     # Construction
     ("class_dict_registry", "bad"): "`ATTENTION_CLASSES[config.attn_implementation]` is not resolved",
     ("block_factory_classmethod", "bad"): "blocks built by a class-method factory (`Block.build`) are not followed",

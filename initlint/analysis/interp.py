@@ -449,7 +449,7 @@ _EXPRESSIONS: dict[type, Expression] = {
         lambda interp, node, env, ctx: python_semantics.comprehension(interp, node, env, ctx),
     ),
     cst.Subscript: lambda interp, node, env, ctx: python_semantics.subscript(interp, node, env, ctx),
-    cst.Lambda: lambda interp, node, env, ctx: Lambda(node),
+    cst.Lambda: lambda interp, node, env, ctx: Lambda(node, env),
     cst.NamedExpr: Interpreter._named_expression,
 }
 

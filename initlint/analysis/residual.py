@@ -17,7 +17,8 @@ from typing import Any, Sequence
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Env, ModRef, ParamRef, as_number, truth
+from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, Seq, as_number, truth
+from initlint.analysis.index import ClassInfo
 from initlint.analysis.interp import BudgetExceeded, Ctx, Interpreter
 from initlint.analysis.flow import (
     CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, is_gate, is_norm, is_pass_through, join, merge,
@@ -28,6 +29,8 @@ from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 
 MAX_FORWARD_DEPTH = 6
+#: Children of a container a `for` in `forward` is read for, one after the other.
+MAX_UNROLL = 16
 
 
 @dataclass
@@ -40,6 +43,11 @@ class _Flow:
     depth: int = 0
     #: How many undecided `if` arms enclose the statement being read.
     undecided: int = 0
+    #: The block the adds belong to, when it is not `node` itself: a classless pair
+    #: (`ModuleList([attn, ff])`) whose adds are written in the loop of its owner's `forward`.
+    block: ModuleNode | None = None
+    #: Adds count only inside the loop over that block's container.
+    recording: bool = True
 
 
 class ForwardReader(StatementWalker[_Flow]):
@@ -49,10 +57,11 @@ class ForwardReader(StatementWalker[_Flow]):
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
-        flow = self._read(block, depth=0)
+        flow = self._read(block, depth=0) if block.cls is not None else self._read_owner_loop(block)
         if flow is None:
             return []
-        if any(value is NORMED or value is MAYBE_NORMED for value in flow.returns):
+        # (An owner's `forward` returning `self.norm(x)` after the loop is the final norm, not the block's.)
+        if flow.block is None and any(value is NORMED or value is MAYBE_NORMED for value in flow.returns):
             # The block renormalises the stream before handing it on (Conformer): post-norm in effect.
             for add in flow.adds:
                 add.prenorm = False
@@ -106,12 +115,12 @@ class ForwardReader(StatementWalker[_Flow]):
         return []
 
     # ---------------------------------------------------------------- reading
-    def _read(self, node: ModuleNode, depth: int) -> _Flow | None:
+    def _read(self, node: ModuleNode, depth: int, block: ModuleNode | None = None) -> _Flow | None:
         found = self.interp.index.find_method(node.cls, "forward") if node.cls is not None else None
         if found is None:
             return None
         _, func = found
-        flow = _Flow(node, depth=depth)
+        flow = _Flow(node, depth=depth, block=block, recording=block is None)
         env = Env()
         params = [p.name.value for p in func.params.params]
         if len(params) < 2:
@@ -128,6 +137,15 @@ class ForwardReader(StatementWalker[_Flow]):
             return None
         return flow
 
+    def _read_owner_loop(self, block: ModuleNode) -> _Flow | None:
+        """A block without a class of its own (a pair `ModuleList([attn, ff])`): its adds are in
+        the loop of its container's owner's `forward`."""
+        container = block.parent
+        owner = container.parent if container is not None else None
+        if owner is None or owner.cls is None:
+            return None
+        return self._read(owner, depth=0, block=block)
+
     def tick(self) -> None:
         self.interp.tick()
 
@@ -143,6 +161,28 @@ class ForwardReader(StatementWalker[_Flow]):
             self._undecided_if(stmt.body.body, else_body, env, flow)
         else:
             self.walk_block(stmt.body.body if decided else else_body, env, flow)
+
+    def on_for(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
+        iterable = self._eval(stmt.iter, env, flow, flow.depth)
+        if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
+            self._block_loop(stmt, env, flow)
+            return
+        items = _module_items(iterable)
+        for item in items[:MAX_UNROLL] if items is not None else [UNKNOWN]:
+            _bind(stmt.target, item, env)
+            self.walk_block(stmt.body.body, env, flow)
+
+    def _block_loop(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
+        """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
+        and what it carries from one iteration to the next is the stream."""
+        assert flow.block is not None
+        _bind(stmt.target, ModRef(flow.block), env)
+        for name in _assigned_names(stmt.body):
+            if name in env.names:
+                env.names[name] = STREAM
+        flow.recording = True
+        self.walk_block(stmt.body.body, env, flow)
+        flow.recording = False
 
     def _undecided_if(self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
@@ -191,10 +231,11 @@ class ForwardReader(StatementWalker[_Flow]):
 
     def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any:
         for stream, branch in ((left, right), (right, left)):
-            if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None:
+            if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None and flow.recording:
+                block = flow.block or flow.node
                 add = ResidualAdd(flow.node.cls, node, flow.statement or node, prenorm=branch.normed, gated=branch.gated or branch.renormalised)
-                add.writers = self._writer_refs(flow.node, branch)
-                add.optional = flow.undecided > 0 and any(_may_not_exist(m, flow.node) for m in branch.last)
+                add.writers = self._writer_refs(block, branch)
+                add.optional = flow.undecided > 0 and any(_may_not_exist(m, block) for m in branch.last)
                 flow.adds.append(add)
                 return STREAM
         return merge([left, right])
@@ -205,7 +246,7 @@ class ForwardReader(StatementWalker[_Flow]):
             writers, _ = self.writers_of(last)
             for writer, how, scales in writers:
                 relative = writer.path[len(block.path) + 1:] if block.path else writer.path
-                owner = writer.parent.cls if writer.parent is not None and writer.parent.cls is not None else block.cls
+                owner = _creator(writer) or block.cls
                 if owner is None:
                     continue
                 refs.append(WriterRef(relative, owner, writer.name, how, list(scales) + list(branch.scales)))
@@ -248,16 +289,13 @@ class ForwardReader(StatementWalker[_Flow]):
         if isinstance(node, cst.Attribute):
             base = self._eval(node.value, env, flow, depth)
             if isinstance(base, ModRef):
-                child = base.node.children.get(node.attr.value)
-                if child is not None:
-                    return ModRef(child)
-                param = base.node.params.get(node.attr.value)
-                return ParamRef(param) if param is not None else UNKNOWN
+                return _member(base.node, node.attr.value)
             return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
-            if isinstance(base, ModRef) and len(base.node.children) >= 1:
-                return ModRef(next(iter(base.node.children.values())))
+            if isinstance(base, ModRef):
+                index = self._value(node.slice[0].slice.value, env) if isinstance(node.slice[0].slice, cst.Index) else UNKNOWN
+                return _indexed(base.node, index)
             if any(isinstance(element.slice, cst.Slice) for element in node.slice):
                 return UNKNOWN  # `outputs[1:]`: the attention weights riding along, not the output
             return base
@@ -297,9 +335,10 @@ class ForwardReader(StatementWalker[_Flow]):
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
         carried = merge([a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, Branch)])
         func = node.func
-        if isinstance(func, cst.Subscript):
-            callee = self._eval(func, env, flow, depth)
-            return self._apply_module(callee.node, carried, depth) if isinstance(callee, ModRef) else carried
+        if isinstance(func, cst.Name) and func.value not in env.names:
+            return self._call_global(func.value, node, args, flow, depth, carried)
+        if isinstance(func, (cst.Subscript, cst.Name)):
+            return self._call_value(self._eval(func, env, flow, depth), node, args, flow, depth, carried)
         if not isinstance(func, cst.Attribute):
             return carried
         name = func.attr.value
@@ -313,11 +352,15 @@ class ForwardReader(StatementWalker[_Flow]):
             return replace(carried, squashed=True)
         receiver = self._eval(func.value, env, flow, depth)
         if isinstance(receiver, ModRef):
-            child = receiver.node.children.get(name)
-            if child is not None:
-                return self._apply_module(child, carried, depth)
+            member = _member(receiver.node, name)
+            if isinstance(member, (ModRef, Lambda)):
+                return self._call_value(member, node, args, flow, depth, carried)
+            if name in ("forward", "__call__") and receiver.node is not flow.node:
+                return self._apply_module(receiver.node, carried, depth)  # `self.attention.forward(h)`
+            if name in ("values", "children") and receiver.node.kind in ("container", "sequential"):
+                return Seq([ModRef(child) for child in receiver.node.children.values()])
             if receiver.node is flow.node and receiver.node.cls is not None:
-                return self._method(receiver.node, name, args, depth) or carried
+                return self._method(receiver.node, name, node, args, flow, depth) or carried
             return UNKNOWN  # `self.experts.reduce(...)`: another module's helper, not its forward
         if name in NORM_FUNCTIONS:
             return NORMED if carried is STREAM else carried
@@ -328,20 +371,53 @@ class ForwardReader(StatementWalker[_Flow]):
             return receiver
         return carried
 
-    def _method(self, node: ModuleNode, name: str, args: list[Any], depth: int) -> Any:
+    def _method(self, node: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
         """A helper method of the same module (`self._attn(q, k, v)`): what it returns."""
         found = self.interp.index.find_method(node.cls, name) if node.cls is not None else None
-        if found is None or depth >= MAX_FORWARD_DEPTH or name == "forward":
+        if found is None or name == "forward":
             return None
-        _, func = found
+        return self._inline(found[1], [ModRef(node)] + args, call, flow, depth)
+
+    def _call_global(self, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        """A function of the file (`dropout_add(out, residual, p, training)`) runs with its arguments."""
+        func = self.interp.index.functions.get(name)
+        if func is None:
+            return carried
+        result = self._inline(func, args, call, flow, depth)
+        return carried if result is None else result
+
+    def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        if isinstance(callee, ModRef):
+            cls = callee.node.cls
+            if cls is not None and self.interp.index.find_method(cls, "forward") is None:
+                # A plain callable object (diffusers' attention processor): its `__call__` runs with
+                # the arguments given, the calling module among them (`self.processor(self, x)`).
+                found = self.interp.index.find_method(cls, "__call__")
+                if found is not None:
+                    result = self._inline(found[1], [callee] + args, call, flow, depth)
+                    return carried if result is None else result
+            return self._apply_module(callee.node, carried, depth)
+        if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
+            # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
+            closure = callee.closure.names if isinstance(callee.closure, Env) else {}
+            env = Env({k: v for k, v in closure.items() if isinstance(v, ModRef)})
+            for param, value in zip(callee.node.params.params, args):
+                env.names[param.name.value] = value
+            return self._eval(callee.node.body, env, flow, depth + 1)
+        return carried
+
+    def _inline(self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int) -> Any:
+        """Read a helper's body with the caller's values; its adds are the caller's, at the call."""
+        if depth >= MAX_FORWARD_DEPTH:
+            return None
         env = Env()
-        params = [p.name.value for p in func.params.params]
-        if params:
-            env.names[params[0]] = ModRef(node)
-        for pname, value in zip(params[1:], args):
-            env.names[pname] = value
-        inner = _Flow(node, depth=depth + 1)
+        for param, value in zip(func.params.params, args):
+            env.names[param.name.value] = value
+        inner = _Flow(flow.node, depth=depth + 1, undecided=flow.undecided, block=flow.block)
         self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner)
+        for add in inner.adds:
+            add.node, add.statement = call, flow.statement or call
+            flow.adds.append(add)
         return merge(inner.returns) if inner.returns else None
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
@@ -355,6 +431,11 @@ class ForwardReader(StatementWalker[_Flow]):
                 return replace(carried, renormalised=True)
             return carried
         if is_pass_through(module):
+            return carried
+        if module.kind == "sequential" and module.children:
+            # nn.Sequential runs its children in order: a LayerNorm first normalises the branch input.
+            for child in list(module.children.values())[:MAX_UNROLL]:
+                carried = self._apply_module(child, carried, depth)
             return carried
         if isinstance(carried, Branch) and is_gate(module):
             return replace(carried, gated=True)
@@ -374,3 +455,81 @@ def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
             return True
         node = node.parent
     return False
+
+
+def _member(node: ModuleNode, name: str) -> Any:
+    """`self.name` in `forward`: a child, a parameter, or a module or lambda stored on it."""
+    child = node.children.get(name)
+    if child is not None:
+        return ModRef(child)
+    param = node.params.get(name)
+    if param is not None:
+        return ParamRef(param)
+    stored = node.attrs.get(name)
+    return stored if isinstance(stored, (ModRef, Lambda)) else UNKNOWN
+
+
+def _indexed(node: ModuleNode, index: Any) -> Any:
+    """`layer[1]`, `self.to_out[0]`, `self.experts[e]`: the child that index selects."""
+    children = list(node.children.values())
+    if len(children) == 1 and children[0].repeat is not None:
+        return ModRef(children[0])  # any index of a stack selects its representative
+    key = index.value if isinstance(index, Const) else None
+    if isinstance(key, int) and not isinstance(key, bool) and -len(children) <= key < len(children):
+        return ModRef(children[key])
+    if isinstance(key, str) and key in node.children:
+        return ModRef(node.children[key])
+    return UNKNOWN
+
+
+def _module_items(value: Any) -> list[Any] | None:
+    """What a `for` over modules iterates: a container's children (one for a repeated stack)."""
+    if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
+        return [ModRef(child) for child in value.node.children.values()]
+    if isinstance(value, Seq) and value.repeat is None and value.items:
+        return list(value.items)
+    return None
+
+
+def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
+    """A loop target: `for attn, ff in self.layers` unpacks the pair into its two children."""
+    if isinstance(target, cst.Name):
+        env.names[target.value] = value
+        return
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return
+    parts: list[Any] = []
+    if isinstance(value, ModRef):
+        parts = [ModRef(child) for child in value.node.children.values()]
+    elif isinstance(value, Seq):
+        parts = list(value.items)
+    for i, element in enumerate(target.elements):
+        _bind(element.value, parts[i] if len(parts) == len(target.elements) else UNKNOWN, env)
+
+
+class _Assigned(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+
+def _assigned_names(body: cst.BaseSuite) -> set[str]:
+    visitor = _Assigned()
+    body.visit(visitor)
+    return visitor.names
+
+
+def _creator(node: ModuleNode) -> ClassInfo | None:
+    """The class whose `__init__` created `node`: its nearest ancestor with a class
+    (`self.net = nn.Sequential(...)` creates `net.3` in FeedForward)."""
+    parent = node.parent
+    while parent is not None and parent.cls is None:
+        parent = parent.parent
+    return parent.cls if parent is not None else None
