@@ -128,7 +128,9 @@ class ForwardReader(StatementWalker[_Flow]):
         env.names[params[0]] = ModRef(node)
         env.names[params[1]] = STREAM
         for name in params[2:]:
-            env.names[name] = UNKNOWN
+            # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
+            # in by the parent, gates a branch as one computed here from `c` does.
+            env.names[name] = CONDITIONED
         try:
             self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow)
         except BudgetExceeded:
