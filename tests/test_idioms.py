@@ -35,8 +35,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("moe_einsum_index_add", "good"): "the router is taken for the writer; einsum/index_add_ experts not followed",
     ("moe_einsum_index_add", "bad"): "the router is taken for the writer; einsum/index_add_ experts not followed",
     ("moe_or_dense_flag", "bad"): "the FFN chosen by `MoE(...) if config.use_moe else MLP(...)` is not resolved",
-    ("adaln_parent_gates", "good"): "gates computed by the parent and passed in as arguments are not seen",
-    ("runtime_config_numerator", "good"): "depth-muP `h * (scale_depth / sqrt(L))` over unscaled writers: INI003",
     # Construction
     ("class_dict_registry", "bad"): "`ATTENTION_CLASSES[config.attn_implementation]` is not resolved",
     ("block_factory_classmethod", "bad"): "blocks built by a class-method factory (`Block.build`) are not followed",

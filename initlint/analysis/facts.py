@@ -30,6 +30,9 @@ class WriterFacts:
     scaling: DepthScaling | None
     #: Factors on the writer's branch in `forward` that involve depth or width.
     runtime_scales: tuple[RuntimeScale, ...]
+    #: One of those factors also has a tunable multiplier (MiniCPM's `scale_depth / sqrt(L)`):
+    #: a designed depth parametrisation, not a stray constant.
+    tuned_runtime_scale: bool = False
 
     @property
     def weight(self) -> Param | None:
@@ -57,7 +60,10 @@ def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
     final = final_init(weight) if weight is not None else None
     scaling = stack_scaling(analysis, stack, final.std) if final is not None and final.certain else None
     runtime = tuple(scale for scale in writer.ref.scales if scale_atoms(analysis, scale.factor))
-    return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime)
+    tuned = any(
+        exponent > 0 and name not in scale_atoms(analysis, scale.factor) for scale in runtime for name, exponent in scale.factor.atoms
+    )
+    return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime, tuned)
 
 
 def writer_facts(analysis: "Analysis") -> list[WriterFacts]:
