@@ -30,10 +30,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     # Forward data flow
     ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
     ("pair_modulelist", "bad"): "pairs are read now; the init is behind `if p.dim() == 2:` (dim_guarded_loop)",
-    ("moe_3d_experts", "good"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
-    ("moe_3d_experts", "bad"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
-    ("moe_einsum_index_add", "good"): "the router is taken for the writer; einsum/index_add_ experts not followed",
-    ("moe_einsum_index_add", "bad"): "the router is taken for the writer; einsum/index_add_ experts not followed",
     ("moe_or_dense_flag", "bad"): "the FFN chosen by `MoE(...) if config.use_moe else MLP(...)` is not resolved",
     # Construction
     ("class_dict_registry", "bad"): "`ATTENTION_CLASSES[config.attn_implementation]` is not resolved",

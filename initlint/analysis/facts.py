@@ -51,8 +51,10 @@ class WriterFacts:
 
 
 def writer_pattern(stack: Stack, writer: Writer) -> str:
-    container = stack.container.path
-    return f"{container}.*.{writer.ref.path}" if container else f"*.{writer.ref.path}"
+    container, ref = stack.container.path, writer.ref
+    # A matrix parameter (3-D experts) is named itself; a layer by its module path.
+    path = ref.path if ref.param == "weight" else f"{ref.path}.{ref.param}"
+    return f"{container}.*.{path}" if container else f"*.{path}"
 
 
 def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:

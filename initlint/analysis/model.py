@@ -201,6 +201,9 @@ class WriterRef:
     attr: str
     found_by: str  # "data flow" or "name"
     scales: list[RuntimeScale] = field(default_factory=list)
+    #: The parameter written: a layer's `weight`, or a matrix parameter of the module at `path`
+    #: (MoE experts stored as one 3-D tensor, `down_proj`).
+    param: str = "weight"
 
 
 @dataclass
@@ -213,7 +216,16 @@ class Writer:
 
     @property
     def weight(self) -> Param | None:
-        return self.node.params.get("weight")
+        return self.node.params.get(self.ref.param)
+
+    @property
+    def created_at(self) -> cst.CSTNode | None:
+        """Where the written matrix is made: the layer's construction, or the parameter's."""
+        if self.ref.param == "weight":
+            return self.node.created_at
+        weight = self.weight
+        made = [op.node for op in weight.ops[:1] if op.node is not None] if weight is not None else []
+        return made[0] if made else self.node.created_at
 
 
 @dataclass

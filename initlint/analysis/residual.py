@@ -23,12 +23,15 @@ from initlint.analysis.interp import BudgetExceeded, Ctx, Interpreter
 from initlint.analysis.flow import (
     CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, is_gate, is_norm, is_pass_through, join, merge,
 )
-from initlint.analysis.knowledge.conventions import NORM_FUNCTIONS, SQUASHING, WRITER_NAMES
+from initlint.analysis.knowledge.conventions import ACCUMULATE_IN_PLACE, FRESH_TENSORS, MATRIX_PRODUCTS, NORM_FUNCTIONS, SQUASHING, WRITER_NAMES
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 
 MAX_FORWARD_DEPTH = 6
+#: A writer found: the layer (or the module owning a matrix parameter), how it was found, the
+#: runtime scales after it, and which of its parameters is the written matrix.
+_Found = tuple[ModuleNode, str, tuple[RuntimeScale, ...], str]
 #: Children of a container a `for` in `forward` is read for, one after the other.
 MAX_UNROLL = 16
 
@@ -67,22 +70,22 @@ class ForwardReader(StatementWalker[_Flow]):
                 add.prenorm = False
         return flow.adds
 
-    def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[tuple[ModuleNode, str, tuple[RuntimeScale, ...]]], bool]:
-        """The linear layers whose output is `node`'s output, with scales after them; and whether
-        `node` normalises its input first."""
+    def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]:
+        """The linear layers (or matrix parameters: 3-D experts) whose output is `node`'s output,
+        with scales after them; and whether `node` normalises its input first."""
         key = id(node)
         if key in self._writers:
             return self._writers[key]
         self._writers[key] = ([], False)  # recursion guard
         result: tuple[Any, ...] = ([], False)
         if node.kind in ("linear", "conv"):
-            result = ([(node, "data flow", ())], False)
+            result = ([(node, "data flow", (), "weight")], False)
         elif node.kind == "sequential" and node.children:
             layers = [c for c in node.children.values() if not is_pass_through(c)]
             if layers:
                 result = self.writers_of(layers[-1], depth + 1)
         elif node.kind == "attention" and "out_proj" in node.children:
-            result = ([(node.children["out_proj"], "data flow", ())], False)
+            result = ([(node.children["out_proj"], "data flow", (), "weight")], False)
         elif node.kind == "module" and node.cls is not None and depth < MAX_FORWARD_DEPTH:
             flow = self._read(node, depth + 1)
             found: list[Any] = []
@@ -91,7 +94,7 @@ class ForwardReader(StatementWalker[_Flow]):
                 branches = [value for value in flow.returns if isinstance(value, Branch)]
                 # Paths that end in different layers (a fused-kernel path beside the eager one)
                 # leave the writer undecided: keep only what every path agrees on.
-                common = set.intersection(*(set(map(id, b.last)) for b in branches)) if branches else set()
+                common = set.intersection(*(set(map(id, b.last + b.matrices)) for b in branches)) if branches else set()
                 out = merge(branches)
                 if isinstance(out, Branch):
                     normed = out.normed
@@ -99,19 +102,25 @@ class ForwardReader(StatementWalker[_Flow]):
                         if id(last) not in common:
                             continue
                         inner, _ = self.writers_of(last, depth + 1)
-                        found.extend((w, how, scales + out.scales) for w, how, scales in inner)
+                        found.extend((w, how, scales + out.scales, param) for w, how, scales, param in inner)
+                    found.extend((p.owner, "data flow", out.scales, p.name) for p in out.matrices if id(p) in common)
             if not found:
                 found = self._by_name(node)
             result = (found, normed)
         self._writers[key] = result
         return result
 
+    def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool:
+        """A module with parameters and no sub-layers that uses them as weight matrices (3-D
+        experts) is a layer, not a LayerScale-like gate."""
+        return any(param != "weight" for _, _, _, param in self.writers_of(module, depth)[0])
+
     def _by_name(self, node: ModuleNode) -> list[Any]:
         names = WRITER_NAMES + tuple(self.interp.options.writer_names)
         for name in names:
             child = node.children.get(name)
             if child is not None and child.kind in ("linear", "conv"):
-                return [(child, "name", ())]
+                return [(child, "name", (), "weight")]
         return []
 
     # ---------------------------------------------------------------- reading
@@ -226,6 +235,10 @@ class ForwardReader(StatementWalker[_Flow]):
     def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
         if isinstance(target, cst.Name):
             env.names[target.value] = value
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and isinstance(value, Branch):
+            # `out[mask] = expert(x[mask])`: the tensor now holds that content too.
+            name = target.value.value
+            env.names[name] = merge([env.names.get(name, UNKNOWN), value])
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, element in enumerate(target.elements):
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
@@ -244,14 +257,16 @@ class ForwardReader(StatementWalker[_Flow]):
 
     def _writer_refs(self, block: ModuleNode, branch: Branch) -> list[WriterRef]:
         refs: list[WriterRef] = []
-        for last in branch.last:
-            writers, _ = self.writers_of(last)
-            for writer, how, scales in writers:
-                relative = writer.path[len(block.path) + 1:] if block.path else writer.path
-                owner = _creator(writer) or block.cls
-                if owner is None:
-                    continue
-                refs.append(WriterRef(relative, owner, writer.name, how, list(scales) + list(branch.scales)))
+        found = [w for last in branch.last for w in self.writers_of(last)[0]]
+        found.extend((p.owner, "data flow", (), p.name) for p in branch.matrices)
+        for writer, how, scales, param in found:
+            relative = writer.path[len(block.path) + 1:] if block.path else writer.path
+            # A matrix parameter is created by its own module's `__init__`; a layer by its parent's.
+            owner = (writer.cls if param != "weight" else _creator(writer)) or block.cls
+            if owner is None:
+                continue
+            attr = writer.name if param == "weight" else param
+            refs.append(WriterRef(relative, owner, attr, how, list(scales) + list(branch.scales), param))
         return refs
 
     def _scale(self, value: Any, other: Any, other_node: cst.BaseExpression, operator: cst.CSTNode, env: Env, whole: cst.CSTNode) -> Any:
@@ -330,6 +345,8 @@ class ForwardReader(StatementWalker[_Flow]):
             if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
                 return self._scale(right, left, node.left, node.operator, env, node)
         if isinstance(node.operator, cst.MatrixMultiply):
+            if isinstance(right, ParamRef):
+                return _through_matrix(left, right)  # `h @ self.down_proj[e]`: a 3-D expert weight
             return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
         return merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
 
@@ -348,22 +365,21 @@ class ForwardReader(StatementWalker[_Flow]):
         if name == "linear" and weights and carried is not UNKNOWN:
             # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
             return self._apply_module(weights[0].param.owner, carried, depth)
+        if name in MATRIX_PRODUCTS and weights:
+            return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
+        if name in FRESH_TENSORS:
+            return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
+        if name in ACCUMULATE_IN_PLACE and isinstance(func.value, cst.Name) and isinstance(args[-1:] and args[-1], Branch):
+            merged = merge([env.names.get(func.value.value, UNKNOWN), args[-1]])
+            env.names[func.value.value] = merged
+            return merged
         if weights:
             return UNKNOWN  # a fused kernel fed with raw weights: its output is not ours to trace
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
         receiver = self._eval(func.value, env, flow, depth)
         if isinstance(receiver, ModRef):
-            member = _member(receiver.node, name)
-            if isinstance(member, (ModRef, Lambda)):
-                return self._call_value(member, node, args, flow, depth, carried)
-            if name in ("forward", "__call__") and receiver.node is not flow.node:
-                return self._apply_module(receiver.node, carried, depth)  # `self.attention.forward(h)`
-            if name in ("values", "children") and receiver.node.kind in ("container", "sequential"):
-                return Seq([ModRef(child) for child in receiver.node.children.values()])
-            if receiver.node is flow.node and receiver.node.cls is not None:
-                return self._method(receiver.node, name, node, args, flow, depth) or carried
-            return UNKNOWN  # `self.experts.reduce(...)`: another module's helper, not its forward
+            return self._module_call(receiver.node, name, node, args, flow, depth, carried)
         if name in NORM_FUNCTIONS:
             return NORMED if carried is STREAM else carried
         if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
@@ -372,6 +388,19 @@ class ForwardReader(StatementWalker[_Flow]):
             # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
             return receiver
         return carried
+
+    def _module_call(self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        """`module.name(...)`: a child or lambda it holds, its own `forward`, its children, a helper."""
+        member = _member(module, name)
+        if isinstance(member, (ModRef, Lambda)):
+            return self._call_value(member, call, args, flow, depth, carried)
+        if name in ("forward", "__call__") and module is not flow.node:
+            return self._apply_module(module, carried, depth)  # `self.attention.forward(h)`
+        if name in ("values", "children") and module.kind in ("container", "sequential"):
+            return Seq([ModRef(child) for child in module.children.values()])
+        if module is flow.node and module.cls is not None:
+            return self._method(module, name, call, args, flow, depth) or carried
+        return UNKNOWN  # `self.experts.reduce(...)`: another module's helper, not its forward
 
     def _method(self, node: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
         """A helper method of the same module (`self._attn(q, k, v)`): what it returns."""
@@ -439,7 +468,7 @@ class ForwardReader(StatementWalker[_Flow]):
             for child in list(module.children.values())[:MAX_UNROLL]:
                 carried = self._apply_module(child, carried, depth)
             return carried
-        if isinstance(carried, Branch) and is_gate(module):
+        if isinstance(carried, Branch) and is_gate(module) and not self._multiplies_by_matrix(module, depth):
             return replace(carried, gated=True)
         normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
         if carried is MAYBE_NORMED or isinstance(carried, Branch) and carried.normed is None:
@@ -535,3 +564,13 @@ def _creator(node: ModuleNode) -> ClassInfo | None:
     while parent is not None and parent.cls is None:
         parent = parent.parent
     return parent.cls if parent is not None else None
+
+
+def _through_matrix(content: Any, weight: ParamRef) -> Any:
+    """Content multiplied by a parameter matrix of a module: that parameter writes the result."""
+    if not (content is STREAM or content is NORMED or content is MAYBE_NORMED or isinstance(content, Branch)):
+        return UNKNOWN
+    normed: bool | None = content is NORMED or isinstance(content, Branch) and bool(content.normed)
+    if content is MAYBE_NORMED or isinstance(content, Branch) and content.normed is None:
+        normed = None
+    return Branch((), normed, matrices=(weight.param,))
