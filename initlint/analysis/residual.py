@@ -242,7 +242,9 @@ class ForwardReader(StatementWalker[_Flow]):
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, element in enumerate(target.elements):
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
-                self._assign(element.value, value if i == 0 or value is CONDITIONED else UNKNOWN, env)
+                # `norm, gate_msa, ... = self.attn_norm(x, emb=t)`: what a layer hands out beside
+                # its output is computed by that layer, so a branch it multiplies is gated.
+                self._assign(element.value, value if i == 0 or value is CONDITIONED else CONDITIONED if isinstance(value, Branch) else UNKNOWN, env)
 
     def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any:
         for stream, branch in ((left, right), (right, left)):
@@ -441,9 +443,7 @@ class ForwardReader(StatementWalker[_Flow]):
         """Read a helper's body with the caller's values; its adds are the caller's, at the call."""
         if depth >= MAX_FORWARD_DEPTH:
             return None
-        env = Env()
-        for param, value in zip(func.params.params, args):
-            env.names[param.name.value] = value
+        env = Env(_bind_arguments(func, args, call))
         inner = _Flow(flow.node, depth=depth + 1, undecided=flow.undecided, block=flow.block)
         self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner)
         for add in inner.adds:
@@ -574,3 +574,23 @@ def _through_matrix(content: Any, weight: ParamRef) -> Any:
     if content is MAYBE_NORMED or isinstance(content, Branch) and content.normed is None:
         normed = None
     return Branch((), normed, matrices=(weight.param,))
+
+
+def _bind_arguments(func: cst.FunctionDef, args: list[Any], call: cst.Call) -> dict[str, Any]:
+    """The helper's parameters bound as Python binds them: `args` holds any leading bound values
+    (`self`) and then one value per argument of `call`, keywords bound by name."""
+    lead = len(args) - len(call.args)
+    positional, named = list(args[:lead]), {}
+    for arg, value in zip(call.args, args[lead:]):
+        if arg.keyword is not None:
+            named[arg.keyword.value] = value
+        elif arg.star:
+            break  # `*rest`: what follows cannot be placed
+        else:
+            positional.append(value)
+    params = func.params
+    ordered = list(params.posonly_params) + list(params.params)
+    bound = {param.name.value: positional[i] for i, param in enumerate(ordered) if i < len(positional)}
+    for param in ordered + list(params.kwonly_params):
+        bound.setdefault(param.name.value, named.get(param.name.value, UNKNOWN))
+    return bound
