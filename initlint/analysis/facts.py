@@ -51,9 +51,7 @@ class WriterFacts:
 
 
 def writer_pattern(stack: Stack, writer: Writer) -> str:
-    container, ref = stack.container.path, writer.ref
-    # A matrix parameter (3-D experts) is named itself; a layer by its module path.
-    path = ref.path if ref.param == "weight" else f"{ref.path}.{ref.param}"
+    container, path = stack.container.path, writer.ref.display
     return f"{container}.*.{path}" if container else f"*.{path}"
 
 

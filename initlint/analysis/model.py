@@ -205,6 +205,11 @@ class WriterRef:
     #: (MoE experts stored as one 3-D tensor, `down_proj`).
     param: str = "weight"
 
+    @property
+    def display(self) -> str:
+        """The writer as a message names it, relative to the block: `mlp.experts.down_proj`."""
+        return self.path if self.param == "weight" else f"{self.path}.{self.param}"
+
 
 @dataclass
 class Writer:

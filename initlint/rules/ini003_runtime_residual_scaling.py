@@ -80,7 +80,7 @@ No automatic fix: removing the factor changes the model's function.
         ref = facts.writer.ref
         factor = f"`{short(scale.source, 40)}`"
         message = headline(
-            *(template.format(name=name, factor=factor) for name in (facts.pattern, ref.path, ref.attr)),
+            *(template.format(name=name, factor=factor) for name in (facts.pattern, ref.display, ref.attr)),
             template.format(name=ref.attr, factor="a factor"),
         )
         steps = (add_step(analysis, facts.writer.add), init_step(analysis, facts))
