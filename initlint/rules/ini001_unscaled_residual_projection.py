@@ -84,7 +84,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         message = headline(
             *(
                 f"residual writer `{name}` init{detail} has no depth factor 1/sqrt({n})"
-                for name in (facts.pattern, ref.display, ref.attr)
+                for name in (facts.pattern, ref.path, ref.attr)
                 for detail in (f" std {std}", "")
             )
         )
