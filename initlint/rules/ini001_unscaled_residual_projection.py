@@ -70,7 +70,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         # A layer instance may be a writer of several roots: report it only if every one agrees.
         verdicts: dict[int, list[Violation | None]] = {}
         for facts in writer_facts(analysis):
-            created = facts.writer.node.created_at
+            created = facts.writer.created_at
             if facts.stack.root.uncalled_init or facts.weight is None or created is None or not facts.in_prenorm_stream:
                 continue  # initialised by code outside this construction path, or not this rule's setting
             unscaled = facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
@@ -93,7 +93,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             details = (f" std {std}", "") if final is not None and final.std is not None else ("",)
             claims = [f"init{detail} has no depth factor 1/sqrt({{n}})" for detail in details]
         message = headline(
-            *(f"residual writer `{name}` {claim.format(n=n)}" for name in (facts.pattern, ref.path, ref.attr) for claim in claims)
+            *(f"residual writer `{name}` {claim.format(n=n)}" for name in (facts.pattern, ref.display, ref.attr) for claim in claims)
         )
         steps = [init_step(analysis, facts), add_step(analysis, facts.writer.add), depth_step(facts.stack, n)]
         if scaling is not None and scaling.kind == "negligible" and scaling.power is not None:
