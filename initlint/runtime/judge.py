@@ -42,8 +42,8 @@ def model_facts(params: Sequence[ParamFacts], fmap: ForwardMap, base_std: float)
     width = next((p.shape[-1] for p in params if fmap.roles.get(p.name) == "embedding" and len(p.shape) == 2), 0)
     if not width:
         width = next((max(p.shape) for p in params if p.name in writers), 1)
-    writes = len(fmap.writes)
-    return ModelFacts(writes=writes, blocks=len(blocks) or max(writes // 2, 1), width=width, base_std=base_std,
+    layers = fmap.layers or len(fmap.writes)
+    return ModelFacts(layers=layers, blocks=len(blocks) or max(layers // 2, 1), width=width, base_std=base_std,
                       post_norm=fmap.post_norm)
 
 
@@ -184,12 +184,12 @@ def _hint(row: Row, param: ParamFacts, facts: ModelFacts, history: list[Requeste
         return "this is nn.Embedding's default N(0, 1): the custom init skips it"
     if row.ratio is None or row.role != "writer":
         return ""
-    writes = max(facts.writes, 1)
-    if _close(row.ratio, math.sqrt(writes)):
-        return f"no depth scaling (the {writes} residual writes need 1/sqrt({writes}))"
-    if _close(row.ratio, math.sqrt(2)):
-        return f"scaled by the number of blocks instead of the {writes} residual writes (n_layer instead of 2*n_layer?)"
-    if _close(row.ratio, 1 / math.sqrt(writes)):
+    layers = max(facts.layers, 1)
+    if _close(row.ratio, math.sqrt(layers)):
+        return f"no depth scaling (the {layers} residual layers need 1/sqrt({layers}))"
+    if _close(row.ratio, math.sqrt(2)) and layers >= 2 * facts.blocks:
+        return f"scaled by the number of blocks instead of the {layers} residual layers (n_layer instead of 2*n_layer?)"
+    if _close(row.ratio, 1 / math.sqrt(layers)):
         return "the depth factor is applied twice"
     return ""
 
