@@ -130,12 +130,13 @@ def _fixer():
     return apply_fixes
 
 
-def _run_runtime(files: list[str], args: argparse.Namespace, settings: Settings) -> list[Finding]:
-    """Runtime verification runs only when asked for (`--runtime`); it needs torch."""
+def _run_runtime(files: list[str], args: argparse.Namespace, settings: Settings, static: list[Finding]) -> list[Finding]:
+    """Runtime verification runs only when asked for (`--runtime`); it needs torch. It returns
+    the static findings merged with its own (one finding per writer, `# noqa` for both)."""
     if not getattr(args, "runtime", False):
-        return []
+        return static
     runtime = _runtime_cli()
-    return list(runtime.run_runtime(files, args, settings)) if runtime is not None else []
+    return list(runtime.run_runtime(files, args, settings, static)) if runtime is not None else static
 
 
 def exit_code(findings: Sequence[Finding], nothing_checked: bool, exit_zero: bool) -> int:
@@ -169,7 +170,7 @@ def run_check(args: argparse.Namespace) -> int:
         _report_fixes(apply_fixes(result.findings, unsafe=args.unsafe_fixes))
         result = _lint(files, settings, args.jobs)
     findings = list(result.findings)
-    findings = sorted(findings + _run_runtime(files, args, settings), key=Finding.sort_key)
+    findings = sorted(_run_runtime(files, args, settings, findings), key=Finding.sort_key)
 
     options = ReportOptions(
         show_source=args.show_source and not args.quiet,

@@ -150,8 +150,24 @@ def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: Mo
             details["called_from_lines"] = list(first.source[2:])
         if params[first.name].requested.origin:
             details["init_at"] = params[first.name].requested.origin
-        findings.append(RuntimeFinding(code, message, [m.name for m in members], first.source, details))
+        findings.append(RuntimeFinding(code, message, [m.name for m in members], first.source, details,
+                                       headline=_headline(code, first, patterns, policy_name)))
     return findings
+
+
+def _headline(code: str, first: Row, patterns: list[str], policy_name: str) -> str:
+    more = f" (+{len(patterns) - 1} more)" if len(patterns) > 1 else ""
+    subject = "residual writer" if code in ("INI101", "INI108") else first.role
+    # The layer names a weight well enough, and the headline has 100 characters.
+    patterns = [p.removesuffix(".weight") for p in patterns]
+    if code == "INI103":
+        return f"{subject} {patterns[0]}{more} is never written after torch.empty"
+    if first.ratio is None or not first.expected_std:
+        return f"{subject} {patterns[0]}{more}: {first.requested}, {policy_name} expects {first.expected}"
+    std = first.ratio * first.expected_std
+    effective = "effective std" if code == "INI108" else "std"
+    return (f"{subject} {patterns[0]}{more}: {effective} {std:.3g}, {policy_name} expects "
+            f"{first.expected_std:.3g} (ratio {first.ratio:.3g})")
 
 
 def _code(row: Row) -> str:

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from initlint.runtime import build, judge as judging, trace
+from initlint.runtime import build, judge as judging, sites, trace
 from initlint.runtime.policy import DEFAULT_BASE_STD, Policy
 from initlint.runtime.report import ModelReport, RuntimeFinding
 from initlint.runtime.writers import ForwardMap, map_forward
@@ -48,8 +48,10 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
     report = ModelReport(model=label, policy=options.policy.spec())
     clock = _Clock(report)
     options.progress(f"{label}: tracing the init on the meta device")
-    model, tracer = _traced_build(factory, options, report)
+    model, tracer, created = _traced_build(factory, options, report)
     clock.lap("trace")
+    if type(model).__name__ != label:  # a factory: the report names the model it built
+        report.model, report.built_by = type(model).__name__, label
     requested = trace.requested_per_parameter(model, tracer)
     params = [judging.ParamFacts(name, list(p.shape), *requested[name])
               for name, p in model.named_parameters(remove_duplicate=False)]
@@ -58,6 +60,7 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
     fmap = _forward_map(model, factory, options, report)
     clock.lap("writers")
     _judge(report, params, fmap, model, options)
+    _mark_creation(report, created)
     clock.lap("judge")
     if options.materialize:
         options.progress(f"{label}: building real tensors and measuring")
@@ -110,21 +113,21 @@ class _Clock:
 def _traced_build(factory, options: Options, report: ModelReport):
     build.seeded(options.seed)
     try:
-        with torch.device("meta"), trace.tracing(options.focus_files) as tracer:
+        with torch.device("meta"), trace.tracing(options.focus_files) as tracer, sites.recording() as created:
             model = factory()
             _check_model(model)
             if build.finish_hf_init(model):
                 report.notes.append("transformers skips init on meta: ran initialize_weights() explicitly")
-        return model, tracer
+        return model, tracer, sites.module_sites(model, created)
     except build.BuildError:
         raise
     except Exception as error:  # noqa: BLE001 -- some constructors compute with real values
         report.notes.append(f"built on CPU, not meta (meta construction failed: {_one_line(error)})")
     build.seeded(options.seed)
-    with trace.tracing(options.focus_files) as tracer:
+    with trace.tracing(options.focus_files) as tracer, sites.recording() as created:
         model = factory()
         _check_model(model)
-    return model, tracer
+    return model, tracer, sites.module_sites(model, created)
 
 
 def _check_model(model: Any) -> None:
@@ -281,12 +284,20 @@ def _add_measurement(report: ModelReport, item: dict) -> None:
     report.findings.append(RuntimeFinding(item["code"], item["message"], params, None, dict(item.get("details", {}))))
 
 
+def _mark_creation(report: ModelReport, created: dict[str, sites.Site]) -> None:
+    for row in report.rows:
+        site = created.get(row.name.rpartition(".")[0])
+        row.created = list(site) if site else None
+
+
 def _locate(report: ModelReport, model: nn.Module) -> None:
     """Findings without a source line point at the init line of their first parameter, else at
     the class that owns it."""
     sources = {row.name: row.source for row in report.rows if row.source}
+    created = {row.name: row.created for row in report.rows if row.created}
     modules = dict(model.named_modules())
     for finding in report.findings:
+        finding.created = finding.created or next((created[n] for n in finding.params if n in created), None)
         if finding.source:
             continue
         for name in finding.params:

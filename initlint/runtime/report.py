@@ -39,6 +39,7 @@ class Row:
     measured_std: float | None = None
     measured_verdict: str = ""
     source: list | None = None  # [file, line] of the op that decided the request
+    created: list | None = None  # [file, line, column] of the statement creating its module
 
     @property
     def pattern(self) -> str:
@@ -52,6 +53,10 @@ class RuntimeFinding:
     params: list[str]
     source: list | None = None  # [file, line]
     details: dict[str, Any] = field(default_factory=dict)
+    #: [file, line, column] where it is reported: the creation of its first parameter's module.
+    created: list | None = None
+    #: At most 100 characters: what is wrong and the numbers (`message` has the reasoning).
+    headline: str = ""
 
 
 @dataclass
@@ -67,6 +72,8 @@ class ModelReport:
     expected_stream_variance: list[list] = field(default_factory=list)
     source_file: str = ""
     class_line: int = 0
+    #: The factory that built it (`build_model`) when that is not the class name in `model`.
+    built_by: str = ""
 
     @property
     def ok(self) -> bool:
