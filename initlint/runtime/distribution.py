@@ -34,6 +34,10 @@ class Requested:
     #: "file:line" of the innermost user frame when it lies outside the focus files (a helper
     #: module the model file calls); `source` then names the call in the model file.
     origin: str = ""
+    #: Written by a layer's own default (`reset_parameters` inside torch): no deliberate init.
+    by_default: bool = False
+    #: Written while a module's constructor runs (not by a caller re-initialising the model).
+    in_constructor: bool = False
 
     @property
     def is_constant(self) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import torch
 from torch import nn
@@ -60,6 +60,8 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
     fmap = _forward_map(model, factory, options, report)
     clock.lap("writers")
     _judge(report, params, fmap, model, options)
+    report.findings.extend(judging.lost_intent_findings(params, report.rows))
+    _meta_checks(report, model, tracer, options)
     _mark_creation(report, created)
     clock.lap("judge")
     if options.materialize:
@@ -197,6 +199,52 @@ def _judge(report: ModelReport, params, fmap: ForwardMap, model: nn.Module, opti
     report.findings.extend(findings)
     if fmap.post_norm:
         report.notes.append("post-norm residuals (norm(x + f(x))): depth scaling is not the GPT-2 setting here")
+
+
+def _meta_checks(report: ModelReport, model: nn.Module, tracer, options: Options) -> None:
+    """What the trace answers without real tensors: blocks copied from one initialised
+    prototype, and whether running the public init entry point again changes any request."""
+    from initlint.runtime import checks
+
+    for item in checks.clone_findings([tuple(group) for group in trace.copied_groups(model, tracer)]):
+        _add_measurement(report, item)
+    entry = checks.init_entry_point(model)
+    if entry is None or not entry.complete:
+        return  # a per-module hook alone is not the whole init (nanoGPT scales after apply)
+    # Once more, then again: a factory may re-initialise the built model its own way, so the
+    # built state is not the entry point's; two runs of the entry point must agree.
+    states = []
+    try:
+        for _ in range(2):
+            with torch.no_grad(), trace.tracing(options.focus_files, tracer):
+                if not build.finish_hf_init(model):
+                    entry.run()
+            states.append(trace.requested_per_parameter(model, tracer))
+    except Exception as error:  # noqa: BLE001 -- an init that cannot run twice on meta is a note
+        report.notes.append(f"init run twice on meta skipped: {_one_line(error)}")
+        return
+    before, after = states
+    changes = [_RequestChange(name, f"{before[name][0].describe()} -> {after[name][0].describe()}")
+               for name in before if _request_changed(before[name][0], after[name][0])]
+    for item in checks.idempotency_findings(checks.IdempotencyResult(entry.description, changes)):
+        _add_measurement(report, item)
+
+
+class _RequestChange(NamedTuple):
+    """A request that a second init run changed (what `checks.idempotency_findings` lists)."""
+
+    name: str
+    description: str
+
+
+def _request_changed(first: trace.Requested, second: trace.Requested) -> bool:
+    judged = ("normal", "uniform", "trunc_normal", "orthogonal", "constant")
+    if first.kind not in judged or second.kind not in judged:
+        return False
+    if first.kind != second.kind:
+        return True
+    scale = max(first.std, second.std, abs(first.mean), abs(second.mean), 1e-12)
+    return abs(first.std - second.std) > 0.01 * scale or abs(first.mean - second.mean) > 0.01 * scale
 
 
 def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fmap: ForwardMap,
