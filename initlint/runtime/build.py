@@ -310,9 +310,9 @@ def _with_unset_hint(cls: type, factory: Factory) -> Factory:
             unset = _unset_fields(cls.get_default_config())
             if not unset:
                 raise
-            raise BuildError(f"cannot build {cls.__name__} from {cls.__name__}.get_default_config(): it leaves "
-                             f"{', '.join(unset)} unset ({type(error).__name__}: {str(error)[:80]}); pass "
-                             f"--model-config {','.join(f'{u}=...' for u in unset)}") from None
+            raise BuildError(f"{cls.__name__}.get_default_config() leaves {', '.join(unset)} unset "
+                             f"({type(error).__name__}); pass --model-config {','.join(f'{u}=...' for u in unset)}"
+                             ) from None
 
     return build
 

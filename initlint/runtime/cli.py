@@ -315,14 +315,15 @@ def to_findings(path: str, models: list[dict], errors: list[str], files: Sequenc
 
     result: list[Finding] = []
 
-    def add(code: str, message: str, where: tuple[str, int, int], evidence: list[Evidence], details: dict) -> None:
+    def add(code: str, message: str, where: tuple[str, int, int], evidence: list[Evidence], details: dict,
+            help: str | None = None) -> None:
         rule = rule_by_code(code)
         target = display_path(where[0], files)
         if rule is None or not is_enabled(rule.code, rule.default_enabled, settings, target):
             return
         steps = tuple(Evidence(e.message, e.line, e.column, None if e.path == target else e.path) for e in evidence)
         result.append(finding_of(rule, target, headline(message), (where[1], where[2], where[1], where[2]), details,
-                                 evidence=steps, help=_HELP.get(code)))
+                                 evidence=steps, help=help or _HELP.get(code)))
 
     for model in models:
         for item in model.get("findings", []):
@@ -331,7 +332,12 @@ def to_findings(path: str, models: list[dict], errors: list[str], files: Sequenc
             add(item["code"], item.get("headline") or message, where, evidence,
                 dict(item.get("details", {}), model=model["model"], params=item.get("params", []), policy=model.get("policy")))
     for error in errors:
-        add("INI110", f"runtime check not run: {error}", (path, 1, 1), [], {"error": error})
+        # The headline says what failed; help carries the exact flags to pass.
+        reason, _, advice = error.partition("; pass ")
+        whole = f"runtime check not run: {error}"
+        add("INI110", whole if len(whole) <= HEADLINE_CHARS else f"runtime check not run: {reason}", (path, 1, 1),
+            [Evidence(f"runtime check not run: {error}", 1, 1, None)], {"error": error},
+            help=f"pass {advice}" if advice else None)
     return result
 
 
@@ -375,9 +381,15 @@ def merge_findings(static: list[Finding], runtime: list[Finding], settings: Sett
     return sorted(merged, key=Finding.sort_key)
 
 
+_QUOTED_NAME = re.compile(r"`([\w.*]+?)(?:\.weight|\.bias)?`")
+
+
 def _static_layers(finding: Finding) -> set[str]:
+    """The layers a static finding is about: its own, and those its message names (the
+    layer that got the depth factor instead: `reaches `layers.*.mlp.w2.weight` instead`)."""
     details = finding.details or {}
-    return set(details.get("layers", ())) | ({details["layer"]} if details.get("layer") else set())
+    named = set(details.get("layers", ())) | ({details["layer"]} if details.get("layer") else set())
+    return named | set(_QUOTED_NAME.findall(finding.message))
 
 
 def _apply_noqa(runtime: list[Finding], static: list[Finding], settings: Settings) -> tuple[list[Finding], list[Finding]]:

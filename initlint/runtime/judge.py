@@ -253,7 +253,7 @@ def lost_intent_findings(params: Sequence[ParamFacts], rows: list[Row]) -> list[
     for param in params:
         requested = param.requested
         if requested.kind == "trunc_normal" and requested.nominal_std > 0 and min(
-                requested.mean - requested.low, requested.high - requested.mean) > TRUNCATION_LIMIT * requested.nominal_std:
+                requested.mean - requested.low, requested.high - requested.mean) > TRUNCATION_LIMIT * 1.000001 * requested.nominal_std:
             groups.setdefault(("trunc", requested.low, requested.high), []).append(param)
     lines = _patterns_per_line(params)
     for name in ok:

@@ -307,20 +307,13 @@ def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fm
         attempt("step-zero loss", lambda: stepzero.step_zero_findings(stepzero.step_zero_loss(model, seed=options.seed)))
 
 
-def _to_stats_request(requested: trace.Requested):
-    from initlint.runtime.stats import Requested
-
+def _to_stats_request(requested: trace.Requested) -> trace.Requested | None:
+    """The request the std test can judge: fully written, of a kind with exact moments."""
     if requested.unwritten_fraction or requested.partial_fraction:
         return None
-    if requested.kind == "normal":
-        return Requested.normal(requested.std, requested.mean)
-    if requested.kind == "uniform":
-        return Requested.uniform(requested.low, requested.high)
-    if requested.kind == "trunc_normal":
-        return Requested.trunc_normal(requested.nominal_std, requested.mean, requested.low, requested.high)
-    if requested.kind == "constant":
-        return Requested.constant(requested.mean)
-    return None
+    if requested.kind == "normal" and requested.std <= 0:
+        return trace.Requested.constant(requested.mean)
+    return requested if requested.kind in ("normal", "uniform", "trunc_normal", "constant") else None
 
 
 def _add_measurement(report: ModelReport, item: dict) -> None:

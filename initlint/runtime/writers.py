@@ -255,6 +255,9 @@ class ProvenanceMode(TorchDispatchMode):
             elif key is not None:
                 self._role(key, "norm-gain" if stream[1].normed else "gain")
                 self._tag(out, Tag("stream", normed=stream[1].normed, version=stream[1].version))
+            elif other_tag is None and isinstance(other_tensor, torch.Tensor) and other_tensor.numel() == 1:
+                # A constant in a 0-dim tensor (Gemma's `embeds * normalizer`): still the stream.
+                self._tag(out, Tag("stream", normed=stream[1].normed, version=stream[1].version))
             elif other_tag is not None and other_tag.kind == "derived" and isinstance(other_tensor, torch.Tensor) \
                     and other_tensor.numel() < stream[0].numel():
                 self._tag(out, Tag("stream", normed=True, version=stream[1].version))  # x * rsqrt(mean(x**2)): a hand-written norm
