@@ -30,10 +30,10 @@ from typing import Any, Callable, Mapping, Sequence
 from initlint.config import Settings, is_enabled
 from initlint.files import UsageError
 from initlint.findings import Evidence, Finding
+from initlint.runtime.options import DEFAULT_TIMEOUT, Options
 from initlint.runtime.policy import Policy, PolicyError
 from initlint.runtime.report import name_pattern
 
-DEFAULT_TIMEOUT = 300.0
 _MODEL_MARKERS = ("nn.Module", "Module)", "PreTrainedModel", "Module,")
 
 
@@ -80,7 +80,7 @@ _TABLE_KEYS = {"policy": str, "timeout": (int, float), "memory-limit": int, "dev
                "model": str, "config": str, "factory": str, "input-shape": str}
 
 
-def runtime_options(args: argparse.Namespace, table: Mapping[str, Any]) -> dict[str, Any]:
+def runtime_options(args: argparse.Namespace, table: Mapping[str, Any]) -> Options:
     """Command line over `[tool.initlint.runtime]` over defaults, validated; UsageError otherwise."""
     for key, value in table.items():
         expected = _TABLE_KEYS.get(key)
@@ -105,12 +105,12 @@ def runtime_options(args: argparse.Namespace, table: Mapping[str, Any]) -> dict[
     if memory is not None and memory < 256:
         raise UsageError(f"--memory-limit {memory} MB is too small to import torch (at least 256)")
     shape = pick("input_shape", "input-shape")
-    return {
-        "policy": policy.spec(), "timeout": timeout, "memory_limit_mb": memory,
-        "device": pick("device", "device", "cpu"), "materialize": bool(pick("materialize", "materialize", False)),
-        "model": pick("model", "model"), "config": pick("model_config", "config"), "factory": pick("factory", "factory"),
-        "input_shape": _parse_shape(shape) if shape else None,
-    }
+    return Options(
+        policy=policy, timeout=timeout, memory_limit_mb=memory, device=pick("device", "device", "cpu"),
+        materialize=bool(pick("materialize", "materialize", False)), model=pick("model", "model"),
+        config=pick("model_config", "config"), factory=pick("factory", "factory"),
+        input_shape=tuple(_parse_shape(shape)) if shape else None,
+    )
 
 
 def _parse_shape(text: str) -> list[int]:
@@ -140,16 +140,16 @@ def model_files(files: Sequence[str], model: str | None) -> list[str]:
 
 # -- usage errors ------------------------------------------------------------------------------
 
-def check_targets(files: Sequence[str], options: Mapping[str, Any]) -> None:
+def check_targets(files: Sequence[str], options: Options) -> None:
     """`--model` and `--factory` name things that exist, else one UsageError naming what does
     (read from the source text: the parent process never imports the user's code)."""
-    if options.get("factory"):
-        _check_factory(options["factory"])
-    elif options.get("model"):
+    if options.factory:
+        _check_factory(options.factory)
+    elif options.model:
         defined = {name: path for path in model_files(files, None) for name in top_level_names(path)}
-        if options["model"] not in defined:
+        if options.model not in defined:
             classes = sorted(name for name in defined if name[:1].isupper())
-            raise UsageError(f"--model {options['model']}: no class or factory of that name in the checked files "
+            raise UsageError(f"--model {options.model}: no class or factory of that name in the checked files "
                              f"(model classes found: {', '.join(classes) or 'none'})")
 
 
@@ -221,23 +221,22 @@ def run_runtime(files: Sequence[str], args: argparse.Namespace, settings: Settin
     fmt = getattr(args, "format", "text")
     show_tables = fmt == "text" and not getattr(args, "quiet", False)
     progress = _progress_printer() if sys.stderr.isatty() and fmt == "text" else None
-    if options["factory"]:
-        factory_file = options["factory"].rpartition(":")[0]
+    if options.factory:
+        factory_file = options.factory.rpartition(":")[0]
         targets = [factory_file if factory_file.endswith(".py") or not files else files[0]]
     else:
-        targets = model_files(files, options["model"])
+        targets = model_files(files, options.model)
     if not targets:
         print("initlint: warning: --runtime: no file defines an nn.Module", file=sys.stderr)
         return list(static)
     # CUDA reserves far more address space than it uses: RLIMIT_AS would break its start-up,
     # so off the CPU only an explicit --memory-limit applies.
-    memory = options["memory_limit_mb"] or (default_memory_limit_mb() if options["device"] == "cpu" else None)
-    focus = [os.path.abspath(p) for p in files if p.endswith(".py")]
+    memory = options.memory_limit_mb or (default_memory_limit_mb() if options.device == "cpu" else None)
+    options.focus_files = tuple(os.path.abspath(p) for p in files if p.endswith(".py"))
+    options.base_std = settings.analysis.base_std
 
     def verify(path: str):
-        spec = {key: options[key] for key in ("policy", "device", "materialize", "model", "config", "factory", "input_shape")}
-        spec.update(file=path, focus_files=focus, base_std=settings.analysis.base_std)
-        return run_isolated(spec, options["timeout"], memory, progress)
+        return run_isolated(options.to_spec(path), options.timeout, memory, progress)
 
     findings: list[Finding] = []
     reports: list[dict] = []

@@ -16,32 +16,20 @@ from __future__ import annotations
 
 import inspect
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
 import torch
 from torch import nn
 
 from initlint.runtime import build, judge as judging, sites, trace
-from initlint.runtime.policy import DEFAULT_BASE_STD, Policy
+from initlint.runtime.options import Options
+from initlint.runtime.policy import DEFAULT_BASE_STD
 from initlint.runtime.report import ModelReport, RuntimeFinding
 from initlint.runtime.writers import ForwardMap, map_forward
 
 #: Above this many parameters a failed meta forward is not retried on a real CPU build.
 EAGER_FALLBACK_LIMIT = 300_000_000
 PROBE_LENGTH = 8
-
-
-@dataclass
-class Options:
-    policy: Policy = field(default_factory=Policy)
-    device: str = "cpu"
-    materialize: bool = False
-    input_shape: tuple[int, ...] | None = None
-    seed: int = 0
-    focus_files: tuple[str, ...] = ()
-    base_std: float | None = None  # [tool.initlint] base-std, under the policy's own
-    progress: Callable[[str], None] = lambda message: None
 
 
 def verify_factory(label: str, factory: Callable[[], nn.Module], options: Options) -> ModelReport:
@@ -254,10 +242,9 @@ def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fm
     One stats pass serves the std test, the clones and the idempotency baseline; one forward
     serves the writer effects and the stream variance.
     """
-    from initlint.runtime import checks, effective, stats, stepzero
+    from initlint.runtime import checks, stats, stepzero
 
     inputs = probe_inputs(model, options)
-    rows = {row.name: row for row in report.rows}
     measured: dict = {}
 
     def attempt(name: str, run: Callable[[], list[dict]]) -> None:
@@ -269,34 +256,10 @@ def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fm
 
     def stds() -> list[dict]:
         measured.update(stats.parameter_stats(model))
-        wanted = [(n, measured[n], _to_stats_request(requested[n])) for n in measured
-                  if n in requested and _to_stats_request(requested[n]) is not None]
-        verdicts = stats.judge_stds(wanted)
-        for verdict in verdicts:
-            if verdict.name in rows:
-                if verdict.requested.kind != "constant":
-                    rows[verdict.name].measured_std = verdict.measured_std
-                rows[verdict.name].measured_verdict = "flagged" if verdict.flagged else "ok"
-        if not requested:  # an instance: still show what was measured
-            for name, value in measured.items():
-                if name in rows:
-                    rows[name].measured_std = value.std
-        return stats.std_findings(verdicts)
-
-    def forward() -> list[dict]:
-        if inputs is None:
-            return []
-        expected = {name: std for name, std in judging.expected_std_per_writer(report.rows).items()
-                    if name.endswith("weight")}
-        effects, points = effective.forward_measurements(model, list(expected), inputs)
-        report.stream_variance = [[p.depth, p.variance] for p in points]
-        if expected:
-            report.expected_stream_variance = [
-                [p.depth, p.variance] for p in effective.stream_variance_as_expected(model, inputs, expected)]
-        return effective.effect_findings(effective.judge_effects(effects, expected)) if expected else []
+        return _std_findings(report, measured, requested)
 
     attempt("measured stds", stds)
-    attempt("effective writer stds", forward)
+    attempt("effective writer stds", lambda: _forward_findings(report, model, inputs))
     attempt("idempotency", lambda: checks.idempotency_findings(
         checks.check_idempotency(model, options.seed, measured or None)))
     if factory is not None:
@@ -305,6 +268,42 @@ def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fm
     attempt("clones", lambda: checks.clone_findings(checks.find_clones(model, measured or None)))
     if inputs is not None and not options.input_shape:
         attempt("step-zero loss", lambda: stepzero.step_zero_findings(stepzero.step_zero_loss(model, seed=options.seed)))
+
+
+def _std_findings(report: ModelReport, measured: dict, requested: dict) -> list[dict]:
+    """Measured stds against the traced requests; the table's measured column."""
+    from initlint.runtime import stats
+
+    rows = {row.name: row for row in report.rows}
+    wanted = [(n, measured[n], _to_stats_request(requested[n])) for n in measured
+              if n in requested and _to_stats_request(requested[n]) is not None]
+    verdicts = stats.judge_stds(wanted)
+    for verdict in verdicts:
+        if verdict.name in rows:
+            if verdict.requested.kind != "constant":
+                rows[verdict.name].measured_std = verdict.measured_std
+            rows[verdict.name].measured_verdict = "flagged" if verdict.flagged else "ok"
+    if not requested:  # an instance: still show what was measured
+        for name, value in measured.items():
+            if name in rows:
+                rows[name].measured_std = value.std
+    return stats.std_findings(verdicts)
+
+
+def _forward_findings(report: ModelReport, model: nn.Module, inputs) -> list[dict]:
+    """Effective writer stds and the stream variance by depth, from one forward."""
+    from initlint.runtime import effective
+
+    if inputs is None:
+        return []
+    expected = {name: std for name, std in judging.expected_std_per_writer(report.rows).items()
+                if name.endswith("weight")}
+    effects, points = effective.forward_measurements(model, list(expected), inputs)
+    report.stream_variance = [[p.depth, p.variance] for p in points]
+    if expected:
+        report.expected_stream_variance = [
+            [p.depth, p.variance] for p in effective.stream_variance_as_expected(model, inputs, expected)]
+    return effective.effect_findings(effective.judge_effects(effects, expected)) if expected else []
 
 
 def _to_stats_request(requested: trace.Requested) -> trace.Requested | None:

@@ -44,7 +44,7 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from initlint.runtime.distribution import NORMAL, UNIFORM, Moments, Requested, Shape  # noqa: F401 -- re-exported
 from initlint.runtime.probe import measurement_finding

@@ -72,7 +72,7 @@ def test_transformers_modeling_files_run_with_one_flag(name, capsys, tmp_path, m
     if "INI110" in out:  # the whole error, not the headline, makes a failure readable
         _, again, _ = run_cli(capsys, path, "--runtime", "--config", config, "--format", "json", "--select", "INI110")
         pytest.fail(json.dumps([f["details"] for f in json.loads(again)]))
-    assert f": runtime (" in out and f") {model}: policy auto -> gpt2" in out, out + err
+    assert ": runtime (" in out and f") {model}: policy auto -> gpt2" in out, out + err
     if verdict == "clean":
         assert code == 0, out
         return

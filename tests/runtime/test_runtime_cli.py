@@ -37,7 +37,7 @@ def runtime_lines(out: str) -> list[str]:
 def test_text_output_has_the_table_and_the_finding_at_the_writer_creation(zoo, capsys):
     code, out, err = run_cli(capsys, zoo, "--runtime", "--model", "GPT", "--config", "init=n-layer", "--isolated")
     assert code == 1, err
-    assert "writer     transformer.h.*.attn.c_proj.weight" in out
+    assert "residual writer  transformer.h.*.attn.c_proj.weight" in out
     [line] = runtime_lines(out)
     path, row, column = line.split(":")[:3]
     source = open(zoo).read().splitlines()
