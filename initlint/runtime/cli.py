@@ -25,7 +25,7 @@ import os
 import re
 import sys
 from dataclasses import replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from initlint.config import Settings, is_enabled
 from initlint.files import UsageError
@@ -171,6 +171,18 @@ def _check_factory(spec: str) -> None:
         raise UsageError(f"--factory {spec!r}: {path} defines no {head} (it defines: {', '.join(callables) or 'nothing callable'})")
 
 
+def _module_level(body: list) -> Iterator:
+    """Statements that run at import time: the module's, and those under `if`/`try`/`with`."""
+    import ast
+
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", []),
+                          *(handler.body for handler in getattr(node, "handlers", []))):
+                yield from _module_level(block)
+
+
 def module_file(dotted: str) -> str | None:
     """The file of `pkg.module` without importing it: the current folder, then sys.path."""
     parts = dotted.split(".")
@@ -192,7 +204,7 @@ def top_level_names(path: str) -> dict[str, str]:
     except (OSError, SyntaxError, ValueError):
         return {}
     names: dict[str, str] = {}
-    for node in tree.body:
+    for node in _module_level(tree.body):
         if isinstance(node, ast.ClassDef):
             names[node.name] = "class"
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -366,8 +378,9 @@ def merge_findings(static: list[Finding], runtime: list[Finding], settings: Sett
     merged = list(static)
     for finding in runtime:
         layers = {name_pattern(name).rpartition(".")[0] for name in finding.details.get("params", [])}
+        # Static rules are INI0xx; tool problems (INI9xx) carry no writer to merge with.
         matches = [i for i, other in enumerate(merged) if other.path == finding.path
-                   and other.code < "INI100" and layers & _static_layers(other)]
+                   and other.code.startswith("INI0") and layers & _static_layers(other)]
         if not matches:
             merged.append(finding)
             continue
