@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from initlint.files import UsageError
+from initlint.codes import CODES
+from initlint.errors import UsageError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -43,6 +44,9 @@ class AnalysisOptions:
     init_helpers: tuple[str, ...] = ()
     #: The std of ordinary linears and embeddings under the GPT-2 recipe.
     base_std: float = 0.02
+    #: (user class, known library layer) pairs: the project's own layer classes that behave like
+    #: a layer the analyzer knows, e.g. its own `ColumnParallelLinear`.
+    layer_classes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -52,8 +56,12 @@ class Settings:
     ignore: tuple[str, ...] = ()
     #: (glob, codes) pairs; globs match paths relative to `root` (or the bare file name).
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    exclude: tuple[str, ...] = ()
+    #: None: the default excludes (`files.DEFAULT_EXCLUDE`); a list replaces them.
+    exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
+    #: Apply the excludes to files named on the command line too (pre-commit passes names).
+    force_exclude: bool = False
+    extend_ignore: tuple[str, ...] = ()
     ignore_noqa: bool = False
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
     #: The folder of the pyproject.toml the settings came from ("" = current directory).
@@ -62,6 +70,11 @@ class Settings:
     config_path: str = ""
     #: Sub-tables of `[tool.initlint]` (e.g. "runtime") as read; their owners validate them.
     subtables: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False, hash=False)
+
+    def excludes(self) -> tuple[str, ...]:
+        from initlint.files import DEFAULT_EXCLUDE
+
+        return (DEFAULT_EXCLUDE if self.exclude is None else self.exclude) + self.extend_exclude
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
         """The codes `per-file-ignores` switches off for `path`."""
@@ -92,7 +105,8 @@ def code_matches(code: str, selectors: Iterable[str]) -> bool:
 
 
 def is_enabled(code: str, default_enabled: bool, settings: Settings, path: str = "") -> bool:
-    if code_matches(code, settings.ignore) or code_matches(code, settings.ignored_for(path)):
+    ignored = settings.ignore + settings.extend_ignore + settings.ignored_for(path)
+    if code_matches(code, ignored):
         return False
     if settings.select:
         return code_matches(code, settings.select) or code_matches(code, settings.extend_select)
@@ -106,9 +120,7 @@ _SELECTOR_SHAPE = re.compile(r"^INI[0-9]{0,3}$")
 
 def validate_codes(codes: Iterable[str], where: str) -> tuple[str, ...]:
     """Normalise selectors to upper case; an unknown code or prefix is a ConfigError."""
-    from initlint.rules import all_rules
-
-    known = [rule.code for rule in all_rules()]
+    known = list(CODES)
     result = []
     for raw in codes:
         code = raw.strip().upper()
@@ -150,6 +162,12 @@ def _positive_number(value: Any, where: str) -> float:
     return float(value)
 
 
+def _boolean(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: expected true or false, got {_describe(value)}")
+    return value
+
+
 def _per_file_ignores(value: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: expected a table of glob = [codes], got {_describe(value)}")
@@ -168,20 +186,36 @@ def _codes(value: Any, where: str) -> tuple[str, ...]:
     return validate_codes(_string_list(value, where), where)
 
 
+def _layer_classes(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """`{"mypkg.layers.ColumnParallelLinear" = "megatron.core.tensor_parallel.ColumnParallelLinear"}`."""
+    from initlint.analysis.knowledge import REGISTRY
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a table of class name = known layer class, got {_describe(value)}")
+    pairs = tuple((user, known) for user, known in zip(_dotted_names(list(value), where), _dotted_names(list(value.values()), where)))
+    for user, known in pairs:
+        if REGISTRY.layer(known) is None:
+            raise ConfigError(f"{where}: {user!r} maps to {known!r}, which is not a layer initlint knows (e.g. 'torch.nn.Linear')")
+    return pairs
+
+
 #: key -> (Settings or AnalysisOptions field, parser). Keys use TOML's dashed style.
 _SETTINGS_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "select": ("select", _codes),
     "extend-select": ("extend_select", _codes),
     "ignore": ("ignore", _codes),
+    "extend-ignore": ("extend_ignore", _codes),
     "per-file-ignores": ("per_file_ignores", _per_file_ignores),
     "exclude": ("exclude", _string_list),
     "extend-exclude": ("extend_exclude", _string_list),
+    "force-exclude": ("force_exclude", _boolean),
 }
 _ANALYSIS_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "depth-names": ("depth_names", _dotted_names),
     "writer-names": ("writer_names", _dotted_names),
     "init-helpers": ("init_helpers", _dotted_names),
     "base-std": ("base_std", _positive_number),
+    "extend-layer-classes": ("layer_classes", _layer_classes),
 }
 #: Sub-tables other parts of initlint own; their keys are validated where they are used.
 SUBTABLES = ("runtime",)
@@ -238,6 +272,10 @@ def _initlint_table(data: Mapping[str, Any], path: Path) -> Mapping[str, Any] | 
     return table
 
 
+def _has_table(candidate: Path) -> bool:
+    return candidate.is_file() and _initlint_table(_read_toml(candidate), candidate) is not None
+
+
 def find_config(paths: Iterable[str]) -> Path | None:
     """The closest pyproject.toml with a `[tool.initlint]` table above the checked paths."""
     absolute = [os.path.abspath(path) for path in paths] or [os.path.abspath(os.curdir)]
@@ -249,7 +287,7 @@ def find_config(paths: Iterable[str]) -> Path | None:
         start = start.parent
     for folder in (start, *start.parents):
         candidate = folder / CONFIG_FILE
-        if candidate.is_file() and _initlint_table(_read_toml(candidate), candidate) is not None:
+        if _has_table(candidate):
             return candidate
     return None
 
@@ -272,3 +310,44 @@ def load_settings(paths: Iterable[str] = (), config: str | os.PathLike | None = 
 def with_overrides(settings: Settings, **overrides: Any) -> Settings:
     """Command-line values replace the config's; `None` means "flag not given"."""
     return replace(settings, **{key: value for key, value in overrides.items() if value is not None})
+
+
+class SettingsResolver:
+    """The settings that govern each file: the nearest `pyproject.toml` with a `[tool.initlint]`
+    table above it (a monorepo's sub-projects each keep their own), with the command line on top
+    (`overlay`). `--config` names one file for all; `isolated` reads none."""
+
+    def __init__(self, overlay: Callable[[Settings], Settings], config: str | None = None, isolated: bool = False) -> None:
+        self._overlay = overlay
+        self._fixed: Settings | None = None
+        if isolated:
+            self._fixed = overlay(Settings())
+        elif config is not None:
+            self._fixed = overlay(load_settings((), config))
+        self._by_folder: dict[Path, Path | None] = {}
+        self._by_config: dict[Path | None, Settings] = {}
+
+    def for_path(self, path: str) -> Settings:
+        if self._fixed is not None:
+            return self._fixed
+        absolute = Path(os.path.abspath(path))
+        config = self._config_above(absolute if absolute.is_dir() else absolute.parent)
+        if config not in self._by_config:
+            base = Settings() if config is None else load_settings((), config)
+            self._by_config[config] = self._overlay(base)
+        return self._by_config[config]
+
+    def _config_above(self, folder: Path) -> Path | None:
+        visited = []
+        found: Path | None = None
+        for current in (folder, *folder.parents):
+            if current in self._by_folder:
+                found = self._by_folder[current]
+                break
+            visited.append(current)
+            if _has_table(current / CONFIG_FILE):
+                found = current / CONFIG_FILE
+                break
+        for current in visited:
+            self._by_folder[current] = found
+        return found

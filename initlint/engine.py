@@ -7,7 +7,6 @@ init plan) -> enabled rules -> positioned findings -> `# noqa` filter.
 from __future__ import annotations
 
 import ast
-import hashlib
 import io
 import os
 import sys
@@ -15,13 +14,18 @@ import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
 from initlint import guard, noqa
 from initlint.config import Settings, is_enabled
-from initlint.findings import Edit, Evidence, Finding, Fix
+# `UnparseableSource`, `one_line` and `tool_finding` are also imported from here by older
+# callers; they live in leaf modules so that lower layers need not import the engine.
+from initlint.errors import UnparseableSource
+from initlint.findings import Edit, Evidence, Finding, Fix, Span, new_finding, tool_finding
+from initlint.rules.base import FixSpec, NodePositions as Positions
+from initlint.sourcetext import one_line, source_digest
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
 from initlint.nesting import nesting_problem
@@ -34,25 +38,6 @@ NUL_BYTES = "cannot parse: the file contains NUL bytes (binary data?)"
 
 def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:
     return [rule for rule in all_rules() if is_enabled(rule.code, rule.default_enabled, settings, path)]
-
-
-def tool_finding(code: str, path: str, message: str, line: int = 1, column: int = 1) -> Finding:
-    rule = rule_by_code(code)
-    assert rule is not None, code
-    return finding_of(rule, path, message, (line, column, line, column))
-
-
-class UnparseableSource(Exception):
-    """The source cannot be parsed within initlint's bounds: one INI901 at (line, column)."""
-
-    def __init__(self, reason: str, line: int = 1, column: int = 1) -> None:
-        super().__init__(reason)
-        self.reason, self.line, self.column = reason, line, column
-
-
-def one_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def parse(source: str) -> cst.Module:
@@ -124,7 +109,7 @@ def _traceback_frames(error: BaseException):
         tb = tb.tb_next
 
 
-def _position(positions, node: cst.CSTNode) -> tuple[int, int, int, int]:
+def _position(positions: Positions, node: cst.CSTNode) -> Span:
     code_range = positions[node]
     return (
         code_range.start.line,
@@ -135,19 +120,14 @@ def _position(positions, node: cst.CSTNode) -> tuple[int, int, int, int]:
 
 
 def finding_of(
-    rule: type[Rule], path: str, message: str, span: tuple[int, int, int, int], details=None, fix: Fix | None = None,
-    evidence: tuple[Evidence, ...] = (), help: str | None = None,
+    rule: type[Rule], path: str, message: str, span: Span, details: dict[str, object] | None = None,
+    fix: Fix | None = None, evidence: tuple[Evidence, ...] = (), help: str | None = None,
 ) -> Finding:
     """A finding of `rule` at `span` = (line, column, end_line, end_column), all 1-based."""
-    line, column, end_line, end_column = span
-    return Finding(
-        code=rule.code, name=rule.name, message=message, path=path, line=line, column=column,
-        end_line=end_line, end_column=end_column, severity=rule.severity, details=details or {}, fix=fix,
-        evidence=evidence, help=help,
-    )
+    return new_finding(rule.code, path, message, span, details=details, fix=fix, evidence=evidence, help=help)
 
 
-def _positioned_evidence(positions, violation: Violation) -> tuple[Evidence, ...]:
+def _positioned_evidence(positions: Positions, violation: Violation) -> tuple[Evidence, ...]:
     steps = []
     for spec in violation.evidence:
         if spec.node is not None:
@@ -158,7 +138,7 @@ def _positioned_evidence(positions, violation: Violation) -> tuple[Evidence, ...
     return tuple(steps)
 
 
-def _positioned_fix(positions, spec) -> Fix | None:
+def _positioned_fix(positions: Positions, spec: FixSpec | None) -> Fix | None:
     if spec is None:
         return None
     edits = tuple(Edit(*_position(positions, node), text) for node, text in spec.replacements)
@@ -180,7 +160,7 @@ def check_module(module: cst.Module, path: str, settings: Settings, source: str 
         return []
     # Positions are only computed for files that have something to report.
     positions = analysis.positions()
-    findings = {}
+    findings: dict[tuple[str, int, int, str], Finding] = {}
     for rule, violation in raised:
         span = _position(positions, violation.node)
         finding = finding_of(
@@ -197,9 +177,19 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
     if not might_define_model(source):
         return []
     try:
-        return finish(check_source(source, path, settings), source, path, settings)
+        judging = _judging_settings(settings, path)
+        findings = finish(check_source(source, path, judging), source, path, judging)
+        return findings if judging is settings else [f for f in findings if _code_enabled(f.code, settings, path)]
     except Exception as error:  # in selection or noqa: still one finding, never a traceback
         return [internal_error(path, error)]
+
+
+def _judging_settings(settings: Settings, path: str) -> Settings:
+    """`--select INI904` alone (as ruff's `--select RUF100`) must still know which directives
+    hide something: the rules `select` left out run too, and their findings are dropped later."""
+    if settings.ignore_noqa or not settings.select or not _code_enabled(noqa.UNUSED_CODE, settings, path):
+        return settings  # (with ignore_noqa nothing judges directives here: the flake8 plugin's case)
+    return replace(settings, select=(), extend_select=settings.extend_select + settings.select)
 
 
 def finish(findings: list[Finding], source: str, path: str, settings: Settings) -> list[Finding]:
@@ -269,7 +259,7 @@ def with_source_digest(findings: list[Finding], data: bytes) -> list[Finding]:
     """Tie every fix to the exact bytes it was computed from (`fixes.apply_fixes` checks)."""
     if not any(finding.fix is not None for finding in findings):
         return findings
-    digest = hashlib.sha256(data).hexdigest()
+    digest = source_digest(data)
     return [
         replace(finding, fix=replace(finding.fix, source_sha256=digest)) if finding.fix is not None else finding
         for finding in findings
@@ -290,15 +280,22 @@ class RunResult:
         return self.files_checked > 0 and self.files_not_checked == self.files_checked
 
 
-def lint_files(files: Iterable[str], settings: Settings | None = None, jobs: int = 1) -> RunResult:
-    """Lint every file, in `jobs` processes; the result is the same whatever `jobs` is."""
+def lint_files(
+    files: Iterable[str], settings: Settings | None = None, jobs: int = 1, progress: Callable[[], None] | None = None,
+    lint_one: Callable[[str, Settings], list[Finding]] | None = None,
+) -> RunResult:
+    """Lint every file, in `jobs` processes; the result is the same whatever `jobs` is.
+    `progress()` is called after each file (the CLI's progress bar); `lint_one` replaces
+    `lint_file` (the CLI's also reads notebooks; a module-level function, for the workers)."""
     from initlint.parallel import map_files
 
     settings = settings or Settings()
     result = RunResult()
-    for findings in map_files(lint_file, list(files), settings, jobs):
+    for findings in map_files(lint_one or lint_file, list(files), settings, jobs):
         result.files_checked += 1
         result.files_not_checked += any(finding.code == "INI901" for finding in findings)
         result.findings.extend(findings)
+        if progress is not None:
+            progress()
     result.findings.sort(key=Finding.sort_key)
     return result

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from initlint.analysis import analyze
 from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
-from initlint.analysis.scaling import stack_scaling
+from initlint.analysis.facts import writer_facts
 from initlint import guard
 from initlint.engine import UnparseableSource, decode, parse
 from initlint.rules.evidence import short
@@ -62,9 +62,11 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
             f"{stack.adds_per_block} residual add(s) per block, {prenorm}"
         )
     rows = [("parameter", "role", "final init", "std", "depth scaling", "set at")]
+    facts_of_weight = {id(facts.weight): facts for facts in writer_facts(analysis) if facts.stack.root is root}
     for name, param, tied in display_parameters(root):
         final = final_init(param)
-        scaling = stack_scaling(analysis, stacks[0], final.std).kind if stacks else "unknown"
+        facts = facts_of_weight.get(id(param))
+        scaling = facts.scaling.kind if facts is not None and facts.scaling is not None else "unknown"
         label = final.op.label if final.op is not None else "?"
         if len(final.chain) > 1:
             label += " then " + ", ".join(op.label for op in final.chain[1:])
@@ -74,13 +76,13 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
                 _role(param, writers),
                 short(label, 60) + ("" if final.certain else " (uncertain)"),
                 final.std.describe() if final.std is not None else "?",
-                SCALING_NAMES[scaling] if id(param.owner) in writers and param.name == "weight" else "",
+                SCALING_NAMES[scaling] if facts is not None else "",
                 _source(analysis, final),
             )
         )
     lines = [header]
-    if root.attrs.get("@uncalled_init"):
-        lines.append("  note: init functions not run by the constructor (applied elsewhere?): " + ", ".join(root.attrs["@uncalled_init"]))
+    if root.uncalled_init:
+        lines.append("  note: init functions not run by the constructor (applied elsewhere?): " + ", ".join(root.uncalled_init))
     if len(rows) > 1:
         lines.extend(_table(rows))
     else:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-SEVERITIES = ("error", "warning", "note")
+from initlint.codes import code_info
+
+#: (line, column, end_line, end_column), 1-based; the end is exclusive.
+Span = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,8 @@ class Evidence:
     line: int
     column: int = 1
     path: str | None = None
+    #: Notebooks: the 1-based code cell `line` counts in (None in a plain source file).
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -64,12 +69,41 @@ class Finding:
     evidence: tuple[Evidence, ...] = field(default=(), compare=False, hash=False)
     #: What to write instead, one sentence (`= help:` in text output).
     help: str | None = field(default=None, compare=False, hash=False)
+    #: Notebooks: the 1-based code cell; `line`/`end_line` then count within that cell.
+    cell: int | None = None
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.line, self.column, self.code, self.message)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         if self.fix is None:
             data["fix"] = None
         return data
+
+
+def new_finding(
+    code: str,
+    path: str,
+    message: str,
+    span: Span,
+    *,
+    details: dict[str, object] | None = None,
+    fix: Fix | None = None,
+    evidence: tuple[Evidence, ...] = (),
+    help: str | None = None,
+) -> Finding:
+    """A finding of `code` at `span`; name and severity come from the code table, so static,
+    runtime and tool findings cannot disagree about them (an unknown code raises)."""
+    row = code_info(code)
+    line, column, end_line, end_column = span
+    return Finding(
+        code=row.code, name=row.name, message=message, path=path, line=line, column=column,
+        end_line=end_line, end_column=end_column, severity=row.severity, details=details or {}, fix=fix,
+        evidence=evidence, help=help,
+    )
+
+
+def tool_finding(code: str, path: str, message: str, line: int = 1, column: int = 1) -> Finding:
+    """A finding about the file as a whole or one point of it (INI110, INI9xx)."""
+    return new_finding(code, path, message, (line, column, line, column))

@@ -15,41 +15,29 @@ from __future__ import annotations
 import argparse
 import ast
 from dataclasses import replace
-from functools import lru_cache
-from pathlib import Path
-from typing import Any, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
 from initlint import __version__
-from initlint.prefilter import might_define_model
+from initlint.codes import CODES, INTERNAL_ERROR
+from initlint.sourcetext import error_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.config import Settings
 
 Result = tuple[int, int, str, type]
 
 
-@lru_cache(maxsize=1)
 def rule_codes() -> dict[str, bool]:
-    """Every rule code and whether it is on by default, read from the rule modules' source
-    text: importing the rules would import LibCST, and flake8 asks at start-up of every run."""
-    codes = {}
-    for module in sorted((Path(__file__).parent / "rules").glob("ini*.py")):
-        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef):
-                values = {
-                    target.id: statement.value.value
-                    for statement in node.body
-                    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
-                    for target in statement.targets
-                    if isinstance(target, ast.Name)
-                }
-                if isinstance(values.get("code"), str):
-                    codes[values["code"]] = values.get("default_enabled", True) is not False
-    return codes
+    """Every code and whether it is on by default, from the code table (a leaf module: flake8
+    asks at start-up of every run, and importing the rules would import LibCST)."""
+    return {code: row.default_enabled for code, row in CODES.items()}
 
 
 def off_by_default_codes() -> tuple[str, ...]:
     return tuple(sorted(code for code, on in rule_codes().items() if not on))
 
 
-def _run_settings(options: argparse.Namespace | None):
+def _run_settings(options: argparse.Namespace | None) -> Settings | None:
     """Settings for the rules flake8 would report under `options` (None: initlint's defaults,
     as when the plugin is driven outside flake8); None when flake8 would report none of them.
     `# noqa` stays flake8's job (`ignore_noqa`)."""
@@ -75,7 +63,7 @@ class InitlintChecker:
     #: Set by flake8 through `parse_options`; the same for every file of the run.
     _options: ClassVar[argparse.Namespace | None] = None
     #: `_run_settings(_options)`, computed on the first file that gets parsed (it imports LibCST).
-    _settings: ClassVar[tuple[Any] | None] = None
+    _settings: ClassVar[tuple[Settings | None] | None] = None
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str) -> None:
         # `tree` must be accepted for flake8 to treat this as a tree plugin; the source is
@@ -96,12 +84,15 @@ class InitlintChecker:
         try:
             results = self._results()
         except Exception as error:  # never abort the user's flake8 run
-            reason = " ".join(f"{type(error).__name__}: {error}".split())
-            results = [(1, 0, f"INI902 initlint failed on this file ({reason}); please report it", type(self))]
+            reason = error_text(error)
+            results = [(1, 0, f"{INTERNAL_ERROR} initlint failed on this file ({reason}); please report it", type(self))]
         yield from results
 
     def _results(self) -> list[Result]:
         source = "".join(self.lines)
+        # The pre-filter reads the knowledge registry: imported with the first file, not at start-up.
+        from initlint.prefilter import might_define_model
+
         if not might_define_model(source):
             return []
         cls = type(self)
@@ -114,7 +105,7 @@ class InitlintChecker:
 
         findings = engine.lint_source(source, self.filename, settings)
         if not getattr(self._options, "disable_noqa", False):
-            # flake8 hides what `# noqa` covers; INI903/INI904 judge the directives themselves.
+            # flake8 hides what noqa directives cover; INI903/INI904 judge the directives themselves.
             findings = noqa.filter_findings(
                 findings, source, self.filename, replace(settings, ignore_noqa=False), drop_hidden=False
             )

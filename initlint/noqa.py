@@ -22,25 +22,23 @@ import tokenize
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
+from initlint.codes import BLANKET_NOQA, CODES, UNUSED_NOQA, default_enabled
 from initlint.config import Settings, code_matches, is_enabled
-from initlint.findings import Finding
+from initlint.findings import Finding, tool_finding
+
+# `physical_lines` is also imported from here by older callers.
+from initlint.sourcetext import physical_lines
 
 NOQA_PATTERN = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
-BLANKET_CODE, UNUSED_CODE = "INI903", "INI904"
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def physical_lines(source: str) -> list[str]:
-    """Lines with their endings, split like `open()` reads them (\\n, \\r\\n or \\r)."""
-    return _LINE.findall(source)
+BLANKET_CODE, UNUSED_CODE = BLANKET_NOQA, UNUSED_NOQA
 
 
 @dataclass
 class Directive:
-    line: int  # 1-based physical line of `# noqa`
+    line: int  # 1-based physical line of the directive
     column: int  # 1-based
     end_column: int
-    codes: tuple[str, ...] | None  # None: a bare `# noqa`
+    codes: tuple[str, ...] | None  # None: a bare directive, no code list
     used_codes: set[str] = field(default_factory=set)
     hidden: list[Finding] = field(default_factory=list)
 
@@ -133,26 +131,19 @@ def filter_findings(
 
 
 def _enabled(code: str, settings: Settings, path: str) -> bool:
-    from initlint.rules import rule_by_code
-
-    rule = rule_by_code(code)
-    return rule is not None and is_enabled(code, rule.default_enabled, settings, path)
+    return is_enabled(code, default_enabled(code), settings, path)
 
 
 def _judged(code: str, settings: Settings, path: str) -> bool:
     """Can this run tell whether `code` was needed? Only if some enabled rule matches it,
     or if it names no initlint rule at all."""
-    from initlint.rules import all_rules
-
-    matching = [rule for rule in all_rules() if code_matches(rule.code, (code,))]
-    return not matching or any(is_enabled(rule.code, rule.default_enabled, settings, path) for rule in matching)
+    matching = [known for known in CODES if code_matches(known, (code,))]
+    return not matching or any(_enabled(known, settings, path) for known in matching)
 
 
 def _directive_findings(
     index: NoqaIndex, path: str, settings: Settings, blanket: bool, unused: bool
 ) -> list[Finding]:
-    from initlint.engine import tool_finding
-
     results = []
     for directive in index.all_directives():
         if directive.codes is None:

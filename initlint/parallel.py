@@ -13,8 +13,10 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator, Sequence
 
+from initlint.codes import INTERNAL_ERROR
 from initlint.config import Settings
-from initlint.findings import Finding
+from initlint.findings import Finding, tool_finding
+from initlint.sourcetext import one_line
 
 LintFile = Callable[[str, Settings], list[Finding]]
 
@@ -70,6 +72,4 @@ def _unpickle_or_redo(result: bytes | str, lint_file: LintFile, name: str, setti
 
 
 def _failed(name: str, reason: str) -> list[Finding]:
-    from initlint.engine import one_line, tool_finding
-
-    return [tool_finding("INI902", name, f"initlint failed on this file ({one_line(reason, 200)}); please report it")]
+    return [tool_finding(INTERNAL_ERROR, name, f"initlint failed on this file ({one_line(reason, 200)}); please report it")]

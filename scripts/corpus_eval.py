@@ -60,6 +60,30 @@ PACKAGES = (
 )
 # nanoGPT is not published on PyPI, so it is not part of the pinned corpus.
 
+# Model libraries the analyzer was never tuned on: the recall corpus (scripts/recall_eval.py) and
+# the mutation test (scripts/mutation.py) read them; the precision run above does not.
+UNTUNED_PACKAGES = (
+    Package("nanotron", "0.4", ("nanotron/models/*.py",)),
+    Package("ai2-olmo", "0.6.0", ("olmo/model.py",)),
+    Package("x-transformers", "2.31.10", ("x_transformers/*.py",)),
+    Package("torchtune", "0.6.1", ("torchtune/modules/*.py", "torchtune/models/*/_component_builders.py")),
+    Package("llm-foundry", "0.22.0", ("llmfoundry/models/**/*.py",)),
+    Package("k-diffusion", "0.1.1.post1", ("k_diffusion/models/*.py",)),
+    Package("dalle-pytorch", "1.6.6", ("dalle_pytorch/*.py",)),
+    Package("mistral-inference", "1.6.0", ("mistral_inference/*.py",)),
+    Package("transformer-lens", "4.3.0", ("transformer_lens/model_bridge/sources/native/*.py",)),
+    Package("vit-pytorch", "1.26.11", ("vit_pytorch/*.py",)),
+    Package("palm-pytorch", "0.2.2", ("palm_pytorch/*.py",)),
+    Package("open-clip-torch", "3.3.0", ("open_clip/transformer.py",)),
+    Package("flash-linear-attention", "0.6.0", ("fla/models/*/modeling_*.py", "fla/layers/*.py")),
+    # Small from-scratch GPT/Llama projects published by individuals.
+    Package("nano-gpt", "0.1.0", ("nano_gpt/model.py",)),
+    Package("microgpt", "0.0.2", ("microgpt/model.py",)),
+    Package("picogpt", "0.1.1", ("picogpt/model.py",)),
+    Package("tinyllama", "0.0.2b0", ("tinyllama/models/*.py",)),
+)
+PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
+
 
 WARM_UP_MODEL = """
 import torch.nn as nn
@@ -93,8 +117,9 @@ def describe_crash(error: BaseException) -> str:
 
 
 def wheel_path(package: Package, download_dir: Path) -> Path | None:
-    prefix = f"{package.name.replace('-', '_')}-{package.version}-"
-    return next((p for p in download_dir.glob("*.whl") if p.name.startswith(prefix)), None)
+    # Wheel names keep the project's own capitalisation (PaLM_pytorch-...).
+    prefix = f"{package.name.replace('-', '_')}-{package.version}-".lower()
+    return next((p for p in download_dir.glob("*.whl") if p.name.lower().startswith(prefix)), None)
 
 
 def download(packages: list[Package], download_dir: Path) -> None:

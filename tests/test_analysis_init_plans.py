@@ -13,6 +13,8 @@ from gpt_parts import ATTENTION, BLOCK, GENERIC_INIT, MLP, gpt
 
 from initlint.analysis import analyze
 from initlint.analysis.model import final_init
+from initlint.config import Settings
+from initlint.engine import lint_source
 
 SCALED_LOOP = """
 for pn, p in self.named_parameters():
@@ -430,3 +432,49 @@ def test_children_chosen_by_an_undecided_flag_are_both_analysed():
     analysis = analyze(cst.parse_module(source))
     assert sorted(stack.block.type_name for stack in analysis.stacks) == ["Block", "PostNormBlock"]
     assert reported(source) == expected_findings(source)
+
+
+@pytest.mark.parametrize("test, dead", [("pn.endswith('out_proj.weight')", True), ("pn.endswith('c_proj.weight')", False)])
+def test_init_calls_under_a_test_that_never_passes_are_recorded_while_interpreting(test, dead):
+    """The rules name the dead depth-scaled init from what the interpreter skipped, not from source text."""
+    source = gpt("self.apply(self._init_weights)" + loop(test), GENERIC_INIT, marks=dead)
+    analysis = analyze(cst.parse_module(source))
+    assert [analysis.code(d.call) for d in analysis.dead_inits] == (
+        ["torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))"] if dead else []
+    )
+    assert all("n_layer" in d.names for d in analysis.dead_inits)
+    evidence = [step.message for f in lint_source(source, "model.py", Settings()) for step in f.evidence]
+    assert any("never runs" in message for message in evidence) is dead
+
+
+GUARDED_BLOCK = '''
+class Block(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        with torch.device("meta"):
+            self.ln_1 = nn.LayerNorm(config.n_embd)
+            self.attn = CausalSelfAttention(config)
+        try:
+            self.ln_2 = nn.LayerNorm(config.n_embd)
+            self.mlp = MLP(config)
+        finally:
+            self.built = True
+
+    def forward(self, x):
+        with torch.autocast(device_type="cuda", enabled=False):
+            x = x + self.attn(self.ln_1(x))
+        try:
+            x = x + self.mlp(self.ln_2(x))
+        finally:
+            self.calls = 1
+        return x
+'''
+
+
+def test_init_and_forward_read_with_and_try_blocks_alike():
+    """One statement walker serves `__init__` and `forward`: layers built and residual adds made
+    inside `with`/`try` blocks are seen by both, so the unscaled writers are reported."""
+    source = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=GUARDED_BLOCK, marks=True)
+    assert reported(source) == expected_findings(source) != []
+    stack = analyze(cst.parse_module(source)).stacks[0]
+    assert stack.adds_per_block == 2 and sorted(w.ref.path for w in stack.writers) == ["attn.c_proj", "mlp.c_proj"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -14,8 +15,9 @@ def _init_weights(self, module):
 """
 
 
-def check(folder) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "initlint", "check", "-q", str(folder / "model.py")], capture_output=True, text=True, cwd=folder)
+def check(folder, *options: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "initlint", "check", "-q", *options, str(folder / "model.py")]
+    return subprocess.run(command, capture_output=True, text=True, cwd=folder)
 
 
 def test_init_helpers_make_a_project_helper_count_as_normal_(tmp_path):
@@ -26,9 +28,12 @@ def test_init_helpers_make_a_project_helper_count_as_normal_(tmp_path):
     assert unknown.returncode == 0, unknown.stdout  # a helper from elsewhere: initlint cannot tell
 
     (tmp_path / "pyproject.toml").write_text('[tool.initlint]\ninit-helpers = ["init_normal"]\n')
-    known = check(tmp_path)
+    known = check(tmp_path, "--format", "json")
     assert known.returncode == 1
-    assert known.stdout.count("INI001") == 2 and "init_normal(std=0.02)" in known.stdout
+    findings = json.loads(known.stdout)
+    assert [f["code"] for f in findings] == ["INI001", "INI001"]
+    # The init that decides is the helper's, named in each finding's evidence.
+    assert all(any("init_normal(std=0.02)" in step["message"] for step in f["evidence"]) for f in findings)
 
 
 def test_depth_names_let_an_unusual_name_count_as_depth(tmp_path):

@@ -9,6 +9,7 @@ from typing import Callable
 
 import pytest
 
+from initlint.engine import lint_source
 from initlint.flake8_plugin import InitlintChecker, off_by_default_codes, rule_codes
 from initlint.rules import all_rules
 from sample_models import gpt_source, tripwire_source, writer_lines
@@ -41,6 +42,11 @@ def ini_positions(output: str) -> list[tuple[str, int, int, str]]:
         if code.startswith("INI"):
             rows.append((path, int(row), int(col), code))
     return rows
+
+
+def ini_lines(output: str) -> list[str]:
+    """The whole `path:line:col: CODE message` line of every INI finding, as the user reads it."""
+    return [line for line in output.splitlines() if line.split(":", 3)[-1].split()[0].startswith("INI")]
 
 
 def in_process_flake8(script: str, cwd) -> Callable[..., subprocess.CompletedProcess]:
@@ -84,7 +90,19 @@ def test_files_without_markers_and_runs_without_ini_codes_never_import_libcst(tm
     assert selected.stdout.splitlines()[-1] == "libcst imported: True", selected.stderr
 
 
-def test_rule_codes_are_read_without_importing_the_rules():
+def test_start_up_reads_the_code_table_only():
+    # flake8 asks for the codes at the start of every run: no rule module, no LibCST.
+    script = (
+        "import sys, initlint.flake8_plugin as plugin\n"
+        "plugin.rule_codes(); plugin.off_by_default_codes()\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('initlint.rules', 'initlint.analysis', 'libcst'))))"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_rule_codes_come_from_the_code_table_and_agree_with_the_rules():
     assert rule_codes() == {rule.code: rule.default_enabled for rule in all_rules()}
     assert off_by_default_codes() == tuple(sorted(rule.code for rule in all_rules() if not rule.default_enabled))
     assert {"INI903", "INI904"} <= set(off_by_default_codes())
@@ -93,14 +111,18 @@ def test_rule_codes_are_read_without_importing_the_rules():
 # --- same positions, same suppression as the CLI --------------------------------------------
 
 
-def test_positions_match_the_cli(tmp_path):
+def test_positions_and_messages_match_the_cli(tmp_path):
     (tmp_path / "stale.py").write_text(STALE_NOQA, encoding="utf-8")
     (tmp_path / "model.py").write_text(gpt_source(), encoding="utf-8")
     (tmp_path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9\xe9'  # noqa: INI002\n")
     files = ["latin.py", "model.py", "stale.py"]
-    from_flake8 = ini_positions(flake8("--select", "INI", *files, cwd=tmp_path).stdout)
-    from_cli = ini_positions(initlint("--extend-select", "INI903,INI904", *files, cwd=tmp_path).stdout)
-    assert from_flake8 == from_cli
+    flake8_output = flake8("--select", "INI", *files, cwd=tmp_path).stdout
+    cli_output = initlint("--extend-select", "INI903,INI904", *files, cwd=tmp_path).stdout
+    # The same lines word for word: position, code and the whole message.
+    assert ini_lines(flake8_output) == ini_lines(cli_output)
+    assert "stale.py:2:14: INI904 unused `# noqa` code INI001: nothing to hide on this line" in ini_lines(cli_output)
+    assert "stale.py:3:12: INI904 unused `# noqa` code INI0: nothing to hide on this line" in ini_lines(cli_output)
+    from_cli = ini_positions(cli_output)
     # Columns count characters: after "é" the comment is at character 14 on both.
     assert ("stale.py", 2, 14, "INI904") in from_cli
     assert ("stale.py", 3, 12, "INI904") in from_cli
@@ -116,7 +138,7 @@ def test_noqa_is_honoured_identically(tmp_path):
     from_cli = ini_positions(initlint("--extend-select", "INI904", "model.py", cwd=tmp_path).stdout)
     assert from_flake8 == from_cli
     assert [row[1] for row in from_cli if row[3] == "INI001"] == writer_lines(source)[1:]
-    # Both tools show everything when asked to disregard `# noqa`.
+    # Both tools show everything when asked to disregard noqa directives.
     everything_flake8 = ini_positions(flake8("--select", "INI", "--disable-noqa", "model.py", cwd=tmp_path).stdout)
     everything_cli = ini_positions(initlint("--ignore-noqa", "model.py", cwd=tmp_path).stdout)
     assert everything_flake8 == everything_cli
@@ -137,7 +159,7 @@ def test_messages_start_with_the_code(tmp_path):
     (tmp_path / "stale.py").write_text(STALE_NOQA, encoding="utf-8")
     result = flake8("--select", "INI", "--format", "%(code)s|%(text)s", "stale.py", cwd=tmp_path)
     code, text = result.stdout.splitlines()[0].split("|")
-    assert code == "INI904" and text.startswith("unused `# noqa` code INI001")
+    assert (code, text) == ("INI904", "unused `# noqa` code INI001: nothing to hide on this line")
 
 
 def test_stdin_gives_the_same_findings(tmp_path):
@@ -188,7 +210,21 @@ def test_plugin_contract():
     assert list(checker.run()) == []  # defaults outside flake8: INI904 is opt-in
     broken = InitlintChecker(None, [None], "x.py")  # type: ignore[list-item]
     ((line, column, message, kind),) = list(broken.run())
-    assert (line, column, kind) == (1, 0, InitlintChecker) and message.startswith("INI902 ")
+    assert (line, column, kind) == (1, 0, InitlintChecker)
+    assert message == (
+        "INI902 initlint failed on this file (TypeError: sequence item 0: expected str instance, NoneType found); "
+        "please report it"
+    )
+
+
+def test_results_carry_the_engines_message_after_the_code():
+    # In process, no flake8: the plugin's tuples are (line, 0-based column, "CODE message", type).
+    source = "import torch\nx = 1\0\n"
+    (finding,) = lint_source(source, "net.py")
+    ((line, column, message, kind),) = list(InitlintChecker(None, source.splitlines(keepends=True), "net.py").run())
+    assert (line, column + 1, kind) == (finding.line, finding.column, InitlintChecker)
+    assert message == f"INI901 {finding.message}"
+    assert (line, message) == (2, "INI901 cannot parse: the file contains NUL bytes (binary data?)")
 
 
 @pytest.mark.parametrize("code", [rule.code for rule in all_rules()])

@@ -71,7 +71,7 @@ def test_same_decision_as_flake8_on_every_line(name, tmp_path):
     }
     disagreements = {key: pair for key, pair in decisions.items() if pair[0] != pair[1]}
     assert not disagreements, f"(line, code): (initlint, flake8) for {source!r}"
-    # flake8 matches `# noqa` in the raw text (even inside a string), case-insensitively but
+    # flake8 matches the noqa directive in the raw text (even inside a string), case-insensitively but
     # with case-sensitive codes, and only with one space after `#`.
     hides_anything = any(mine for mine, _ in decisions.values())
     assert hides_anything == (name not in {"no-space-after-hash-is-nothing", "lower-case-code"})
@@ -139,7 +139,7 @@ def test_blanket_noqa_hides_and_ini903_reports_it_when_selected():
     assert lint_source(source, "broken.py") == []
     (blanket,) = lint_source(source, "broken.py", Settings(extend_select=("INI903",)))
     assert blanket.code == "INI903" and blanket.line == line
-    assert "INI901" in blanket.message and "# noqa: INI901" in blanket.message
+    assert blanket.message == "bare `# noqa` hides INI901 and every other code on this line; write `# noqa: INI901`"
     assert source.splitlines()[line - 1][blanket.column - 1 :] == "# noqa"
 
 
@@ -147,7 +147,8 @@ def test_ini904_reports_only_unused_ini_codes():
     source = "import torch\nx = 1  # noqa: INI001, E501, F401\ny = 2  # noqa: E501\n"
     (unused,) = lint_source(source, "plain.py", Settings(extend_select=("INI904",)))
     assert (unused.code, unused.line, unused.column) == ("INI904", 2, 8)
-    assert "INI001" in unused.message and "E501" not in unused.message and "F401" not in unused.message
+    assert unused.message == "unused `# noqa` code INI001: nothing to hide on this line"
+    assert source.splitlines()[1][unused.column - 1 : unused.end_column - 1] == "# noqa: INI001, E501, F401"
     assert lint_source(source, "plain.py") == [], "INI904 is off by default"
 
 
@@ -163,7 +164,14 @@ def test_used_code_is_not_reported_and_a_partly_used_directive_names_the_rest():
     source = _with_comment(UNPARSEABLE, line, "  # noqa: INI901, INI002")
     findings = lint_source(source, "broken.py", Settings(extend_select=("INI904",)))
     assert [finding.code for finding in findings] == ["INI904"]
-    assert "INI002" in findings[0].message and "INI901" not in findings[0].message
+    assert findings[0].message == "unused `# noqa` code INI002: nothing to hide on this line"
+
+
+def test_several_unused_codes_are_named_in_one_finding():
+    source = "import torch\nx = 1  # noqa: INI001, E501, INI003\n"
+    (unused,) = lint_source(source, "plain.py", Settings(extend_select=("INI904",)))
+    assert unused.message == "unused `# noqa` codes INI001, INI003: nothing to hide on this line"
+    assert (unused.name, unused.severity) == ("unused-noqa", "warning")
 
 
 def test_filter_keeps_hidden_findings_for_flake8_but_still_judges_directives():

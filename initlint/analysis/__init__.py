@@ -4,16 +4,38 @@
            -> model trees + init plan (abstract interpretation)     `interp.py`, `construction.py`,
               with Python, PyTorch and init-op semantics             `python_semantics.py`,
                                                                      `torch_semantics.py`, `init_ops.py`
+              reading what library APIs do from the registry         `knowledge/`
            -> residual writers (data flow through forward)          `residual.py`, `flow.py`
            -> stacks: blocks, depth, adds, writers with their plan  `stacks.py`, `scaling.py`
+           -> per-writer facts the rules and `explain` read         `facts.py`
+
+The interpreter and the forward reader walk statements with one walker (`statements.py`).
 
 Numbers are symbolic (`values.py`); positions are computed only for reported nodes
 (`positions.py`). Rules read the resulting `Analysis`; they never walk the syntax tree again.
+
+The names below load on first use, so `initlint.analysis.knowledge` can be imported (by the
+text pre-filter) without importing LibCST.
 """
 
 from __future__ import annotations
 
-from initlint.analysis.model import Analysis
-from initlint.analysis.stacks import analyze, static_summary
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.model import Analysis
+    from initlint.analysis.stacks import analyze, static_summary
 
 __all__ = ["Analysis", "analyze", "static_summary"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Analysis":
+        from initlint.analysis.model import Analysis
+
+        return Analysis
+    if name in ("analyze", "static_summary"):
+        from initlint.analysis import stacks
+
+        return getattr(stacks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -45,13 +45,13 @@ class Opaque:
 class Seq:
     """A tuple/list; `repeat` is set for `[Block(...) for _ in range(N)]`."""
 
-    items: list
+    items: list[Any]
     repeat: Monomial | None = None
 
 
 @dataclass
 class Mapping:
-    items: dict
+    items: dict[Any, Any]
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,8 @@ class FuncRef:
     func: cst.FunctionDef
     owner: ClassInfo | None = None
     bound: Any = None
-    partial_args: tuple = ()
-    partial_kwargs: tuple = ()
+    partial_args: tuple[Any, ...] = ()
+    partial_kwargs: tuple[Any, ...] = ()
     #: The enclosing function's variables, for a function defined inside another (a closure).
     closure: Any = field(default=None, compare=False, hash=False)
 
@@ -107,7 +107,7 @@ class SuperRef:
 
 @dataclass
 class Env:
-    names: dict = field(default_factory=dict)
+    names: dict[Any, Any] = field(default_factory=dict)
 
     def child(self) -> "Env":
         return Env(dict(self.names))

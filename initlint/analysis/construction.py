@@ -14,8 +14,10 @@ import libcst as cst
 
 from initlint.analysis import init_ops
 from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
-from initlint.analysis.index import ClassInfo
-from initlint.analysis.layers import LayerType, layer_type
+from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.analysis.knowledge import Registry
+from initlint.analysis.knowledge.specs import LayerSpec
+from initlint.analysis.layers import default_std, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,10 +25,28 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class ModelBuilder:
-    def build_root(self, cls: ClassInfo) -> ModuleNode:
-        return self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True).node
+    """Needs the interpreter's state and its way of calling functions (`interp.Interpreter`)."""
 
-    def instantiate(self, cls: ClassInfo, args: list, kwargs: dict, call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
+    knowledge: Registry
+    index: ModuleIndex
+    #: Classes whose `__init__` is running, innermost last (a class that builds itself is not followed).
+    building: list[str]
+    instantiated: set[str]
+
+    def root_context(self) -> Ctx:
+        raise NotImplementedError
+
+    def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
+        raise NotImplementedError
+
+    def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
+        raise NotImplementedError
+
+    def build_root(self, cls: ClassInfo) -> ModuleNode:
+        built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
+        return built.node
+
+    def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
         if cls.name in self.building or len(self.building) > 16:
             return UNKNOWN
         if not root:
@@ -34,7 +54,7 @@ class ModelBuilder:
         node = ModuleNode(name="", kind="module", type_name=cls.name, cls=cls, created_at=call)
         for base in self.index.base_chain(cls):
             if base not in self.index.classes:
-                known = layer_type(base)
+                known = layer_type(self.knowledge, base)
                 if known is not None and known.kind not in ("container", "sequential"):
                     node.kind = known.kind
                     self.add_default_params(node, known, {}, ctx)
@@ -51,14 +71,16 @@ class ModelBuilder:
                 self.building.pop()
         return ModRef(node)
 
-    def add_default_params(self, node: ModuleNode, known: LayerType, kwargs: dict, ctx: Ctx) -> None:
-        for pname, kind, std in known.defaults:
+    def add_default_params(self, node: ModuleNode, known: LayerSpec, kwargs: dict[Any, Any], ctx: Ctx) -> None:
+        for default in known.params:
+            pname, kind = default.name, default.kind
             if pname == "bias" and isinstance(kwargs.get("bias"), Const) and kwargs["bias"].value is False:
                 continue
             param = node.params.setdefault(pname, Param(pname, node))
-            param.ops.append(InitOp(kind, std, None, (f"PyTorch's default init for {known.class_name}",), True, init_ops.default_label(kind, known.class_name)))
+            via = (f"PyTorch's default init for {known.class_name}",)
+            param.ops.append(InitOp(kind, default_std(default), None, via, True, init_ops.default_label(kind, known.class_name)))
 
-    def construct_layer(self, qualified: str, known: LayerType | None, args: list, kwargs: dict, call: cst.Call, ctx: Ctx) -> ModRef:
+    def construct_layer(self, qualified: str, known: LayerSpec | None, args: list[Any], kwargs: dict[Any, Any], call: cst.Call, ctx: Ctx) -> ModRef:
         kind = known.kind if known else "unknown"
         node = ModuleNode(name="", kind=kind, type_name=qualified, created_at=call)
         if known is None:
@@ -80,9 +102,11 @@ class ModelBuilder:
                     child.repeat = repeat or child.repeat
             return ModRef(node)
         self.add_default_params(node, known, kwargs, ctx)
-        if known.class_name == "MultiheadAttention":
-            out = node.add_child("out_proj", ModuleNode(name="out_proj", kind="linear", type_name="torch.nn.Linear", created_at=call))
-            self.add_default_params(out, layer_type("torch.nn.Linear"), {}, ctx)
+        for name, class_name in known.sublayers:
+            sublayer = layer_type(self.knowledge, class_name)
+            if sublayer is not None:
+                child = node.add_child(name, ModuleNode(name=name, kind=sublayer.kind, type_name=class_name, created_at=call))
+                self.add_default_params(child, sublayer, {}, ctx)
         if known.init_from_argument:
             weight = node.params.setdefault("weight", Param("weight", node))
             node.params.setdefault("bias", Param("bias", node))

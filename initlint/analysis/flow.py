@@ -4,9 +4,10 @@ layers normalise, pass through or gate what reaches them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from initlint.analysis.abstract import UNKNOWN
-from initlint.analysis.layers import NORM_HINTS, PASS_THROUGH_HINTS
+from initlint.analysis.knowledge.conventions import NORM_HINTS, PASS_THROUGH_HINTS
 from initlint.analysis.model import ModuleNode, RuntimeScale
 
 
@@ -61,7 +62,7 @@ def is_gate(node: ModuleNode) -> bool:
     return node.kind == "module" and not node.children and bool(node.params)
 
 
-def merge(values: list) -> object:
+def merge(values: list[Any]) -> object:
     branches = [v for v in values if isinstance(v, Branch)]
     if branches:
         last = tuple(dict.fromkeys(m for b in branches for m in b.last))
@@ -73,7 +74,7 @@ def merge(values: list) -> object:
     return UNKNOWN
 
 
-def join(a, b) -> object:
+def join(a: object, b: object) -> object:
     """The value of a name after an undecided `if`: normalised on one path only is MAYBE_NORMED."""
     if a is b:
         return a

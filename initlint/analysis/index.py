@@ -7,28 +7,19 @@ them, where imports hide); nothing is executed or imported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import libcst as cst
 
-#: Bases that make a class an `nn.Module` even though they are defined elsewhere.
-MODULE_BASES = frozenset(
-    {
-        "torch.nn.Module",
-        "torch.nn.modules.module.Module",
-        "transformers.PreTrainedModel",
-        "transformers.modeling_utils.PreTrainedModel",
-        "PreTrainedModel",
-        "torch.nn.Linear",
-        "torch.nn.Embedding",
-        "torch.nn.LayerNorm",
-        "torch.nn.ModuleList",
-        "torch.nn.Sequential",
-        "torch.nn.ModuleDict",
-    }
-)
+from initlint.analysis.knowledge import REGISTRY
 
-#: Library bases whose `post_init()` / `init_weights()` applies `_init_weights` to every module.
-HF_PRETRAINED_BASES = frozenset({"transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel", "PreTrainedModel"})
+#: Bases that make a class an `nn.Module` even though they are defined elsewhere.
+MODULE_BASES = REGISTRY.module_bases() | REGISTRY.pretrained_class_names()
+#: Library bases whose init entry points (`post_init()`) apply `_init_weights` to every module.
+HF_PRETRAINED_BASES = REGISTRY.pretrained_bases() | REGISTRY.pretrained_class_names()
+_PRETRAINED_SUFFIXES = tuple(f".{name}" for name in REGISTRY.pretrained_class_names())
+#: A base named like one (`GPT2PreTrainedModel` imported from a sibling modeling file) is a model.
+PRETRAINED_NAME_ENDINGS = tuple(REGISTRY.pretrained_class_names())
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
@@ -93,13 +84,13 @@ class ModuleIndex:
 
     def is_module_class(self, cls: ClassInfo) -> bool:
         chain = self.base_chain(cls)
-        if any(base in MODULE_BASES or base.endswith("PreTrainedModel") or base.endswith(".Module") for base in chain):
+        if any(base in MODULE_BASES or base.endswith(PRETRAINED_NAME_ENDINGS) or base.endswith(".Module") for base in chain):
             return True
         # A base from elsewhere that we cannot see: a class with a forward is a module.
         return "forward" in cls.methods and any(base not in self.classes for base in chain)
 
     def is_hf_pretrained(self, cls: ClassInfo) -> bool:
-        return any(base in HF_PRETRAINED_BASES or base.endswith(".PreTrainedModel") for base in self.base_chain(cls))
+        return any(base in HF_PRETRAINED_BASES or base.endswith(_PRETRAINED_SUFFIXES) for base in self.base_chain(cls))
 
     def find_method(self, cls: ClassInfo, name: str) -> tuple[ClassInfo, cst.FunctionDef] | None:
         """Method lookup through the local base chain (MRO approximated depth-first)."""
@@ -165,7 +156,7 @@ def _class_info(index: ModuleIndex, node: cst.ClassDef) -> ClassInfo:
     return info
 
 
-def _index_block(index: ModuleIndex, body) -> None:
+def _index_block(index: ModuleIndex, body: Sequence[cst.CSTNode]) -> None:
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:

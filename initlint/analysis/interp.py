@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import libcst as cst
 
@@ -22,30 +22,28 @@ from initlint import guard
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef,
-    Seq, as_number, truth,
+    Seq, truth,
 )
 from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
-from initlint.analysis.model import InitOp, Param
+from initlint.analysis.knowledge import REGISTRY
+from initlint.analysis.model import DeadInit, InitOp, Param
+from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
+# Distinct from guard's time budget; `interp.BudgetExceeded` stays for callers not yet switched.
+from initlint.errors import StepBudgetExceeded as BudgetExceeded
 
 MAX_STEPS = 400_000
 MAX_CALL_DEPTH = 24
 MAX_LOOP_ITEMS = 4000
-#: The atom standing for "this block's index" inside a repeated container.
-LAYER_INDEX = "@layer"
 
 
-def merge_uncertain(bindings: dict, name: str, value: Any, ctx: "Ctx") -> Any:
+def merge_uncertain(bindings: dict[Any, Any], name: str, value: Any, ctx: "Ctx") -> Any:
     """A binding made on a path that may not run: keep it only if it agrees with what was there."""
     if ctx.certain or name not in bindings or bindings[name] == value:
         return value
     return UNKNOWN
-
-
-class BudgetExceeded(Exception):
-    """The file needs more interpretation than a linter should spend on it."""
 
 
 @dataclass(frozen=True)
@@ -66,11 +64,12 @@ class _Return(Exception):
         self.value = value
 
 
-class Interpreter(ModelBuilder):
+class Interpreter(ModelBuilder, StatementWalker[Ctx]):
     def __init__(self, index: ModuleIndex, module: cst.Module, options: AnalysisOptions) -> None:
         self.index = index
         self.module = module
         self.options = options
+        self.knowledge = REGISTRY.extended(options.layer_classes)
         self.steps = 0
         self.building: list[str] = []
         self._constants: dict[str, Any] = {}
@@ -85,8 +84,10 @@ class Interpreter(ModelBuilder):
         self.instantiated: set[str] = set()
         #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
         self.deliberate_scheme: str | None = None
-        #: `if` statements evaluated, by id: [node, whether the body ever ran].
-        self.branches: dict[int, list] = {}
+        #: `if` statements evaluated, by id: whether the body ever ran.
+        self.branch_taken: dict[int, bool] = {}
+        #: Init calls in the bodies of `if` statements whose test was false, by the statement's id.
+        self.skipped_inits: dict[int, list[DeadInit]] = {}
 
     # ----------------------------------------------------------------- helpers
     def tick(self) -> None:
@@ -129,7 +130,7 @@ class Interpreter(ModelBuilder):
         return Ctx(via=())
 
     # ------------------------------------------------------------------- calls
-    def call_function(self, ref: FuncRef, args: list, kwargs: dict, ctx: Ctx) -> Any:
+    def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
         if ctx.depth >= MAX_CALL_DEPTH:
             self.incomplete = True
             return UNKNOWN
@@ -175,7 +176,7 @@ class Interpreter(ModelBuilder):
             self.running.pop()
         return Const(None)
 
-    def call_value(self, callee: Any, args: list, kwargs: dict, ctx: Ctx, call: cst.CSTNode) -> Any:
+    def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
         self.tick()
         if isinstance(callee, FuncRef):
             return self.call_function(callee, args, kwargs, ctx)
@@ -193,7 +194,7 @@ class Interpreter(ModelBuilder):
         self.mark_unknown_targets(args, kwargs, ctx, call, "a call initlint cannot follow")
         return UNKNOWN
 
-    def mark_unknown_targets(self, args: list, kwargs: dict, ctx: Ctx, call: cst.CSTNode, why: str) -> None:
+    def mark_unknown_targets(self, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.CSTNode, why: str) -> None:
         """A call we cannot follow receives modules or parameters: it may initialise them."""
         touched = False
         for value in list(args) + list(kwargs.values()):
@@ -209,37 +210,32 @@ class Interpreter(ModelBuilder):
             self.incomplete = True
 
     # -------------------------------------------------------------- statements
-    def exec_block(self, stmts, env: Env, ctx: Ctx) -> None:
-        for stmt in stmts:
-            self.exec_stmt(stmt, env, ctx)
+    def exec_block(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> None:
+        self.walk_block(stmts, env, ctx)
 
-    def exec_stmt(self, stmt: cst.CSTNode, env: Env, ctx: Ctx) -> None:
-        self.tick()
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                self.exec_small(small, env, ctx)
-        elif isinstance(stmt, cst.BaseSmallStatement):
-            self.exec_small(stmt, env, ctx)
-        elif isinstance(stmt, cst.If):
-            self.exec_if(stmt, env, ctx)
-        elif isinstance(stmt, cst.For):
-            self.exec_for(stmt, env, ctx)
-        elif isinstance(stmt, cst.While):
-            self.exec_branch(stmt.body.body, env, ctx.uncertain())
-        elif isinstance(stmt, cst.With):
-            for item in stmt.items:
-                value = self.eval(item.item, env, ctx)
-                if item.asname is not None:
-                    self.assign(item.asname.name, value, env, ctx, stmt)
-            self.exec_block(stmt.body.body, env, ctx)
-        elif isinstance(stmt, cst.Try):
-            self.exec_block(stmt.body.body, env, ctx)
-            if stmt.finalbody is not None:
-                self.exec_block(stmt.finalbody.body.body, env, ctx)
-        elif isinstance(stmt, cst.FunctionDef):
-            env.names[stmt.name.value] = FuncRef(stmt, closure=env)
+    def on_small(self, small: cst.BaseSmallStatement, env: Env, ctx: Ctx) -> None:
+        self.exec_small(small, env, ctx)
 
-    def exec_branch(self, stmts, env: Env, ctx: Ctx) -> None:
+    def on_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
+        self.exec_if(stmt, env, ctx)
+
+    def on_for(self, stmt: cst.For, env: Env, ctx: Ctx) -> None:
+        self.exec_for(stmt, env, ctx)
+
+    def on_while(self, stmt: cst.While, env: Env, ctx: Ctx) -> None:
+        self.exec_branch(stmt.body.body, env, ctx.uncertain())
+
+    def on_with(self, stmt: cst.With, env: Env, ctx: Ctx) -> None:
+        for item in stmt.items:
+            value = self.eval(item.item, env, ctx)
+            if item.asname is not None:
+                self.assign(item.asname.name, value, env, ctx, stmt)
+        self.exec_block(stmt.body.body, env, ctx)
+
+    def on_function_def(self, stmt: cst.FunctionDef, env: Env, ctx: Ctx) -> None:
+        env.names[stmt.name.value] = FuncRef(stmt, closure=env)
+
+    def exec_branch(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> None:
         """Run a block that may not run: a `return` inside it does not end the caller."""
         try:
             self.exec_block(stmts, env, ctx)
@@ -248,8 +244,9 @@ class Interpreter(ModelBuilder):
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         decided = truth(self.eval(stmt.test, env, ctx))
-        record = self.branches.setdefault(id(stmt), [stmt, False])
-        record[1] = record[1] or decided is not False
+        self.branch_taken[id(stmt)] = self.branch_taken.get(id(stmt), False) or decided is not False
+        if decided is False and id(stmt) not in self.skipped_inits:
+            self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)
         orelse = stmt.orelse
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)
@@ -264,6 +261,20 @@ class Interpreter(ModelBuilder):
                 self.exec_branch([orelse], env, ctx.uncertain())
             elif isinstance(orelse, cst.Else):
                 self.exec_branch(orelse.body.body, env, ctx.uncertain())
+
+    def is_init_call(self, call: cst.Call) -> bool:
+        """`nn.init.normal_(...)`, `p.data.normal_(...)`, a configured init helper: by the registry."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and self.knowledge.tensor_method(func.attr.value) is not None:
+            return True
+        name = self.index.resolve(func)
+        if name is None:
+            return False
+        helpers = self.options.init_helpers
+        return self.knowledge.init_function(name) is not None or name in helpers or name.rsplit(".", 1)[-1] in helpers
+
+    def dead_inits(self) -> list[DeadInit]:
+        return [dead for key, found in self.skipped_inits.items() if not self.branch_taken[key] for dead in found]
 
     def exec_for(self, stmt: cst.For, env: Env, ctx: Ctx) -> None:
         iterable = python_semantics.iterate(self, self.eval(stmt.iter, env, ctx))
@@ -340,75 +351,68 @@ class Interpreter(ModelBuilder):
         self.tick()
         if node is None:
             return Const(None)
-        if isinstance(node, cst.Name):
-            if node.value in env.names:
-                return env.names[node.value]
-            return self.global_value(node.value)
-        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
-            try:
-                return Const(ast.literal_eval(self.code(node)))
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                return UNKNOWN
-        if isinstance(node, cst.Attribute):
-            return torch_semantics.get_attr(self, self.eval(node.value, env, ctx), node.attr.value, ctx)
-        if isinstance(node, cst.Call):
-            return self.eval_call(node, env, ctx)
-        if isinstance(node, cst.BinaryOperation):
-            return python_semantics.binary(self, node.operator, self.eval(node.left, env, ctx), self.eval(node.right, env, ctx), node)
-        if isinstance(node, cst.UnaryOperation):
-            return python_semantics.unary(node.operator, self.eval(node.expression, env, ctx), node)
-        if isinstance(node, cst.BooleanOperation):
-            return python_semantics.boolean(self, node, env, ctx)
-        if isinstance(node, cst.Comparison):
-            return python_semantics.compare(self, node, env, ctx)
-        if isinstance(node, cst.IfExp):
-            decided = truth(self.eval(node.test, env, ctx))
-            if decided is True:
-                return self.eval(node.body, env, ctx)
-            if decided is False:
-                return self.eval(node.orelse, env, ctx)
-            body = self.eval(node.body, env, ctx.uncertain())
-            return body if isinstance(body, ModRef) else UNKNOWN
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
-            items: list = []
-            for element in node.elements:
-                value = self.eval(element.value, env, ctx)
-                if isinstance(element, cst.StarredElement):
-                    if isinstance(value, Seq) and value.repeat is None:
-                        items.extend(value.items)
-                    else:
-                        return UNKNOWN
-                else:
-                    items.append(value)
-            return Seq(items)
-        if isinstance(node, cst.Dict):
-            mapping: dict = {}
-            for element in node.elements:
-                if isinstance(element, cst.DictElement):
-                    key = self.eval(element.key, env, ctx)
-                    if isinstance(key, Const):
-                        mapping[key.value] = self.eval(element.value, env, ctx)
-            return Mapping(mapping)
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
-            return python_semantics.comprehension(self, node, env, ctx)
-        if isinstance(node, cst.DictComp):
-            return python_semantics.comprehension(self, node, env, ctx)
-        if isinstance(node, cst.Subscript):
-            return python_semantics.subscript(self, node, env, ctx)
-        if isinstance(node, cst.Lambda):
-            return Lambda(node)
-        if isinstance(node, cst.FormattedString):
+        handler = _EXPRESSIONS.get(type(node))
+        return handler(self, node, env, ctx) if handler is not None else UNKNOWN
+
+    def _name(self, node: cst.Name, env: Env, ctx: Ctx) -> Any:
+        if node.value in env.names:
+            return env.names[node.value]
+        return self.global_value(node.value)
+
+    def _literal(self, node: cst.BaseExpression, env: Env, ctx: Ctx) -> Any:
+        try:
+            return Const(ast.literal_eval(self.code(node)))
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
             return UNKNOWN
-        if isinstance(node, cst.NamedExpr):
-            value = self.eval(node.value, env, ctx)
-            self.assign(node.target, value, env, ctx, node)
-            return value
-        return UNKNOWN
+
+    def _attribute(self, node: cst.Attribute, env: Env, ctx: Ctx) -> Any:
+        return torch_semantics.get_attr(self, self.eval(node.value, env, ctx), node.attr.value, ctx)
+
+    def _binary(self, node: cst.BinaryOperation, env: Env, ctx: Ctx) -> Any:
+        return python_semantics.binary(self, node.operator, self.eval(node.left, env, ctx), self.eval(node.right, env, ctx), node)
+
+    def _unary(self, node: cst.UnaryOperation, env: Env, ctx: Ctx) -> Any:
+        return python_semantics.unary(node.operator, self.eval(node.expression, env, ctx), node)
+
+    def _if_expression(self, node: cst.IfExp, env: Env, ctx: Ctx) -> Any:
+        decided = truth(self.eval(node.test, env, ctx))
+        if decided is True:
+            return self.eval(node.body, env, ctx)
+        if decided is False:
+            return self.eval(node.orelse, env, ctx)
+        body = self.eval(node.body, env, ctx.uncertain())
+        return body if isinstance(body, ModRef) else UNKNOWN
+
+    def _sequence(self, node: cst.Tuple | cst.List | cst.Set, env: Env, ctx: Ctx) -> Any:
+        items: list[Any] = []
+        for element in node.elements:
+            value = self.eval(element.value, env, ctx)
+            if not isinstance(element, cst.StarredElement):
+                items.append(value)
+            elif isinstance(value, Seq) and value.repeat is None:
+                items.extend(value.items)
+            else:
+                return UNKNOWN
+        return Seq(items)
+
+    def _dict(self, node: cst.Dict, env: Env, ctx: Ctx) -> Any:
+        mapping: dict[Any, Any] = {}
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                key = self.eval(element.key, env, ctx)
+                if isinstance(key, Const):
+                    mapping[key.value] = self.eval(element.value, env, ctx)
+        return Mapping(mapping)
+
+    def _named_expression(self, node: cst.NamedExpr, env: Env, ctx: Ctx) -> Any:
+        value = self.eval(node.value, env, ctx)
+        self.assign(node.target, value, env, ctx, node)
+        return value
 
     def eval_call(self, node: cst.Call, env: Env, ctx: Ctx) -> Any:
         callee = self.eval(node.func, env, ctx)
-        args: list = []
-        kwargs: dict = {}
+        args: list[Any] = []
+        kwargs: dict[Any, Any] = {}
         for arg in node.args:
             value = self.eval(arg.value, env, ctx)
             if arg.keyword is not None:
@@ -425,6 +429,49 @@ class Interpreter(ModelBuilder):
                 args.append(value)
         return self.call_value(callee, args, kwargs, ctx, node)
 
-    def number(self, value: Any) -> Monomial | None:
-        return as_number(value)
 
+Expression = Callable[[Interpreter, Any, Env, Ctx], Any]
+#: Expression node type -> its meaning; any other expression evaluates to UNKNOWN.
+_EXPRESSIONS: dict[type, Expression] = {
+    cst.Name: Interpreter._name,
+    **dict.fromkeys((cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString), Interpreter._literal),
+    cst.Attribute: Interpreter._attribute,
+    cst.Call: Interpreter.eval_call,
+    cst.BinaryOperation: Interpreter._binary,
+    cst.UnaryOperation: Interpreter._unary,
+    cst.BooleanOperation: lambda interp, node, env, ctx: python_semantics.boolean(interp, node, env, ctx),
+    cst.Comparison: lambda interp, node, env, ctx: python_semantics.compare(interp, node, env, ctx),
+    cst.IfExp: Interpreter._if_expression,
+    **dict.fromkeys((cst.Tuple, cst.List, cst.Set), Interpreter._sequence),
+    cst.Dict: Interpreter._dict,
+    **dict.fromkeys(
+        (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp),
+        lambda interp, node, env, ctx: python_semantics.comprehension(interp, node, env, ctx),
+    ),
+    cst.Subscript: lambda interp, node, env, ctx: python_semantics.subscript(interp, node, env, ctx),
+    cst.Lambda: lambda interp, node, env, ctx: Lambda(node),
+    cst.NamedExpr: Interpreter._named_expression,
+}
+
+
+class _BranchReader(cst.CSTVisitor):
+    """The init calls in a block and every name it reads."""
+
+    def __init__(self, interp: Interpreter) -> None:
+        self.interp = interp
+        self.calls: list[cst.Call] = []
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.interp.is_init_call(node):
+            self.calls.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def init_calls_in(interp: Interpreter, stmt: cst.If) -> list[DeadInit]:
+    reader = _BranchReader(interp)
+    stmt.body.visit(reader)
+    names = frozenset(reader.names)
+    return [DeadInit(stmt, call, names) for call in reader.calls]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import libcst as cst
 
@@ -11,18 +11,16 @@ from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
 
-#: Init kinds that set a parameter afresh (as opposed to rescaling what is there).
-ABSOLUTE_KINDS = frozenset(
-    {"default", "normal", "trunc_normal", "uniform", "zeros", "ones", "constant", "xavier_uniform", "xavier_normal",
-     "kaiming_uniform", "kaiming_normal", "orthogonal", "empty", "copy", "unknown"}
-)
-
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.facts import WriterFacts
+    from initlint.analysis.positions import LazyPositions
 
 @dataclass(frozen=True)
 class InitOp:
     """One operation in a parameter's init plan."""
 
-    kind: str  # an ABSOLUTE_KINDS member, or "scale"
+    #: What sets the parameter afresh (normal, uniform, zeros, default, copy, unknown, ...), or "scale".
+    kind: str
     #: The std the parameter has after this op (absolute kinds) or the factor applied ("scale").
     std: Monomial | None
     #: The call that does it; None for a constructor's own default (then the layer's line is used).
@@ -32,8 +30,6 @@ class InitOp:
     #: False when a condition we could not decide guards it, or a call we could not follow may do it.
     certain: bool = True
     label: str = ""
-    #: The std argument expression as written (for messages).
-    std_source: str = ""
 
 
 @dataclass(eq=False)
@@ -67,6 +63,12 @@ class ModuleNode:
     #: Children assigned on another path of an undecided `if` (`self.encoder = A(...) if flag else B(...)`):
     #: only one exists at run time, so they are traversed too but never looked up by name.
     alternatives: list[tuple[str, "ModuleNode"]] = field(default_factory=list)
+    #: transformers' `_is_hf_initialized`: an inner model's `post_init()` already ran on it.
+    hf_initialized: bool = False
+    #: On roots: init functions of the model its construction never runs (something else applies them).
+    uncalled_init: list[str] = field(default_factory=list)
+    #: On roots: something that may initialise parameters could not be followed.
+    incomplete: bool = False
 
     @property
     def path(self) -> str:
@@ -150,6 +152,16 @@ def final_init(param: Param) -> FinalInit:
     return FinalInit(std, last, certain, tuple(chain))
 
 
+@dataclass(frozen=True)
+class DeadInit:
+    """An init call the interpreter skipped: its `if` test was false (a name test matching nothing)."""
+
+    branch: cst.If
+    call: cst.Call
+    #: The names the branch body reads (`config.n_layer` gives `config` and `n_layer`).
+    names: frozenset[str]
+
+
 @dataclass
 class ResidualAdd:
     """`x = x + branch(...)` in a block's forward, with the writers its branch ends in."""
@@ -229,17 +241,19 @@ class Analysis:
     depth_atoms: frozenset[str] = frozenset()
     #: The file deliberately uses a scheme with its own rules (muP, unit scaling).
     deliberate_scheme: str | None = None
-    #: `if` statements in init code whose body never ran (a name test that matches nothing).
-    dead_branches: list[cst.If] = field(default_factory=list)
+    #: Init calls under `if` statements of init code whose test never passed.
+    dead_inits: list["DeadInit"] = field(default_factory=list)
+    #: Per-writer facts the rules share (`facts.writer_facts`), computed on first use.
+    writer_facts: "list[WriterFacts] | None" = field(default=None, repr=False)
 
     #: The text the module was parsed from, when the caller has it (cheaper positions).
     source: str | None = field(default=None, repr=False)
-    _positions: Any = field(default=None, repr=False)
+    _positions: "LazyPositions | None" = field(default=None, repr=False)
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node).strip()
 
-    def positions(self):
+    def positions(self) -> "LazyPositions":
         """LibCST positions, computed once and only for files that have something to report."""
         if self._positions is None:
             from initlint.analysis.positions import LazyPositions
@@ -256,7 +270,7 @@ class Analysis:
         return code_range.start.line if code_range is not None else 0
 
 
-def display_parameters(root: ModuleNode):
+def display_parameters(root: ModuleNode) -> list[tuple[str, Param, list[str]]]:
     """(display name, param, tied-to names) with repeated blocks shown as `*`: `transformer.h.*.attn.c_proj.weight`."""
     names: dict[int, list[str]] = {}
     order: list[Param] = []

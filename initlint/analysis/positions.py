@@ -13,12 +13,13 @@ whole-module provider is used.
 from __future__ import annotations
 
 import ast
+from typing import Iterator, Mapping, Sequence, cast
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 
-def _descendants(node: cst.CSTNode):
+def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     stack = [node]
     while stack:
         current = stack.pop()
@@ -31,7 +32,7 @@ def _descendants(node: cst.CSTNode):
                 stack.extend(item for item in value if isinstance(item, cst.CSTNode))
 
 
-def _ast_lines(cst_body, ast_body) -> list[int] | None:
+def _ast_lines(cst_body: Sequence[cst.CSTNode], ast_body: Sequence[ast.stmt]) -> list[int] | None:
     """The line each CST statement starts on; `a = 1; b = 2` is one CST statement, two ast ones."""
     lines: list[int] = []
     position = 0
@@ -46,14 +47,14 @@ def _ast_lines(cst_body, ast_body) -> list[int] | None:
 class _Scope:
     """A statement list (module body or class body) whose statements we position one at a time."""
 
-    def __init__(self, statements, lines: list[int] | None, indent: int, first: frozenset[int] = frozenset()) -> None:
+    def __init__(self, statements: Sequence[cst.CSTNode], lines: list[int] | None, indent: int, first: frozenset[int] = frozenset()) -> None:
         self.statements = statements
         self.lines = lines
         self.indent = indent
         # Statements likely to hold reported nodes come first.
         hinted = [i for i, s in enumerate(statements) if id(s) in first]
         self.order = hinted + [i for i in range(len(statements)) if id(statements[i]) not in first]
-        self.ranges: dict[int, dict] = {}
+        self.ranges: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
 
 
 class LazyPositions:
@@ -64,10 +65,10 @@ class LazyPositions:
         self._top: _Scope | None = None
         self._classes: dict[int, _Scope] = {}
         self._tree: ast.Module | None = None
-        self._full = None
+        self._full: Mapping[cst.CSTNode, CodeRange] | None = None
         #: node id -> (scope, statement index in it), filled as statements are walked.
         self._owner: dict[int, tuple[_Scope, int]] = {}
-        self._pending = None
+        self._pending: Iterator[tuple[_Scope, int, cst.CSTNode]] | None = None
 
     # ---------------------------------------------------------------- scopes
     def _top_scope(self) -> _Scope | None:
@@ -95,7 +96,7 @@ class LazyPositions:
     def _ast_index(self, top: _Scope, index: int) -> int:
         return sum(len(s.body) if isinstance(s, cst.SimpleStatementLine) else 1 for s in top.statements[:index])
 
-    def _statements_to_walk(self, top: _Scope):
+    def _statements_to_walk(self, top: _Scope) -> Iterator[tuple[_Scope, int, cst.CSTNode]]:
         """Every statement once, class members one by one, likely holders first."""
         for index in top.order:
             inner = self._class_scope(top, index)
@@ -122,24 +123,26 @@ class LazyPositions:
     def _in_scope(self, scope: _Scope, index: int, node: cst.CSTNode, column_shift: int) -> CodeRange | None:
         if index not in scope.ranges:
             statement = scope.statements[index]
-            alone = cst.Module(body=[statement], header=(), footer=(), default_newline=self.module.default_newline, default_indent=self.module.default_indent)
+            # Scopes hold module or class statements: each is a line or a compound statement.
+            alone = cst.Module(body=[cast("cst.SimpleStatementLine | cst.BaseCompoundStatement", statement)], header=(), footer=(), default_newline=self.module.default_newline, default_indent=self.module.default_indent)
             scope.ranges[index] = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
         local = scope.ranges[index]
         found, start = local.get(node), local.get(scope.statements[index])
         if found is None or start is None:
             return None
+        assert scope.lines is not None  # scopes without lines are never located into
         shift = scope.lines[index] - start.start.line
         return CodeRange(
             CodePosition(found.start.line + shift, found.start.column + column_shift),
             CodePosition(found.end.line + shift, found.end.column + column_shift),
         )
 
-    def _whole_module(self, node: cst.CSTNode):
+    def _whole_module(self, node: cst.CSTNode) -> CodeRange | None:
         if self._full is None:
             self._full = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         return self._full.get(node)
 
-    def get(self, node: cst.CSTNode, default=None):
+    def get(self, node: cst.CSTNode, default: CodeRange | None = None) -> CodeRange | None:
         top = self._top_scope()
         located = self._locate(top, node) if top is not None else None
         if located is None:

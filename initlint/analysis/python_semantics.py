@@ -3,10 +3,11 @@ subscripts, comprehensions and the builtins model code uses in init functions.""
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
 
@@ -14,6 +15,7 @@ from initlint.analysis.abstract import (
     UNKNOWN, ClassRef, Const, Env, FuncRef, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
     SuperRef, as_number, truth,
 )
+from initlint.analysis.knowledge.conventions import LAYER_INDEX
 from initlint.analysis.model import InitOp
 from initlint.analysis.values import Monomial, fraction_of
 
@@ -49,7 +51,7 @@ def number_sum(left: Monomial, right: Monomial, negate: bool) -> Monomial:
     return Monomial.atom(f"({left.describe()}{'+' if right.const >= 0 else ''}{right.describe()})")
 
 
-def binary(interp: "Interpreter", operator: cst.BaseBinaryOp, left: Any, right: Any, node: cst.CSTNode) -> Any:
+def binary(interp: "Interpreter", operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any, node: cst.CSTNode) -> Any:
     if isinstance(left, Const) and isinstance(right, Const) and isinstance(left.value, str) and isinstance(right.value, str):
         return Const(left.value + right.value) if isinstance(operator, (cst.Add, cst.AddAssign)) else UNKNOWN
     if isinstance(left, NewTensor) and not isinstance(right, NewTensor):
@@ -111,58 +113,68 @@ def boolean(interp: "Interpreter", node: cst.BooleanOperation, env: Env, ctx: "C
     return Const(right) if right is not None else UNKNOWN
 
 
-def _compare_one(operator: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
-    if isinstance(operator, (cst.Is, cst.IsNot)):
-        if isinstance(right, Const) and right.value is None:
-            if isinstance(left, Const):
-                result = left.value is None
-            elif isinstance(left, (ModRef, ParamRef, NewTensor, Num, Seq, Mapping, FuncRef, ClassRef)):
-                result = False
-            else:
-                return None
-            return result if isinstance(operator, cst.Is) else not result
-        if isinstance(left, (ModRef, ParamRef)) and isinstance(right, (ModRef, ParamRef)):
-            result = left == right
-            return result if isinstance(operator, cst.Is) else not result
-        return None
-    if isinstance(operator, (cst.In, cst.NotIn)):
-        result: bool | None = None
-        if isinstance(right, Const) and isinstance(right.value, str) and isinstance(left, Const) and isinstance(left.value, str):
-            result = left.value in right.value
-        elif isinstance(right, Seq) and right.repeat is None and isinstance(left, Const):
-            values = [item.value for item in right.items if isinstance(item, Const)]
-            if len(values) == len(right.items):
-                result = left.value in values
-        elif isinstance(right, Mapping) and isinstance(left, Const):
-            result = left.value in right.items
-        if result is None:
-            return None
-        return result if isinstance(operator, cst.In) else not result
+def _negated(result: bool | None, negate: bool) -> bool | None:
+    return result if result is None or not negate else not result
+
+
+def _identity(left: Any, right: Any) -> bool | None:
+    """`x is None`, `a is b` for modules and parameters."""
+    if isinstance(right, Const) and right.value is None:
+        if isinstance(left, Const):
+            return left.value is None
+        return False if isinstance(left, (ModRef, ParamRef, NewTensor, Num, Seq, Mapping, FuncRef, ClassRef)) else None
+    if isinstance(left, (ModRef, ParamRef)) and isinstance(right, (ModRef, ParamRef)):
+        return bool(left == right)
+    return None
+
+
+def _membership(left: Any, right: Any) -> bool | None:
+    """`"c_proj" in name`, `name in ("a", "b")`, `key in mapping`."""
+    if isinstance(right, Const) and isinstance(right.value, str) and isinstance(left, Const) and isinstance(left.value, str):
+        return left.value in right.value
+    if isinstance(right, Seq) and right.repeat is None and isinstance(left, Const):
+        values = [item.value for item in right.items if isinstance(item, Const)]
+        return left.value in values if len(values) == len(right.items) else None
+    if isinstance(right, Mapping) and isinstance(left, Const):
+        return left.value in right.items
+    return None
+
+
+def _operands(left: Any, right: Any) -> tuple[Any, Any] | None:
+    """What an ordering compares: constants, constant numbers, or module identities."""
     a, b = as_number(left), as_number(right)
     if isinstance(left, Const) and isinstance(right, Const):
-        x, y = left.value, right.value
-    elif a is not None and b is not None and a.is_constant and b.is_constant and not isinstance(left, Opaque) and not isinstance(right, Opaque):
-        x, y = a.const, b.const
-    elif isinstance(left, ModRef) and isinstance(right, ModRef):
-        x, y = id(left.node), id(right.node)
-    else:
+        return left.value, right.value
+    if a is not None and b is not None and a.is_constant and b.is_constant and not isinstance(left, Opaque) and not isinstance(right, Opaque):
+        return a.const, b.const
+    if isinstance(left, ModRef) and isinstance(right, ModRef):
+        return id(left.node), id(right.node)
+    return None
+
+
+_ORDERINGS: dict[type, Callable[[Any, Any], Any]] = {
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.LessThan: operator.lt,
+    cst.GreaterThan: operator.gt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThanEqual: operator.ge,
+}
+
+
+def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    if isinstance(comparison, (cst.Is, cst.IsNot)):
+        return _negated(_identity(left, right), isinstance(comparison, cst.IsNot))
+    if isinstance(comparison, (cst.In, cst.NotIn)):
+        return _negated(_membership(left, right), isinstance(comparison, cst.NotIn))
+    ordering = _ORDERINGS.get(type(comparison))
+    operands = _operands(left, right)
+    if ordering is None or operands is None:
         return None
     try:
-        if isinstance(operator, cst.Equal):
-            return x == y
-        if isinstance(operator, cst.NotEqual):
-            return x != y
-        if isinstance(operator, cst.LessThan):
-            return x < y
-        if isinstance(operator, cst.GreaterThan):
-            return x > y
-        if isinstance(operator, cst.LessThanEqual):
-            return x <= y
-        if isinstance(operator, cst.GreaterThanEqual):
-            return x >= y
+        return bool(ordering(*operands))
     except TypeError:
         return None
-    return None
 
 
 def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -> Any:
@@ -224,7 +236,7 @@ def iterate(interp: "Interpreter", value: Any) -> Seq | None:
 def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx") -> Any:
     from dataclasses import replace
 
-    results: list = []
+    results: list[Any] = []
     repeat: Monomial | None = None
 
     def run(clause: cst.CompFor | None, scope: Env, inner: "Ctx") -> None:
@@ -232,7 +244,7 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
         if clause is None:
             if isinstance(node, cst.DictComp):
                 results.append((interp.eval(node.key, scope, inner), interp.eval(node.value, scope, inner)))
-            else:
+            elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
                 results.append(interp.eval(node.elt, scope, inner))
             return
         iterable = iterate(interp, interp.eval(clause.iter, scope, inner))
@@ -255,115 +267,209 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
     return Seq(results, repeat)
 
 
-def call_python_builtin(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.CSTNode) -> Any:
-    """Builtins and a few stdlib functions (`math`, `re`, `functools.partial`); UNKNOWN if not one."""
+def call_python_builtin(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    """Builtins and a few stdlib functions (`math`, `re`, `functools.partial`); None if not one
+    (or not called in a form we model), so the caller treats it as a call from elsewhere."""
+    handler = BUILTIN_HANDLERS.get(name)
+    return handler(interp, name, args, kwargs, ctx, call) if handler is not None else None
+
+
+def _isinstance(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
     from initlint.analysis import torch_semantics
 
-    if name in ("isinstance",) and len(args) == 2:
-        return torch_semantics.isinstance_of(interp, args[0], args[1])
-    if name in ("hasattr", "getattr") and len(args) >= 2 and isinstance(args[1], Const):
+    return torch_semantics.isinstance_of(interp, args[0], args[1]) if len(args) == 2 else None
+
+
+def _attribute_probe(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    from initlint.analysis import torch_semantics
+
+    if len(args) >= 2 and isinstance(args[1], Const):
         return torch_semantics.attribute_probe(interp, name, args, ctx)
-    if name in ("setattr", "object.__setattr__") and len(args) == 3 and isinstance(args[1], Const) and isinstance(args[0], ModRef):
-        torch_semantics.set_module_attr(interp, args[0].node, str(args[1].value), args[2], ctx, call)
-        return Const(None)
-    if name == "len" and args:
-        value = args[0]
-        if isinstance(value, ModRef):
-            children = list(value.node.children.values())
-            if len(children) == 1 and children[0].repeat is not None:
-                return Num(children[0].repeat)
-            return Const(len(children))
-        if isinstance(value, Seq):
-            return Num(value.repeat) if value.repeat is not None else Const(len(value.items))
-        if isinstance(value, Const) and isinstance(value.value, str):
-            return Const(len(value.value))
-        return UNKNOWN
-    if name == "range":
-        bounds = [as_number(a) for a in args]
-        if len(bounds) == 1 and bounds[0] is not None:
-            count = bounds[0]
-            if count.is_constant and 0 <= count.const <= UNROLL_LIMIT and float(count.const).is_integer():
-                return Seq([Const(i) for i in range(int(count.const))])
-            return Seq([Num(Monomial.atom("@layer"))], count)
-        return UNKNOWN
-    if name == "enumerate" and args:
-        seq = iterate(interp, args[0])
-        if seq is None:
-            return UNKNOWN
-        if seq.repeat is not None:
-            return Seq([Seq([Num(Monomial.atom("@layer")), item]) for item in seq.items], seq.repeat)
-        return Seq([Seq([Const(i), item]) for i, item in enumerate(seq.items)])
-    if name == "zip" and args:
-        seqs = [iterate(interp, a) for a in args]
-        if all(s is not None and s.repeat is None for s in seqs):
-            return Seq([Seq(list(group)) for group in zip(*(s.items for s in seqs))])
-        return UNKNOWN
-    if name in ("any", "all") and args:
-        seq = iterate(interp, args[0])
-        if seq is None:
-            return UNKNOWN
-        values = [truth(item) for item in seq.items]
-        if name == "any":
-            return Const(True) if True in values else (Const(False) if None not in values else UNKNOWN)
-        return Const(False) if False in values else (Const(True) if None not in values else UNKNOWN)
-    if name in ("float", "int", "abs", "round") and args:
-        number = as_number(args[0])
-        if number is None:
-            return UNKNOWN
-        if name == "abs" and number.is_constant:
-            return Num(Monomial.of(abs(number.const)))
-        return Num(number)
-    if name in ("min", "max"):
-        numbers = [as_number(a) for a in args]
-        if numbers and all(n is not None and n.is_constant for n in numbers):
-            pick = min if name == "min" else max
-            return Num(Monomial.of(pick(n.const for n in numbers)))
-        return UNKNOWN
-    if name in ("str", "repr") and args:
-        return Const(str(args[0].value)) if isinstance(args[0], Const) else Opaque("str")
-    if name in ("list", "tuple", "sorted", "reversed") and args:
-        seq = iterate(interp, args[0])
-        if seq is None:
-            return UNKNOWN
-        items = list(reversed(seq.items)) if name == "reversed" else list(seq.items)
-        return Seq(items, seq.repeat)
-    if name == "dict":
-        merged = dict(args[0].items) if args and isinstance(args[0], Mapping) else {}
-        merged.update(kwargs)
-        return Mapping(merged)
-    if name == "super":
-        return SuperRef(ctx.self_value, ctx.owner) if ctx.owner is not None else UNKNOWN
-    if name in ("sqrt", "pow", "exp", "log", "rsqrt") and args:
-        number = as_number(args[0])
-        if number is None:
-            return UNKNOWN
-        if name == "sqrt":
-            result = number.pow(Fraction(1, 2), call)
-        elif name == "rsqrt":
-            result = number.pow(Fraction(-1, 2), call)
-        elif name == "pow" and len(args) == 2:
-            exponent = as_number(args[1])
-            frac = fraction_of(exponent.const) if exponent is not None and exponent.is_constant else None
-            result = number.pow(frac, call) if frac is not None else None
-        else:
-            result = None
-        return Num(result) if result is not None else UNKNOWN
-    if name in ("re.match", "re.search", "re.fullmatch") and len(args) >= 2:
-        pattern, text = args[0], args[1]
-        if isinstance(pattern, Const) and isinstance(text, Const) and isinstance(pattern.value, str) and isinstance(text.value, str):
-            try:
-                found = getattr(re, name.split(".")[1])(pattern.value, text.value)
-            except re.error:
-                return UNKNOWN
-            return Const(found is not None)
-        return UNKNOWN
-    if name in ("functools.partial", "partial") and args and isinstance(args[0], FuncRef):
-        ref = args[0]
-        return FuncRef(ref.func, ref.owner, ref.bound, ref.partial_args + tuple(args[1:]), ref.partial_kwargs + tuple(kwargs.items()))
     return None
 
 
-def string_method(receiver: str, name: str, args: list) -> Any:
+def _setattr(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    from initlint.analysis import torch_semantics
+
+    if len(args) == 3 and isinstance(args[1], Const) and isinstance(args[0], ModRef):
+        torch_semantics.set_module_attr(interp, args[0].node, str(args[1].value), args[2], ctx, call)
+        return Const(None)
+    return None
+
+
+def _len(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    if not args:
+        return None
+    value = args[0]
+    if isinstance(value, ModRef):
+        children = list(value.node.children.values())
+        if len(children) == 1 and children[0].repeat is not None:
+            return Num(children[0].repeat)
+        return Const(len(children))
+    if isinstance(value, Seq):
+        return Num(value.repeat) if value.repeat is not None else Const(len(value.items))
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return Const(len(value.value))
+    return UNKNOWN
+
+
+def _range(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    bounds = [as_number(a) for a in args]
+    if len(bounds) != 1 or bounds[0] is None:
+        return UNKNOWN
+    count = bounds[0]
+    if count.is_constant and 0 <= count.const <= UNROLL_LIMIT and float(count.const).is_integer():
+        return Seq([Const(i) for i in range(int(count.const))])
+    return Seq([Num(Monomial.atom(LAYER_INDEX))], count)
+
+
+def _enumerate(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    if not args:
+        return None
+    seq = iterate(interp, args[0])
+    if seq is None:
+        return UNKNOWN
+    if seq.repeat is not None:
+        return Seq([Seq([Num(Monomial.atom(LAYER_INDEX)), item]) for item in seq.items], seq.repeat)
+    return Seq([Seq([Const(i), item]) for i, item in enumerate(seq.items)])
+
+
+def _zip(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    if not args:
+        return None
+    seqs = [iterate(interp, a) for a in args]
+    if all(s is not None and s.repeat is None for s in seqs):
+        return Seq([Seq(list(group)) for group in zip(*(s.items for s in seqs if s is not None))])
+    return UNKNOWN
+
+
+def _any_all(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    if not args:
+        return None
+    seq = iterate(interp, args[0])
+    if seq is None:
+        return UNKNOWN
+    values = [truth(item) for item in seq.items]
+    if name == "any":
+        return Const(True) if True in values else (Const(False) if None not in values else UNKNOWN)
+    return Const(False) if False in values else (Const(True) if None not in values else UNKNOWN)
+
+
+def _number_cast(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    """`float(x)`, `int(x)`, `abs(x)`, `round(x)`: the number, kept symbolic."""
+    if not args:
+        return None
+    number = as_number(args[0])
+    if number is None:
+        return UNKNOWN
+    if name == "abs" and number.is_constant:
+        return Num(Monomial.of(abs(number.const)))
+    return Num(number)
+
+
+def _min_max(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    numbers = [as_number(a) for a in args]
+    constants = [n.const for n in numbers if n is not None and n.is_constant]
+    if numbers and len(constants) == len(numbers):
+        return Num(Monomial.of(min(constants) if name == "min" else max(constants)))
+    return UNKNOWN
+
+
+def _str(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    if not args:
+        return None
+    return Const(str(args[0].value)) if isinstance(args[0], Const) else Opaque("str")
+
+
+def _sequence(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    """`list(x)`, `tuple(x)`, `sorted(x)`, `reversed(x)`."""
+    if not args:
+        return None
+    seq = iterate(interp, args[0])
+    if seq is None:
+        return UNKNOWN
+    items = list(reversed(seq.items)) if name == "reversed" else list(seq.items)
+    return Seq(items, seq.repeat)
+
+
+def _dict(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    merged = dict(args[0].items) if args and isinstance(args[0], Mapping) else {}
+    merged.update(kwargs)
+    return Mapping(merged)
+
+
+def _super(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    return SuperRef(ctx.self_value, ctx.owner) if ctx.owner is not None else UNKNOWN
+
+
+#: The power each math function raises its argument to (`pow` takes it as its second argument).
+_POWERS = {"sqrt": Fraction(1, 2), "rsqrt": Fraction(-1, 2)}
+
+
+def _math_power(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    """`sqrt`, `rsqrt`, `pow` keep a std symbolic; `exp` and `log` of a depth are not modelled."""
+    if not args:
+        return None
+    number = as_number(args[0])
+    if number is None:
+        return UNKNOWN
+    exponent: Fraction | None = _POWERS.get(name)
+    if name == "pow" and len(args) == 2:
+        power = as_number(args[1])
+        exponent = fraction_of(power.const) if power is not None and power.is_constant else None
+    result = number.pow(exponent, call) if exponent is not None else None
+    return Num(result) if result is not None else UNKNOWN
+
+
+def _regex_match(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    if len(args) < 2:
+        return None
+    pattern, text = args[0], args[1]
+    if isinstance(pattern, Const) and isinstance(text, Const) and isinstance(pattern.value, str) and isinstance(text.value, str):
+        try:
+            found = getattr(re, name.split(".")[1])(pattern.value, text.value)
+        except re.error:
+            return UNKNOWN
+        return Const(found is not None)
+    return UNKNOWN
+
+
+def _partial(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    if not args or not isinstance(args[0], FuncRef):
+        return None
+    ref = args[0]
+    return FuncRef(ref.func, ref.owner, ref.bound, ref.partial_args + tuple(args[1:]), ref.partial_kwargs + tuple(kwargs.items()))
+
+
+Builtin = Callable[["Interpreter", str, list[Any], dict[Any, Any], "Ctx", cst.CSTNode], Any]
+BUILTIN_HANDLERS: dict[str, Builtin] = {
+    "isinstance": _isinstance,
+    "hasattr": _attribute_probe,
+    "getattr": _attribute_probe,
+    "setattr": _setattr,
+    "object.__setattr__": _setattr,
+    "len": _len,
+    "range": _range,
+    "enumerate": _enumerate,
+    "zip": _zip,
+    "any": _any_all,
+    "all": _any_all,
+    **dict.fromkeys(("float", "int", "abs", "round"), _number_cast),
+    "min": _min_max,
+    "max": _min_max,
+    "str": _str,
+    "repr": _str,
+    **dict.fromkeys(("list", "tuple", "sorted", "reversed"), _sequence),
+    "dict": _dict,
+    "super": _super,
+    **dict.fromkeys(("sqrt", "pow", "exp", "log", "rsqrt"), _math_power),
+    **dict.fromkeys(("re.match", "re.search", "re.fullmatch"), _regex_match),
+    "functools.partial": _partial,
+    "partial": _partial,
+}
+
+
+def string_method(receiver: str, name: str, args: list[Any]) -> Any:
     values = [a.value if isinstance(a, Const) else a for a in args]
     if isinstance(values[0] if values else "", Seq):
         seq = values[0]

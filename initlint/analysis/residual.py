@@ -13,6 +13,7 @@ was normalised (pre-norm).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
 
 import libcst as cst
 
@@ -21,12 +22,11 @@ from initlint.analysis.interp import BudgetExceeded, Ctx, Interpreter
 from initlint.analysis.flow import (
     CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, is_gate, is_norm, is_pass_through, join, merge,
 )
+from initlint.analysis.knowledge.conventions import NORM_FUNCTIONS, SQUASHING, WRITER_NAMES
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
+from initlint.analysis.statements import StatementWalker
+from initlint.analysis.values import Monomial
 
-#: Names of residual writers, only used where the data flow cannot be followed.
-WRITER_NAMES = ("c_proj", "o_proj", "out_proj", "wo", "down_proj", "w2", "fc2", "dense_4h_to_h", "proj", "dense", "out", "to_out", "linear_out", "output_proj")
-NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
-SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
 MAX_FORWARD_DEPTH = 6
 
 
@@ -34,14 +34,16 @@ MAX_FORWARD_DEPTH = 6
 class _Flow:
     node: ModuleNode
     adds: list[ResidualAdd] = field(default_factory=list)
-    returns: list = field(default_factory=list)
+    returns: list[Any] = field(default_factory=list)
     statement: cst.CSTNode | None = None
+    #: How many modules deep the reading is (`forward` of a child of a child...).
+    depth: int = 0
 
 
-class ForwardReader:
+class ForwardReader(StatementWalker[_Flow]):
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
-        self._writers: dict[int, tuple] = {}
+        self._writers: dict[int, tuple[Any, ...]] = {}
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -61,7 +63,7 @@ class ForwardReader:
         if key in self._writers:
             return self._writers[key]
         self._writers[key] = ([], False)  # recursion guard
-        result: tuple = ([], False)
+        result: tuple[Any, ...] = ([], False)
         if node.kind in ("linear", "conv"):
             result = ([(node, "data flow", ())], False)
         elif node.kind == "sequential" and node.children:
@@ -72,8 +74,8 @@ class ForwardReader:
             result = ([(node.children["out_proj"], "data flow", ())], False)
         elif node.kind == "module" and node.cls is not None and depth < MAX_FORWARD_DEPTH:
             flow = self._read(node, depth + 1)
-            found: list = []
-            normed = False
+            found: list[Any] = []
+            normed: bool | None = False
             if flow is not None:
                 branches = [value for value in flow.returns if isinstance(value, Branch)]
                 # Paths that end in different layers (a fused-kernel path beside the eager one)
@@ -93,7 +95,7 @@ class ForwardReader:
         self._writers[key] = result
         return result
 
-    def _by_name(self, node: ModuleNode) -> list:
+    def _by_name(self, node: ModuleNode) -> list[Any]:
         names = WRITER_NAMES + tuple(self.interp.options.writer_names)
         for name in names:
             child = node.children.get(name)
@@ -107,7 +109,7 @@ class ForwardReader:
         if found is None:
             return None
         _, func = found
-        flow = _Flow(node)
+        flow = _Flow(node, depth=depth)
         env = Env()
         params = [p.name.value for p in func.params.params]
         if len(params) < 2:
@@ -117,40 +119,36 @@ class ForwardReader:
         for name in params[2:]:
             env.names[name] = UNKNOWN
         try:
-            self._block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow, depth)
+            self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow)
         except BudgetExceeded:
             raise
         except RecursionError:
             return None
         return flow
 
-    def _block(self, stmts, env: Env, flow: _Flow, depth: int) -> None:
-        for stmt in stmts:
-            self.interp.tick()
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    flow.statement = small
-                    self._small(small, env, flow, depth)
-            elif isinstance(stmt, cst.If):
-                decided = truth(self._value(stmt.test, env))
-                orelse = stmt.orelse
-                else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
-                if decided is None:
-                    self._undecided_if(stmt.body.body, else_body, env, flow, depth)
-                else:
-                    self._block(stmt.body.body if decided else else_body, env, flow, depth)
-            elif isinstance(stmt, (cst.For, cst.While, cst.With)):
-                self._block(stmt.body.body, env, flow, depth)
-            elif isinstance(stmt, cst.Try):
-                self._block(stmt.body.body, env, flow, depth)
+    def tick(self) -> None:
+        self.interp.tick()
 
-    def _undecided_if(self, body, else_body, env: Env, flow: _Flow, depth: int) -> None:
+    def on_small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow) -> None:
+        flow.statement = small
+        self._small(small, env, flow, flow.depth)
+
+    def on_if(self, stmt: cst.If, env: Env, flow: _Flow) -> None:
+        decided = truth(self._value(stmt.test, env))
+        orelse = stmt.orelse
+        else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
+        if decided is None:
+            self._undecided_if(stmt.body.body, else_body, env, flow)
+        else:
+            self.walk_block(stmt.body.body if decided else else_body, env, flow)
+
+    def _undecided_if(self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
-        self._block(body, env, flow, depth)
+        self.walk_block(body, env, flow)
         after_body = env.names
         env.names = dict(before)
-        self._block(else_body, env, flow, depth)
+        self.walk_block(else_body, env, flow)
         names = after_body.keys() | env.names.keys()
         joined = {name: join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
         if any(joined[n] is MAYBE_NORMED and after_body.get(n) is not MAYBE_NORMED and env.names.get(n) is not MAYBE_NORMED for n in names):
@@ -179,7 +177,7 @@ class ForwardReader:
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env, flow, depth)
 
-    def _assign(self, target: cst.BaseExpression, value, env: Env) -> None:
+    def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
         if isinstance(target, cst.Name):
             env.names[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -187,9 +185,9 @@ class ForwardReader:
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
                 self._assign(element.value, value if i == 0 or value is CONDITIONED else UNKNOWN, env)
 
-    def _add(self, left, right, node: cst.CSTNode, flow: _Flow):
+    def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any:
         for stream, branch in ((left, right), (right, left)):
-            if stream is STREAM and isinstance(branch, Branch):
+            if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None:
                 add = ResidualAdd(flow.node.cls, node, flow.statement or node, prenorm=branch.normed, gated=branch.gated or branch.renormalised)
                 add.writers = self._writer_refs(flow.node, branch)
                 flow.adds.append(add)
@@ -203,10 +201,12 @@ class ForwardReader:
             for writer, how, scales in writers:
                 relative = writer.path[len(block.path) + 1:] if block.path else writer.path
                 owner = writer.parent.cls if writer.parent is not None and writer.parent.cls is not None else block.cls
+                if owner is None:
+                    continue
                 refs.append(WriterRef(relative, owner, writer.name, how, list(scales) + list(branch.scales)))
         return refs
 
-    def _scale(self, value, other, other_node: cst.CSTNode, operator, env: Env, whole: cst.CSTNode):
+    def _scale(self, value: Any, other: Any, other_node: cst.BaseExpression, operator: cst.CSTNode, env: Env, whole: cst.CSTNode) -> Any:
         if not isinstance(value, Branch):
             return value
         if isinstance(other, (ParamRef, Branch)) or other is CONDITIONED:
@@ -221,7 +221,7 @@ class ForwardReader:
                 return replace(value, scales=value.scales + (scale,))
         return value
 
-    def _value(self, node: cst.CSTNode, env: Env):
+    def _value(self, node: cst.BaseExpression, env: Env) -> Any:
         """Evaluate an expression with the interpreter, `self` bound to the module node."""
         numeric_env = Env({k: v for k, v in env.names.items() if isinstance(v, ModRef)})
         try:
@@ -229,32 +229,15 @@ class ForwardReader:
         except RecursionError:
             return UNKNOWN
 
-    def _number(self, node: cst.CSTNode, env: Env):
+    def _number(self, node: cst.BaseExpression, env: Env) -> Monomial | None:
         return as_number(self._value(node, env))
 
-    def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int):
+    def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any:
         self.interp.tick()
         if isinstance(node, cst.Name):
             return env.names.get(node.value, UNKNOWN)
         if isinstance(node, cst.BinaryOperation):
-            left = self._eval(node.left, env, flow, depth)
-            right = self._eval(node.right, env, flow, depth)
-            if isinstance(node.operator, cst.Add):
-                return self._add(left, right, node, flow)
-            if isinstance(node.operator, (cst.Multiply, cst.Divide)):
-                if isinstance(left, Branch) and isinstance(right, Branch):
-                    # `sigmoid(gate(x)) * expert(x)`: the squashed side gates the other.
-                    if left.squashed != right.squashed:
-                        content = right if left.squashed else left
-                        return replace(content, gated=True)
-                    return merge([left, right])
-                if isinstance(left, Branch):
-                    return self._scale(left, right, node.right, node.operator, env, node)
-                if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
-                    return self._scale(right, left, node.left, node.operator, env, node)
-            if isinstance(node.operator, cst.MatrixMultiply):
-                return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
-            return merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
+            return self._binary(node, env, flow, depth)
         if isinstance(node, cst.Call):
             return self._call(node, env, flow, depth)
         if isinstance(node, cst.Attribute):
@@ -285,7 +268,27 @@ class ForwardReader:
             return UNKNOWN
         return UNKNOWN
 
-    def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int):
+    def _binary(self, node: cst.BinaryOperation, env: Env, flow: _Flow, depth: int) -> Any:
+        left = self._eval(node.left, env, flow, depth)
+        right = self._eval(node.right, env, flow, depth)
+        if isinstance(node.operator, cst.Add):
+            return self._add(left, right, node, flow)
+        if isinstance(node.operator, (cst.Multiply, cst.Divide)):
+            if isinstance(left, Branch) and isinstance(right, Branch):
+                # `sigmoid(gate(x)) * expert(x)`: the squashed side gates the other.
+                if left.squashed != right.squashed:
+                    content = right if left.squashed else left
+                    return replace(content, gated=True)
+                return merge([left, right])
+            if isinstance(left, Branch):
+                return self._scale(left, right, node.right, node.operator, env, node)
+            if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
+                return self._scale(right, left, node.left, node.operator, env, node)
+        if isinstance(node.operator, cst.MatrixMultiply):
+            return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
+        return merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
+
+    def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
         carried = merge([a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, Branch)])
         func = node.func
@@ -320,9 +323,9 @@ class ForwardReader:
             return receiver
         return carried
 
-    def _method(self, node: ModuleNode, name: str, args: list, depth: int):
+    def _method(self, node: ModuleNode, name: str, args: list[Any], depth: int) -> Any:
         """A helper method of the same module (`self._attn(q, k, v)`): what it returns."""
-        found = self.interp.index.find_method(node.cls, name)
+        found = self.interp.index.find_method(node.cls, name) if node.cls is not None else None
         if found is None or depth >= MAX_FORWARD_DEPTH or name == "forward":
             return None
         _, func = found
@@ -332,11 +335,11 @@ class ForwardReader:
             env.names[params[0]] = ModRef(node)
         for pname, value in zip(params[1:], args):
             env.names[pname] = value
-        inner = _Flow(node)
-        self._block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner, depth + 1)
+        inner = _Flow(node, depth=depth + 1)
+        self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner)
         return merge(inner.returns) if inner.returns else None
 
-    def _apply_module(self, module: ModuleNode, carried, depth: int):
+    def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
         if carried is UNKNOWN or carried is CONDITIONED:
             return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
         if is_norm(module):

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from initlint.analysis.knowledge.conventions import LAYER_INDEX, LAYER_INDEX_NAMES, WIDTH_NAMES
 from initlint.analysis.model import Analysis, ModuleNode, Stack, final_init
 from initlint.analysis.values import Monomial, Power
 
-LAYER_INDEX_NAMES = frozenset({"@layer", "layer_id", "layer_idx", "layer_number", "layer_index", "layer_num", "block_idx", "block_id", "layer_no"})
-WIDTH_NAMES = frozenset({"n_embd", "hidden_size", "d_model", "dim", "embed_dim", "width", "n_embed", "hidden_dim", "model_dim", "emb_dim", "d_embed", "fan_in", "fan_out", "head_dim"})
 SQRT_HALF = 2 ** -0.5
 
 
@@ -26,7 +25,7 @@ class DepthScaling:
 
 
 def is_layer_atom(name: str) -> bool:
-    return name in LAYER_INDEX_NAMES or "@layer" in name or any(f"{n}" in name for n in LAYER_INDEX_NAMES if name.startswith("("))
+    return name in LAYER_INDEX_NAMES or LAYER_INDEX in name or any(f"{n}" in name for n in LAYER_INDEX_NAMES if name.startswith("("))
 
 
 def is_depth_atom(name: str, depth_atoms: frozenset[str]) -> bool:
@@ -95,7 +94,7 @@ def reference_std(root: ModuleNode, writers: set[int]) -> Monomial | None:
         if final.certain and final.std is not None and final.kind in ("normal", "trunc_normal"):
             key = Monomial(final.std.const, final.std.atoms)
             counts[key] = counts.get(key, 0) + 1
-    return max(counts, key=counts.get) if counts else None
+    return max(counts, key=lambda std: counts[std]) if counts else None
 
 
 def stack_scaling(analysis: Analysis, stack: Stack, std: Monomial | None) -> DepthScaling:

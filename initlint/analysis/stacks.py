@@ -7,17 +7,15 @@ from functools import lru_cache
 
 import libcst as cst
 
+from initlint.analysis.facts import writer_pattern
 from initlint.analysis.index import ModuleIndex, build_index
 from initlint.analysis.interp import BudgetExceeded, Interpreter
+from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import Analysis, ModuleNode, Stack, Writer
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.scaling import reference_std
 from initlint.config import AnalysisOptions
 
-#: Names that mean "number of blocks" wherever they appear.
-DEPTH_NAMES = frozenset({"n_layer", "n_layers", "num_layers", "num_hidden_layers", "depth", "num_blocks", "n_blocks", "nlayers", "num_layer"})
-#: Imports that announce a deliberate parametrisation with its own init rules.
-DELIBERATE_IMPORTS = {"mup": "muP", "unit_scaling": "unit scaling (u-muP)"}
 
 
 def _init_like(name: str) -> bool:
@@ -67,11 +65,11 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
     options = options or AnalysisOptions()
     index = build_index(module)
     analysis = Analysis(module=module, options=options, index=index, source=source)
+    interp = Interpreter(index, module, options)
     for imported in index.imports.values():
-        scheme = DELIBERATE_IMPORTS.get(imported.split(".")[0])
+        scheme = interp.knowledge.deliberate_scheme_of_import(imported)
         if scheme:
             analysis.deliberate_scheme = scheme
-    interp = Interpreter(index, module, options)
     trees: list[ModuleNode] = []
     # Outer classes usually come last: building them first marks the classes they contain,
     # which then need no tree of their own (they are not roots).
@@ -84,10 +82,10 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
             root = interp.build_root(cls)
         except (BudgetExceeded, RecursionError):
             continue
-        root.attrs["@uncalled_init"] = _uncalled_init_functions(index, root, interp.executed)
-        root.attrs["@incomplete"] = interp.incomplete
+        root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
+        root.incomplete = interp.incomplete
         trees.append(root)
-    analysis.dead_branches = [node for node, taken in interp.branches.values() if not taken]
+    analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     used = interp.instantiated | {node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None}
     analysis.roots = [tree for tree in reversed(trees) if tree.cls is not None and tree.cls.name not in used]
@@ -135,7 +133,7 @@ def static_summary(source: str) -> StaticSummary:
     seen: set[tuple[str, str]] = set()
     for stack in analysis.stacks:
         for writer in stack.writers:
-            pattern = f"{stack.container.path}.*.{writer.ref.path}" if stack.container.path else f"*.{writer.ref.path}"
+            pattern = writer_pattern(stack, writer)
             key = (stack.root.type_name, pattern)
             if key in seen:
                 continue

@@ -5,34 +5,28 @@ parameters, `nn.init` and in-place tensor init, `apply`, `named_parameters`,
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
 
 from initlint.analysis.abstract import (
-    UNKNOWN, ClassRef, Const, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
+    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
     SuperRef, as_number,
 )
-from initlint.analysis.layers import is_known_class_name, isinstance_by_name, layer_type
+from initlint.analysis.index import PRETRAINED_NAME_ENDINGS
+from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES, GRAD_MODES, HARMLESS_CALLS
+from initlint.analysis.knowledge.huggingface import GENERIC_INIT, GENERIC_INIT_STD
+from initlint.analysis.knowledge.torch_init import NORMAL
+from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
-from initlint.analysis.init_ops import INIT_FUNCTIONS, TENSOR_FACTORIES, TENSOR_METHODS, record_init
+from initlint.analysis.init_ops import record_init
 from initlint.analysis.python_semantics import BoundMethod, call_python_builtin, string_method
 from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
 
-_HF_STD = Monomial.atom("initializer_range")
-MODULE_METHODS = frozenset(
-    {"apply", "named_parameters", "parameters", "modules", "named_modules", "children", "named_children",
-     "reset_parameters", "post_init", "init_weights", "append", "extend", "add_module", "register_module",
-     "register_parameter", "to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type",
-     "values", "keys", "items"}
-)
-HARMLESS = frozenset(
-    {"print", "len", "id", "type", "repr", "str", "isinstance", "hasattr", "getattr", "list", "tuple", "sorted", "iter",
-     "next", "warn", "info", "debug", "warning", "error", "sum", "numel", "no_grad", "enumerate", "zip", "dict", "set"}
-)
+_HF_STD = Monomial.atom(GENERIC_INIT_STD)
 
 
 # --------------------------------------------------------------- attributes
@@ -44,11 +38,11 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
     if isinstance(base, ParamRef):
         if attr == "data":
             return base
-        if attr in TENSOR_METHODS:
+        if interp.knowledge.tensor_method(attr) is not None:
             return BoundMethod(base, attr)
         return Opaque(attr)
     if isinstance(base, NewTensor):
-        return BoundMethod(base, attr) if attr in TENSOR_METHODS else Opaque(attr)
+        return BoundMethod(base, attr) if interp.knowledge.tensor_method(attr) is not None else Opaque(attr)
     if isinstance(base, SuperRef):
         return super_attr(interp, base, attr)
     if isinstance(base, ClassRef):
@@ -56,28 +50,13 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         if found is not None:
             return FuncRef(found[1], found[0])
         if attr in base.cls.attributes:
-            return interp.eval(base.cls.attributes[attr], interp_env(), ctx)
+            return interp.eval(base.cls.attributes[attr], Env(), ctx)
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping)):
         return BoundMethod(base, attr)
     if attr in DELIBERATE_CONFIG_NAMES:
         interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
     return Opaque(attr)
-
-
-#: Config fields that announce a parametrisation with its own depth rules (MiniCPM's muP, mup's).
-DELIBERATE_CONFIG_NAMES = {
-    "scale_depth": "muP depth scaling (scale_depth)",
-    "dim_model_base": "muP (dim_model_base)",
-    "mup_width_multiplier": "muP",
-    "use_mup": "muP",
-}
-
-
-def interp_env():
-    from initlint.analysis.abstract import Env
-
-    return Env()
 
 
 def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") -> Any:
@@ -94,8 +73,8 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
         for cls_name in [node.cls.name] + interp.index.base_chain(node.cls):
             cls = interp.index.classes.get(cls_name)
             if cls is not None and attr in cls.attributes:
-                return interp.eval(cls.attributes[attr], interp_env(), ctx)
-    if attr in MODULE_METHODS:
+                return interp.eval(cls.attributes[attr], Env(), ctx)
+    if attr in MODULE_METHOD_HANDLERS or attr in interp.knowledge.init_entry_points():
         return BoundMethod(ModRef(node), attr)
     if attr in ("weight", "bias") and node.kind == "unknown":
         # A layer of a type we cannot see: its parameters exist, their init is unknown.
@@ -165,14 +144,14 @@ def _node_isinstance(interp: "Interpreter", node: ModuleNode, target: Any) -> bo
         if target.name in chain or any(base.rsplit(".", 1)[-1] == last for base in chain if base not in interp.index.classes):
             return True
         external = [b for b in chain if b not in interp.index.classes]
-        if all(b.rsplit(".", 1)[-1] == "Module" or layer_type(b) is not None or b.endswith("PreTrainedModel") for b in external):
+        if all(b.rsplit(".", 1)[-1] == "Module" or layer_type(interp.knowledge, b) is not None or b.endswith(PRETRAINED_NAME_ENDINGS) for b in external):
             return False
         return None
-    known = layer_type(node.type_name)
+    known = layer_type(interp.knowledge, node.type_name)
     if known is not None:
         if isinstance_by_name(known, last):
             return True
-        if is_known_class_name(last) or last == node.type_name.rsplit(".", 1)[-1]:
+        if interp.knowledge.is_known_class_name(last) or last == node.type_name.rsplit(".", 1)[-1]:
             return False
         return None
     if node.kind == "unknown" and target.name == node.type_name:
@@ -194,7 +173,7 @@ def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
     return Const(False) if all(r is False for r in results) else UNKNOWN
 
 
-def attribute_probe(interp: "Interpreter", name: str, args: list, ctx: "Ctx") -> Any:
+def attribute_probe(interp: "Interpreter", name: str, args: list[Any], ctx: "Ctx") -> Any:
     """`hasattr(module, "NANOGPT_SCALE_INIT")`, `getattr(module, "FLAG", False)`."""
     target, attr = args[0], str(args[1].value)
     if not isinstance(target, ModRef):
@@ -217,34 +196,37 @@ def attribute_probe(interp: "Interpreter", name: str, args: list, ctx: "Ctx") ->
 
 
 # -------------------------------------------------------------------- calls
-def call_external(interp: "Interpreter", name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def call_external(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     short = name[len("builtins."):] if name.startswith("builtins.") else name
     last = name.rsplit(".", 1)[-1]
-    if last in INIT_FUNCTIONS or name in interp.options.init_helpers or last in interp.options.init_helpers:
+    spec = interp.knowledge.init_function(name)
+    if spec is None and (name in interp.options.init_helpers or last in interp.options.init_helpers):
+        spec = NORMAL
+    if spec is not None:
         target = args[0] if args else kwargs.get("tensor", UNKNOWN)
         if isinstance(target, (ParamRef, NewTensor)):
-            kind = INIT_FUNCTIONS.get(last, ("normal",))[0]
-            return record_init(interp, target, kind, args, kwargs, ctx, call, 0, last)
+            return record_init(interp, target, spec, args, kwargs, ctx, call, last)
     if last == "Parameter":
         value = args[0] if args else kwargs.get("data", UNKNOWN)
         if isinstance(value, (NewTensor, ParamRef)):
             return value
         return NewTensor(InitOp("unknown", None, call, ctx.via, False, "nn.Parameter(...)"))
-    if name.startswith("torch.") and last in TENSOR_FACTORIES and name.count(".") == 1:
-        kind, std = TENSOR_FACTORIES[last]
-        return NewTensor(InitOp(kind, Monomial.of(std) if std is not None else None, call, ctx.via, ctx.certain, f"torch.{last}(...)"))
-    known = layer_type(name)
+    factory = interp.knowledge.tensor_factory(name)
+    if factory is not None:
+        std = Monomial.of(factory.std) if factory.std is not None else None
+        return NewTensor(InitOp(factory.kind, std, call, ctx.via, ctx.certain, f"torch.{last}(...)"))
+    known = layer_type(interp.knowledge, name)
     if known is not None:
         return interp.construct_layer(name, known, args, kwargs, call, ctx)
     builtin = call_python_builtin(interp, short if short in ("object.__setattr__",) or "." not in short else _stdlib_name(short), args, kwargs, ctx, call)
     if builtin is not None:
         return builtin
-    if last in ("no_grad", "inference_mode", "enable_grad"):
+    if last in GRAD_MODES:
         return Const(None)
     if last[:1].isupper() and not name.startswith(("torch.", "math.", "numpy.")):
         # A layer class from elsewhere: a module whose parameters we cannot see.
         return interp.construct_layer(name, None, args, kwargs, call, ctx)
-    if last not in HARMLESS:
+    if last not in HARMLESS_CALLS:
         interp.mark_unknown_targets(args, kwargs, ctx, call, f"{last}() from elsewhere")
     return UNKNOWN
 
@@ -256,20 +238,13 @@ def _stdlib_name(name: str) -> str:
     return name
 
 
-def call_method(interp: "Interpreter", method: BoundMethod, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
+def call_method(interp: "Interpreter", method: BoundMethod, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     receiver, name = method.receiver, method.name
     if isinstance(receiver, (ParamRef, NewTensor)):
-        kind = TENSOR_METHODS.get(name)
-        if kind is None:
+        spec = interp.knowledge.tensor_method(name)
+        if spec is None:
             return UNKNOWN
-        if kind in ("normal", "trunc_normal"):
-            return record_init(interp, receiver, kind, args, kwargs, ctx, call, 1, name)
-        if kind == "uniform":
-            return record_init(interp, receiver, kind, [None] + args, kwargs, ctx, call, 0, name)
-        if kind == "constant":
-            value = as_number(args[0]) if args else None
-            kind = "ones" if value is not None and value.is_constant and value.const == 1 else "zeros" if value is not None and value.is_constant and value.const == 0 else "constant"
-        return record_init(interp, receiver, kind, args, kwargs, ctx, call, 1, name)
+        return record_init(interp, receiver, spec, args, kwargs, ctx, call, name, _fill_kind(spec.kind, args))
     if isinstance(receiver, ModRef):
         return module_method(interp, receiver.node, name, args, kwargs, ctx, call)
     if isinstance(receiver, Const) and isinstance(receiver.value, str):
@@ -293,6 +268,14 @@ def call_method(interp: "Interpreter", method: BoundMethod, args: list, kwargs: 
     return UNKNOWN
 
 
+def _fill_kind(kind: str, args: list[Any]) -> str:
+    """`fill_(1.0)` is a ones init and `fill_(0)` a zeros init: rules treat those two apart."""
+    value = as_number(args[0]) if kind == "constant" and args else None
+    if value is None or not value.is_constant or value.const not in (0, 1):
+        return kind
+    return "ones" if value.const == 1 else "zeros"
+
+
 def _layer_base_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx") -> None:
     """`super().__init__()` of an `nn.Linear` subclass ends by calling `self.reset_parameters()`,
     which runs the subclass's override if it has one."""
@@ -304,62 +287,119 @@ def _layer_base_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx") -> Non
         interp.call_function(FuncRef(func, owner, ModRef(node)), [], {}, replace_via(ctx, f"{owner.name}.reset_parameters"))
 
 
-def module_method(interp: "Interpreter", node: ModuleNode, name: str, args: list, kwargs: dict, ctx: "Ctx", call: cst.Call) -> Any:
-    if name == "apply":
-        fn = args[0] if args else UNKNOWN
-        via = ctx.via + (interp.code(call),)
-        if isinstance(fn, FuncRef):
-            via += (f"{fn.owner.name}.{fn.func.name.value}" if fn.owner else fn.func.name.value,)
-        for module in list(node.post_order()):
-            if isinstance(fn, (FuncRef, Lambda)):
-                interp.call_value(fn, [ModRef(module)], {}, replace(ctx, via=via), call)
-            else:
-                interp.mark_unknown_targets([ModRef(node)], {}, ctx, call, "an init function initlint cannot see")
-                break
-        return ModRef(node)
-    if name == "named_parameters":
-        seen: set[int] = set()
-        items = []
-        for pname, param in node.named_parameters():
-            if id(param) not in seen:
-                seen.add(id(param))
-                items.append(Seq([Const(pname), ParamRef(param)]))
-        return Seq(items)
-    if name == "parameters":
-        return Seq([item.items[1] for item in module_method(interp, node, "named_parameters", [], {}, ctx, call).items])
-    if name in ("modules", "named_modules"):
-        pairs = list(node.named_modules())
-        return Seq([ModRef(m) if name == "modules" else Seq([Const(n), ModRef(m)]) for n, m in pairs])
-    if name in ("values", "keys", "items") and node.kind in ("container", "sequential"):
-        children = list(node.children.items())
-        repeat = children[0][1].repeat if len(children) == 1 else None
-        if name == "values":
-            return Seq([ModRef(c) for _, c in children], repeat)
-        if name == "keys":
-            return Seq([Const(n) for n, _ in children], repeat)
-        return Seq([Seq([Const(n), ModRef(c)]) for n, c in children], repeat)
-    if name in ("children", "named_children"):
-        return Seq([ModRef(c) if name == "children" else Seq([Const(n), ModRef(c)]) for n, c in node.children.items()])
-    if name in ("reset_parameters",):
-        known = layer_type(node.type_name)
-        if known is not None:
-            interp.add_default_params(node, known, {}, ctx)
-        return Const(None)
-    if name in ("post_init", "init_weights") and node.cls is not None and interp.index.is_hf_pretrained(node.cls):
-        hf_init(interp, node, ctx, call)
-        return Const(None)
-    if name in ("append", "add_module", "register_module", "extend"):
-        values = args[-1:] if name != "extend" else (args[0].items if args and isinstance(args[0], Seq) else [])
-        for value in values:
-            key = str(args[0].value) if name != "append" and name != "extend" and isinstance(args[0], Const) else str(len(node.children))
-            set_module_attr(interp, node, key, value, ctx, call)
-        return Const(None)
-    if name == "register_parameter" and len(args) == 2 and isinstance(args[0], Const):
+def module_method(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    handler = MODULE_METHOD_HANDLERS.get(name)
+    if handler is None and name in interp.knowledge.init_entry_points():
+        handler = _init_entry_point
+    return handler(interp, node, name, args, kwargs, ctx, call) if handler is not None else UNKNOWN
+
+
+def _apply(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    fn = args[0] if args else UNKNOWN
+    via = ctx.via + (interp.code(call),)
+    if isinstance(fn, FuncRef):
+        via += (f"{fn.owner.name}.{fn.func.name.value}" if fn.owner else fn.func.name.value,)
+    for module in list(node.post_order()):
+        if isinstance(fn, (FuncRef, Lambda)):
+            interp.call_value(fn, [ModRef(module)], {}, replace(ctx, via=via), call)
+        else:
+            interp.mark_unknown_targets([ModRef(node)], {}, ctx, call, "an init function initlint cannot see")
+            break
+    return ModRef(node)
+
+
+def _named_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    seen: set[int] = set()
+    items = []
+    for pname, param in node.named_parameters():
+        if id(param) not in seen:
+            seen.add(id(param))
+            items.append(Seq([Const(pname), ParamRef(param)]))
+    return Seq(items)
+
+
+def _parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    return Seq([item.items[1] for item in _named_parameters(interp, node, name, [], {}, ctx, call).items])
+
+
+def _modules(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    pairs = list(node.named_modules())
+    return Seq([ModRef(m) if name == "modules" else Seq([Const(n), ModRef(m)]) for n, m in pairs])
+
+
+def _container_view(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    """`values()`, `keys()`, `items()` of a ModuleDict (or a ModuleList of repeated blocks)."""
+    if node.kind not in ("container", "sequential"):
+        return UNKNOWN
+    children = list(node.children.items())
+    repeat = children[0][1].repeat if len(children) == 1 else None
+    if name == "values":
+        return Seq([ModRef(c) for _, c in children], repeat)
+    if name == "keys":
+        return Seq([Const(n) for n, _ in children], repeat)
+    return Seq([Seq([Const(n), ModRef(c)]) for n, c in children], repeat)
+
+
+def _children(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    return Seq([ModRef(c) if name == "children" else Seq([Const(n), ModRef(c)]) for n, c in node.children.items()])
+
+
+def _reset_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    known = layer_type(interp.knowledge, node.type_name)
+    if known is not None:
+        interp.add_default_params(node, known, {}, ctx)
+    return Const(None)
+
+
+def _init_entry_point(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    if node.cls is None or not interp.index.is_hf_pretrained(node.cls):
+        return UNKNOWN
+    hf_init(interp, node, ctx, call)
+    return Const(None)
+
+
+def _register_children(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    """`append`, `extend`, `add_module(name, m)`, `register_module(name, m)`."""
+    values = args[-1:] if name != "extend" else (args[0].items if args and isinstance(args[0], Seq) else [])
+    for value in values:
+        key = str(args[0].value) if name != "append" and name != "extend" and isinstance(args[0], Const) else str(len(node.children))
+        set_module_attr(interp, node, key, value, ctx, call)
+    return Const(None)
+
+
+def _register_parameter(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    if len(args) == 2 and isinstance(args[0], Const):
         set_module_attr(interp, node, str(args[0].value), args[1], ctx, call)
         return Const(None)
-    if name in ("to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type"):
-        return ModRef(node)
     return UNKNOWN
+
+
+def _same_module(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    """`.to(device)`, `.float()`, `.train()`: the module itself, its init untouched."""
+    return ModRef(node)
+
+
+ModuleMethod = Callable[["Interpreter", ModuleNode, str, list[Any], dict[Any, Any], "Ctx", cst.Call], Any]
+#: `nn.Module` methods the interpreter follows (the init entry points come from the registry).
+MODULE_METHOD_HANDLERS: dict[str, ModuleMethod] = {
+    "apply": _apply,
+    "named_parameters": _named_parameters,
+    "parameters": _parameters,
+    "modules": _modules,
+    "named_modules": _modules,
+    "values": _container_view,
+    "keys": _container_view,
+    "items": _container_view,
+    "children": _children,
+    "named_children": _children,
+    "reset_parameters": _reset_parameters,
+    "append": _register_children,
+    "extend": _register_children,
+    "add_module": _register_children,
+    "register_module": _register_children,
+    "register_parameter": _register_parameter,
+    **{name: _same_module for name in ("to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type")},
+}
 
 
 def hf_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNode) -> None:
@@ -368,9 +408,9 @@ def hf_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNo
     via = ctx.via + (interp.code(call),)
     inner = replace(ctx, via=via)
     for module in list(node.post_order()):
-        if module.attrs.get("@hf_initialized"):
+        if module.hf_initialized:
             continue  # transformers marks what an inner model's post_init() already did
-        module.attrs["@hf_initialized"] = True
+        module.hf_initialized = True
         if found is not None:
             owner, func = found
             interp.call_function(FuncRef(func, owner, ModRef(node)), [ModRef(module)], {}, replace_via(inner, f"{owner.name}._init_weights"))
@@ -385,13 +425,11 @@ def replace_via(ctx: "Ctx", step: str) -> "Ctx":
 def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNode) -> None:
     """transformers' PreTrainedModel._init_weights: normal(initializer_range) for linears and embeddings."""
     via = ctx.via + ("transformers PreTrainedModel._init_weights",)
-    label = "transformers' generic normal_(std=config.initializer_range)"
-    if node.kind in ("linear", "embedding", "conv"):
-        for pname, param in node.params.items():
-            if pname == "weight":
-                param.ops.append(InitOp("normal", _HF_STD, call, via, ctx.certain, label, "config.initializer_range"))
-            elif pname == "bias":
-                param.ops.append(InitOp("zeros", Monomial.of(0.0), call, via, ctx.certain, "zeros_"))
-    elif node.kind == "norm":
-        for pname, param in node.params.items():
-            param.ops.append(InitOp("ones" if pname == "weight" else "zeros", Monomial.of(0.0), call, via, ctx.certain, "ones_/zeros_"))
+    plan = dict(GENERIC_INIT.get(node.kind, ()))
+    for pname, param in node.params.items():
+        kind = plan.get(pname, plan.get("*"))
+        if kind is None:
+            continue
+        std = _HF_STD if kind == "normal" else Monomial.of(0.0)
+        label = "transformers' generic normal_(std=config.initializer_range)" if kind == "normal" else "zeros_"
+        param.ops.append(InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label))

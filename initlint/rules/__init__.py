@@ -6,6 +6,7 @@ import importlib
 import pkgutil
 from functools import lru_cache
 
+from initlint.codes import find
 from initlint.rules.base import Rule, Violation
 
 __all__ = ["Rule", "Violation", "all_rules", "rule_by_code"]
@@ -25,8 +26,8 @@ def all_rules() -> tuple[type[Rule], ...]:
 
 
 def rule_by_code(code: str) -> type[Rule] | None:
-    wanted = code.strip().upper()
-    for rule in all_rules():
-        if rule.code == wanted or rule.name == code.strip().lower():
-            return rule
-    return None
+    """The rule of a code or kebab name, as users type them (any case)."""
+    row = find(code)
+    if row is None:
+        return None
+    return next((rule for rule in all_rules() if rule.code == row.code), None)

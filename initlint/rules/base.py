@@ -12,12 +12,22 @@ the test suite runs every example of every rule automatically.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Protocol
 
 import libcst as cst
+from libcst.metadata import CodeRange
+
+from initlint.codes import Severity, code_info
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis import Analysis
+
+
+class NodePositions(Protocol):
+    """Where the nodes a violation names are: what the engine reads to position findings (the
+    analysis computes them lazily, only for files that report something)."""
+
+    def __getitem__(self, node: cst.CSTNode, /) -> CodeRange: ...
 
 
 @dataclass(frozen=True)
@@ -53,17 +63,42 @@ class Violation:
 
 
 class Rule:
+    """A rule: its code's row in `initlint.codes` (name, summary, severity, default, producer)
+    plus its documentation, examples and `check`. A subclass sets `code`; the rest of the row
+    is filled in from the table, and a value a subclass repeats must agree with it."""
+
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
-    severity: ClassVar[str] = "warning"
+    severity: ClassVar[Severity] = "warning"
     default_enabled: ClassVar[bool] = True
-    #: Tool rules (INI9xx) are emitted by the engine itself, not by `check`.
+    #: Runtime and tool rules (INI1xx, INI9xx) are reported outside `check`: by the runtime
+    #: verifier or by the engine itself.
     emitted_by_engine: ClassVar[bool] = False
     #: Markdown, ruff-style: What it does / Why is this bad? / Example / Use instead / Fix safety.
     docs: ClassVar[str]
     good_examples: ClassVar[tuple[str, ...]] = ()
     bad_examples: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" not in vars(cls):
+            return
+        row = code_info(cls.code)
+        table = {
+            "name": row.name,
+            "summary": row.summary,
+            "severity": row.severity,
+            "default_enabled": row.default_enabled,
+            "emitted_by_engine": row.producer != "static",
+        }
+        for attribute, value in table.items():
+            declared = vars(cls).get(attribute, value)
+            if declared != value:
+                raise TypeError(
+                    f"{cls.__name__}.{attribute} = {declared!r} disagrees with initlint/codes.py ({value!r})"
+                )
+            setattr(cls, attribute, value)
 
     def check(self, analysis: "Analysis") -> Iterator[Violation]:
         return iter(())

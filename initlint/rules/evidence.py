@@ -1,22 +1,38 @@
-"""Phrases every rule uses to show its evidence: which layer, which init, from which line."""
+"""How INI001–INI003 show their reasoning: a headline that fits, and evidence steps at the init
+that decides, the residual add in `forward`, and the depth of the stack."""
 
 from __future__ import annotations
 
-from initlint.analysis.model import Analysis, InitOp, Param, ResidualAdd, Stack, Writer, display_parameters, final_init
+import libcst as cst
+
+from initlint.analysis.facts import WriterFacts
+from initlint.analysis.model import Analysis, InitOp, Param, ResidualAdd, Stack, display_parameters, final_init
+from initlint.analysis.values import Monomial
+from initlint.rules.base import EvidenceSpec
+
+HEADLINE_LIMIT = 100
 
 
 def short(text: str, limit: int = 70) -> str:
+    """`text` on one line, at most `limit` characters, cut at a word boundary."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 3]
+    boundary = max(cut.rfind(" "), cut.rfind("."), cut.rfind("("))
+    return (cut[:boundary] if boundary > limit // 2 else cut).rstrip() + "..."
 
 
-def writer_pattern(stack: Stack, writer: Writer) -> str:
-    container = stack.container.path
-    return f"{container}.*.{writer.ref.path}" if container else f"*.{writer.ref.path}"
+def headline(*variants: str) -> str:
+    """The most detailed variant that fits the headline limit; the last one is the shortest."""
+    for variant in variants:
+        if len(variant) <= HEADLINE_LIMIT:
+            return variant
+    return short(variants[-1], HEADLINE_LIMIT)
 
 
-def describe_add(analysis: Analysis, add: ResidualAdd) -> str:
-    return f"`{short(analysis.code(add.statement))}` in {add.block.name}.forward, line {analysis.line_of(add.statement)}"
+def describe_std(std: Monomial | None) -> str:
+    return std.describe().removeprefix("1*") if std is not None else "unknown"
 
 
 def describe_op(analysis: Analysis, op: InitOp | None) -> str:
@@ -29,53 +45,64 @@ def describe_op(analysis: Analysis, op: InitOp | None) -> str:
     return f"{op.label} at line {analysis.line_of(op.node)}{route}"
 
 
-def count_adds(analysis: Analysis, stack: Stack) -> str:
-    lines = sorted({analysis.line_of(add.statement) for add in stack.adds})
-    return f"{len(lines)} residual adds per block (lines {', '.join(map(str, lines))})"
+def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
+    """The init that decides the writer's std (its constructor when nothing else reaches it)."""
+    op = facts.final.op if facts.final is not None else None
+    if op is None or op.node is None:
+        return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {describe_op(analysis, op)}", facts.writer.node.created_at)
+    route = " -> ".join(step for step in op.via if step)
+    via = f" (via {short(route, 120)})" if route else ""
+    return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {op.label}{via}", op.node)
 
 
-def dead_depth_scaling(analysis: Analysis) -> str:
+def add_step(analysis: Analysis, add: ResidualAdd) -> EvidenceSpec:
+    return EvidenceSpec(f"added into the residual stream in {add.block.name}.forward: `{short(analysis.code(add.statement))}`", add.statement)
+
+
+def depth_step(stack: Stack, residual_adds: str) -> EvidenceSpec:
+    adds = stack.adds_per_block
+    message = (
+        f"{stack.block.type_name} x {stack.depth_source.removeprefix('1*')} blocks, "
+        f"{adds} residual add{'s' if adds != 1 else ''} each: N = {residual_adds}"
+    )
+    return EvidenceSpec(message, stack.block.created_at)
+
+
+def dead_depth_scaling(analysis: Analysis) -> EvidenceSpec | None:
     """Depth-scaled init code guarded by a test that never passed, e.g. a name test matching nothing."""
-    for branch in analysis.dead_branches:
-        body = analysis.code(branch.body)
-        if any(name in body for name in analysis.depth_atoms) and ("init" in body or "normal" in body or "std" in body):
-            return (
-                f"; the depth-scaled init under `if {short(analysis.code(branch.test), 60)}` "
-                f"(line {analysis.line_of(branch)}) never runs: its test matches no parameter"
-            )
-    return ""
+    for dead in analysis.dead_inits:
+        if dead.names & analysis.depth_atoms:
+            test = short(analysis.code(dead.branch.test), 60)
+            return EvidenceSpec(f"the depth-scaled init under `if {test}` never runs: its test matches no parameter", dead.call)
+    return None
 
 
-def misdirected_depth_scaling(analysis: Analysis, stack: Stack) -> str:
+def misdirected_depth_scaling(analysis: Analysis, stack: Stack) -> EvidenceSpec | None:
     """A depth-scaled init that lands on parameters other than the writers' weights."""
     writer_weights = {id(writer.weight) for writer in stack.writers if writer.weight is not None}
     for name, param, _ in display_parameters(stack.root):
         if id(param) in writer_weights:
             continue
         for op in param.ops:
-            if op.node is not None and _has_depth(analysis, op):
-                final = final_init(param)
-                if final.op is op:
-                    return f"; the depth-scaled init at line {analysis.line_of(op.node)} reaches `{name}` instead"
-    return ""
+            if op.node is not None and _has_depth(analysis, op) and final_init(param).op is op:
+                return EvidenceSpec(f"the depth-scaled init here reaches `{name}` instead", op.node)
+    return None
 
 
 def _has_depth(analysis: Analysis, op: InitOp) -> bool:
     return op.std is not None and any(atom in analysis.depth_atoms for atom in op.std.atom_names())
 
 
-def overwritten_depth_scaling(analysis: Analysis, weight: Param) -> str:
+def overwritten_depth_scaling(analysis: Analysis, weight: Param) -> EvidenceSpec | None:
     """The writer did get a depth-scaled init, but a later op replaced it."""
     final = final_init(weight)
     for op in weight.ops:
         if op is final.op:
             break
         if op.node is not None and _has_depth(analysis, op):
-            return f"; it overwrites the depth-scaled init at line {analysis.line_of(op.node)}"
-    return ""
+            return EvidenceSpec("this depth-scaled init of the writer is overwritten by the later one", op.node)
+    return None
 
 
-def residual_adds(stack: Stack) -> str:
-    """N, the number of residual adds in the stack, as an expression: `2 * n_layer`."""
-    depth = stack.depth_source.removeprefix("1*")
-    return depth if stack.adds_per_block == 1 else f"{stack.adds_per_block} * {depth}"
+def code_of(analysis: Analysis, node: cst.CSTNode, limit: int) -> str:
+    return short(analysis.code(node), limit)

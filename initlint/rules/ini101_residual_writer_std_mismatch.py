@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class ResidualWriterStdMismatch(Rule):
     code = "INI101"
-    name = "residual-writer-std-mismatch"
-    summary = "Runtime: a residual writer is asked for a std the init policy does not expect."
-    severity = "warning"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 Builds the model on the meta device (`--runtime`), records every init op per parameter storage,

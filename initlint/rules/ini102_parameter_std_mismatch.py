@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class ParameterStdMismatch(Rule):
     code = "INI102"
-    name = "parameter-std-mismatch"
-    summary = "Runtime: a non-writer parameter (embedding, head, linear, norm, bias) is asked for the wrong distribution."
-    severity = "warning"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 With `--runtime`, compares what each parameter that is not a residual writer is asked to hold with

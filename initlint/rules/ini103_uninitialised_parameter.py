@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class UninitialisedParameter(Rule):
     code = "INI103"
-    name = "uninitialised-parameter"
-    summary = "Runtime: a parameter, or part of it, is never written after `torch.empty`."
-    severity = "error"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 With `--runtime`, the init trace sees the factory op that created each parameter's storage; a

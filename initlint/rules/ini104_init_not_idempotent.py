@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class InitNotIdempotent(Rule):
     code = "INI104"
-    name = "init-not-idempotent"
-    summary = "Runtime: calling the model's init entry point a second time changes its distributions."
-    severity = "warning"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 With `--runtime`, runs the public init entry point (`init_weights()`, `reset_parameters()`,

@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class MetaPathStateLost(Rule):
     code = "INI105"
-    name = "meta-path-state-lost"
-    summary = "Runtime: building on meta and materialising gives a different model than the eager build."
-    severity = "warning"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 With `--materialize`, builds the model eagerly and on the meta device, materialises the meta build

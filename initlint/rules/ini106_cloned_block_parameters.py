@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class ClonedBlockParameters(Rule):
     code = "INI106"
-    name = "cloned-block-parameters"
-    summary = "Runtime: parameters of different blocks start with identical values."
-    severity = "warning"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 With `--runtime`, the meta trace sees parameters that are copies (`copy.deepcopy`) of one

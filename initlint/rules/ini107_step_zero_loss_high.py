@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class StepZeroLossHigh(Rule):
     code = "INI107"
-    name = "step-zero-loss-high"
-    summary = "Runtime: the language model's loss at step zero is far above ln(vocab)."
-    severity = "warning"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 With `--materialize`, runs the model on random tokens with targets drawn independently and compares

@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class EffectiveWriterStdMismatch(Rule):
     code = "INI108"
-    name = "effective-writer-std-mismatch"
-    summary = "Runtime: a residual writer's effective std (init times runtime factors) is off policy."
-    severity = "warning"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 With `--runtime`, the forward pass records the scalar factors between a writer and its residual

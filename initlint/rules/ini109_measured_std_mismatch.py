@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class MeasuredStdMismatch(Rule):
     code = "INI109"
-    name = "measured-std-mismatch"
-    summary = "Runtime: a materialised tensor's values do not match the distribution its init requested."
-    severity = "warning"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 With `--materialize`, measures every parameter (chunked, float64 accumulation) and tests its

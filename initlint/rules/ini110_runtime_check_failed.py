@@ -7,11 +7,6 @@ from initlint.rules.base import Rule
 
 class RuntimeCheckFailed(Rule):
     code = "INI110"
-    name = "runtime-check-failed"
-    summary = "Runtime: the model could not be imported, built or run, so it was not verified."
-    severity = "error"
-    #: Reported by `initlint check --runtime` (initlint/runtime), not by a static `check`.
-    emitted_by_engine = True
     docs = """
 ## What it does
 Reports, in one line, why `--runtime` could not verify a model: an import error, a crash, a hang

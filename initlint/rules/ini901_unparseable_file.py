@@ -3,10 +3,6 @@ from initlint.rules.base import Rule
 
 class UnparseableFile(Rule):
     code = "INI901"
-    name = "unparseable-file"
-    summary = "The file could not be read or parsed, so it was not checked."
-    severity = "error"
-    emitted_by_engine = True
     docs = """
 ## What it does
 Reports a Python file that initlint could not decode or parse (a syntax error, grammar newer

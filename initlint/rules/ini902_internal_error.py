@@ -3,10 +3,6 @@ from initlint.rules.base import Rule
 
 class InternalError(Rule):
     code = "INI902"
-    name = "internal-error"
-    summary = "initlint failed while analysing the file; please report it."
-    severity = "error"
-    emitted_by_engine = True
     docs = """
 ## What it does
 Reports a file whose analysis raised an unexpected error or ran past its time or recursion

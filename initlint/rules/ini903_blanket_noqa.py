@@ -3,11 +3,6 @@ from initlint.rules.base import Rule
 
 class BlanketNoqa(Rule):
     code = "INI903"
-    name = "blanket-noqa"
-    summary = "A bare `# noqa` hides an initlint finding together with every other code on the line."
-    severity = "warning"
-    default_enabled = False
-    emitted_by_engine = True
     docs = """
 ## What it does
 Reports a bare `# noqa` comment (no code list) that hides at least one initlint finding. The

@@ -3,11 +3,6 @@ from initlint.rules.base import Rule
 
 class UnusedNoqa(Rule):
     code = "INI904"
-    name = "unused-noqa"
-    summary = "A `# noqa: INIxxx` code hides nothing on its line."
-    severity = "warning"
-    default_enabled = False
-    emitted_by_engine = True
     docs = """
 ## What it does
 Reports each `INI` code in a `# noqa: ...` directive that hid no finding on its line: the

@@ -18,7 +18,7 @@ _POSITION_ATTRIBUTES = ("n_positions", "max_position_embeddings", "block_size", 
 
 
 def measurement_finding(code: str, message: str, params: list[str], **details: Any) -> dict[str, Any]:
-    """A result in the shape the runtime report turns into a `Finding` (see CODES.md)."""
+    """A result in the shape the runtime report turns into a `Finding` (see docs/architecture.md)."""
     return {"code": code, "message": message, "params": params, "details": details}
 
 

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from initlint.analysis.knowledge import REGISTRY
 from initlint.runtime.distribution import (  # noqa: F401 -- re-exported for callers of the trace
     UNINITIALISED, UNKNOWN, Requested, constant, normal, truncated_normal_std, uniform,
 )
@@ -318,21 +319,26 @@ def _orthogonal(tensor, gain=1.0, *rest, **kwargs) -> Requested:
     return Requested("orthogonal", 0.0, std, std, op="orthogonal_")
 
 
-def _sparse(tensor, sparsity, std=0.01, *rest, **kwargs) -> Requested:
-    return Requested("unknown", op="sparse_")
-
-
 def _eye_like(name: str) -> Callable[..., Requested]:
     return lambda tensor, *rest, **kwargs: Requested("computed", op=name)
 
 
-#: nn.init functions that emit no dispatch on meta, with the distribution they request.
+def _undescribed(name: str) -> Callable[..., Requested]:
+    return lambda tensor, *rest, **kwargs: Requested("unknown", op=name)
+
+
+def _describer(name: str, kind: str) -> Callable[..., Requested]:
+    if kind == "trunc_normal":
+        return _trunc_normal
+    if kind == "orthogonal":
+        return _orthogonal
+    return _eye_like(name) if kind == "constant" else _undescribed(name)
+
+
+#: nn.init functions that emit no dispatch on meta (the static knowledge registry marks them),
+#: with the distribution they request.
 INVISIBLE_ON_META: dict[str, Callable[..., Requested]] = {
-    "trunc_normal_": _trunc_normal,
-    "orthogonal_": _orthogonal,
-    "sparse_": _sparse,
-    "eye_": _eye_like("eye_"),
-    "dirac_": _eye_like("dirac_"),
+    name: _describer(name, spec.kind) for name, spec in REGISTRY.invisible_on_meta().items()
 }
 
 

@@ -1,0 +1,67 @@
+"""Stage 5: what the rules and `explain` ask about each residual writer, computed once.
+
+Every writer of every stack gets one `WriterFacts`: its final init, how that init scales with
+depth, the runtime factors on its branch that involve depth or width, and whether the stack is
+one the depth rule applies to. INI001, INI002, INI003 and `initlint explain` read these facts
+instead of each working them out again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from initlint.analysis.model import FinalInit, Param, RuntimeScale, Stack, Writer, final_init
+from initlint.analysis.scaling import DepthScaling, scale_atoms, stack_scaling
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.model import Analysis
+
+
+@dataclass(frozen=True)
+class WriterFacts:
+    stack: Stack
+    writer: Writer
+    #: `h.*.attn.c_proj`: the writer under its repeated container.
+    pattern: str
+    #: What the weight ends with; None for a writer without a weight.
+    final: FinalInit | None
+    #: How the final std scales with depth; None unless the final init is certain.
+    scaling: DepthScaling | None
+    #: Factors on the writer's branch in `forward` that involve depth or width.
+    runtime_scales: tuple[RuntimeScale, ...]
+
+    @property
+    def weight(self) -> Param | None:
+        return self.writer.weight
+
+    @property
+    def residual_adds(self) -> str:
+        """N, the number of residual adds in the stack, as an expression: `2 * n_layer`."""
+        depth = self.stack.depth_source.removeprefix("1*")
+        return depth if self.stack.adds_per_block == 1 else f"{self.stack.adds_per_block} * {depth}"
+
+    @property
+    def in_prenorm_stream(self) -> bool:
+        """Added straight into a pre-norm stream, with no learned gate deciding its scale."""
+        return bool(self.writer.add.prenorm) and not self.writer.add.gated
+
+
+def writer_pattern(stack: Stack, writer: Writer) -> str:
+    container = stack.container.path
+    return f"{container}.*.{writer.ref.path}" if container else f"*.{writer.ref.path}"
+
+
+def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
+    weight = writer.weight
+    final = final_init(weight) if weight is not None else None
+    scaling = stack_scaling(analysis, stack, final.std) if final is not None and final.certain else None
+    runtime = tuple(scale for scale in writer.ref.scales if scale_atoms(analysis, scale.factor))
+    return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime)
+
+
+def writer_facts(analysis: "Analysis") -> list[WriterFacts]:
+    """Facts of every writer of every stack, in stack order (cached on the analysis)."""
+    if analysis.writer_facts is None:
+        analysis.writer_facts = [facts_of(analysis, stack, writer) for stack in analysis.stacks for writer in stack.writers]
+    return analysis.writer_facts

@@ -1,0 +1,124 @@
+"""What the analyzer knows about library APIs, in one registry keyed by qualified name.
+
+Each library has its own module (`torch_nn`, `torch_init`, `huggingface`, `parallel_layers`,
+`timm`, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
+Everything else is derived from here: what a call to `torch.nn.init.normal_` does to a tensor
+and which argument is its std, which layers exist and how PyTorch initialises them, which base
+classes make a model and which of their methods run an init, the text pre-filter's import
+roots, and the `nn.init` functions the runtime tracer wraps. Teaching the analyzer an API is
+one entry in one of these modules (docs/recipes/teach-an-api.md).
+
+Kept free of LibCST and torch: the pre-filter and the runtime import it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES
+from initlint.analysis.knowledge.huggingface import HUGGINGFACE
+from initlint.analysis.knowledge.parallel_layers import PARALLEL_LAYERS
+from initlint.analysis.knowledge.specs import InitSpec, LayerSpec, Library, TensorFactory
+from initlint.analysis.knowledge.timm import TIMM
+from initlint.analysis.knowledge.torch_init import TORCH_INIT
+from initlint.analysis.knowledge.torch_nn import TORCH_NN
+
+LIBRARIES = (TORCH_NN, TORCH_INIT, HUGGINGFACE, PARALLEL_LAYERS, TIMM, DELIBERATE_SCHEMES)
+_TORCH_NN_PREFIX = "torch.nn."
+
+
+def _last(qualified: str) -> str:
+    return qualified.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Registry:
+    """The merged tables of some libraries, with the lookups the analysis makes."""
+
+    libraries: tuple[Library, ...]
+    #: User classes standing for a known layer (`[tool.initlint] extend-layer-classes`).
+    layer_aliases: tuple[tuple[str, str], ...] = ()
+    _layers: dict[str, LayerSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _layers_by_class: dict[str, LayerSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _init_functions: dict[str, InitSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _init_by_name: dict[str, InitSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _tensor_methods: dict[str, InitSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _tensor_factories: dict[str, TensorFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for library in self.libraries:
+            for name, spec in library.layers:
+                self._layers[name] = spec
+                if spec.match_class_name or name.startswith(_TORCH_NN_PREFIX):
+                    self._layers_by_class.setdefault(spec.class_name, spec)
+            for name, init in library.init_functions:
+                self._init_functions[name] = init
+                self._init_by_name.setdefault(_last(name), init)
+            self._tensor_methods.update((_last(name), spec) for name, spec in library.tensor_methods)
+            self._tensor_factories.update(library.tensor_factories)
+        for user_class, known in self.layer_aliases:
+            self._layers[user_class] = self._layers[known]
+
+    def extended(self, layer_aliases: Iterable[tuple[str, str]]) -> "Registry":
+        aliases = tuple(layer_aliases)
+        return Registry(self.libraries, self.layer_aliases + aliases) if aliases else self
+
+    # ------------------------------------------------------------------ layers
+    def layer(self, qualified: str) -> LayerSpec | None:
+        """The spec of a constructor as the index resolved it: `torch.nn.Linear`, `nn.Linear`,
+        a bare `Linear` (star import), or a relative import of a library module."""
+        exact = self._layers.get(qualified)
+        if exact is not None:
+            return exact
+        last = _last(qualified)
+        if qualified.startswith(("torch.nn.", "nn.")) or qualified == last:
+            torch_layer = self._layers.get(_TORCH_NN_PREFIX + last)
+            if torch_layer is not None:
+                return torch_layer
+        by_class = self._layers_by_class.get(last)
+        return by_class if by_class is not None and (by_class.match_class_name or qualified == last) else None
+
+    def is_known_class_name(self, class_name: str) -> bool:
+        return class_name in self._layers_by_class or any(_last(name) == class_name for name in self._layers)
+
+    # -------------------------------------------------------------------- init
+    def init_function(self, qualified: str) -> InitSpec | None:
+        """By qualified name, else by the last name component: init functions are re-exported
+        (`timm.layers.trunc_normal_`) and imported relatively inside libraries."""
+        return self._init_functions.get(qualified) or self._init_by_name.get(_last(qualified))
+
+    def tensor_method(self, name: str) -> InitSpec | None:
+        return self._tensor_methods.get(name)
+
+    def tensor_factory(self, qualified: str) -> TensorFactory | None:
+        return self._tensor_factories.get(qualified)
+
+    def invisible_on_meta(self) -> dict[str, InitSpec]:
+        """`torch.nn.init` functions that emit nothing on the meta device, by their name there."""
+        prefix = "torch.nn.init."
+        return {name[len(prefix):]: spec for name, spec in self._init_functions.items() if name.startswith(prefix) and spec.invisible_on_meta}
+
+    # -------------------------------------------------------- model classes
+    def module_bases(self) -> frozenset[str]:
+        return frozenset(base for library in self.libraries for base in library.module_bases)
+
+    def pretrained_bases(self) -> frozenset[str]:
+        return frozenset(base for library in self.libraries for base in library.pretrained_bases)
+
+    def pretrained_class_names(self) -> frozenset[str]:
+        """`PreTrainedModel`: bases also recognised by class name (relative imports in libraries)."""
+        return frozenset(_last(base) for base in self.pretrained_bases())
+
+    def init_entry_points(self) -> frozenset[str]:
+        return frozenset(name for library in self.libraries for name in library.init_entry_points)
+
+    def deliberate_scheme_of_import(self, qualified: str) -> str | None:
+        root = qualified.split(".")[0]
+        return next((scheme for library in self.libraries for module, scheme in library.deliberate_imports if module == root), None)
+
+    def import_roots(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(root for library in self.libraries for root in library.import_roots))
+
+
+REGISTRY = Registry(LIBRARIES)

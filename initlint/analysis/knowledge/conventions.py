@@ -1,0 +1,37 @@
+"""Naming conventions of model code that no library defines but every project follows: what a
+depth, a layer index, a width or a residual writer is usually called."""
+
+from __future__ import annotations
+
+from initlint.analysis.knowledge.specs import Library
+
+#: Names that mean "number of blocks" wherever they appear (`[tool.initlint] depth-names` adds more).
+DEPTH_NAMES = frozenset({"n_layer", "n_layers", "num_layers", "num_hidden_layers", "depth", "num_blocks", "n_blocks", "nlayers", "num_layer"})
+#: The atom the interpreter gives the loop variable over a repeated container: "this block's index".
+LAYER_INDEX = "@layer"
+LAYER_INDEX_NAMES = frozenset({LAYER_INDEX, "layer_id", "layer_idx", "layer_number", "layer_index", "layer_num", "block_idx", "block_id", "layer_no"})
+WIDTH_NAMES = frozenset({"n_embd", "hidden_size", "d_model", "dim", "embed_dim", "width", "n_embed", "hidden_dim", "model_dim", "emb_dim", "d_embed", "fan_in", "fan_out", "head_dim"})
+#: Names of residual writers, only used where the forward data flow cannot be followed.
+WRITER_NAMES = ("c_proj", "o_proj", "out_proj", "wo", "down_proj", "w2", "fc2", "dense_4h_to_h", "proj", "dense", "out", "to_out", "linear_out", "output_proj")
+#: Attribute names that, for a layer of unknown type, still say "this is a norm / dropout".
+NORM_HINTS = ("norm", "ln_", "ln1", "ln2", "ln_f", "layernorm", "rmsnorm")
+PASS_THROUGH_HINTS = ("dropout", "drop_path", "drop", "identity")
+#: Functional calls in `forward` that normalise, and that squash a branch into a gate.
+NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
+SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
+#: Callables that receive modules or tensors without initialising them.
+HARMLESS_CALLS = frozenset(
+    {"print", "len", "id", "type", "repr", "str", "isinstance", "hasattr", "getattr", "list", "tuple", "sorted", "iter",
+     "next", "warn", "info", "debug", "warning", "error", "sum", "numel", "no_grad", "enumerate", "zip", "dict", "set"}
+)
+#: Context managers of autograd: `with torch.no_grad():` leaves init code as it is.
+GRAD_MODES = frozenset({"no_grad", "inference_mode", "enable_grad"})
+#: Config fields that announce a parametrisation with its own depth rules (MiniCPM's muP, mup's).
+DELIBERATE_CONFIG_NAMES = {
+    "scale_depth": "muP depth scaling (scale_depth)",
+    "dim_model_base": "muP (dim_model_base)",
+    "mup_width_multiplier": "muP",
+    "use_mup": "muP",
+}
+
+DELIBERATE_SCHEMES = Library(deliberate_imports=(("mup", "muP"), ("unit_scaling", "unit scaling (u-muP)")))

@@ -1,0 +1,38 @@
+"""Hugging Face `transformers`: `PreTrainedModel`'s init entry points and GPT-2's `Conv1D`."""
+
+from __future__ import annotations
+
+from initlint.analysis.knowledge.specs import LayerSpec, Library, ParamDefault
+
+#: The config field transformers' generic `_init_weights` draws linears and embeddings from.
+GENERIC_INIT_STD = "initializer_range"
+_WEIGHT_DRAWN = (("weight", "normal"), ("bias", "zeros"))
+#: What transformers' generic `PreTrainedModel._init_weights` gives each parameter, by layer kind
+#: ("normal" draws from N(0, initializer_range); "*" is any other parameter of the layer).
+GENERIC_INIT: dict[str, tuple[tuple[str, str], ...]] = {
+    "linear": _WEIGHT_DRAWN,
+    "embedding": _WEIGHT_DRAWN,
+    "conv": _WEIGHT_DRAWN,
+    "norm": (("weight", "ones"), ("*", "zeros")),
+}
+
+_PRETRAINED = ("transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel")
+
+HUGGINGFACE = Library(
+    import_roots=("transformers",),
+    layers=(
+        # GPT-2's transposed linear draws normal(0, 0.02) in its own __init__; modeling files
+        # import it through relative paths, so it is known by its class name.
+        (
+            "transformers.pytorch_utils.Conv1D",
+            LayerSpec(
+                "linear", "Conv1D", params=(ParamDefault("weight", "normal", 0.02), ParamDefault("bias", "zeros", 0.0)),
+                match_class_name=True,
+            ),
+        ),
+    ),
+    module_bases=_PRETRAINED,
+    pretrained_bases=_PRETRAINED,
+    # Each applies `_init_weights` to every module, children first.
+    init_entry_points=("post_init", "init_weights", "initialize_weights"),
+)

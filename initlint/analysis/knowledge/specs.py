@@ -1,0 +1,98 @@
+"""The kinds of entry the knowledge registry holds. Plain data: no LibCST, no torch, so the
+text pre-filter and the runtime can read the registry without paying for either."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Arg:
+    """An argument of a call: where it sits positionally, the keywords that name it, its default."""
+
+    index: int
+    keywords: tuple[str, ...]
+    default: float
+
+
+@dataclass(frozen=True)
+class InitSpec:
+    """What an init function or in-place tensor method leaves a tensor with.
+
+    Arguments count from the first positional argument of the call as written: for
+    `nn.init.normal_(w, 0, std)` the tensor is argument 0; for `w.normal_(0, std)` the mean is.
+    The std the analysis computes follows from the fields that are set:
+    `std` (normal-like), `low`/`high` (uniform, or the cut points of a truncated normal),
+    `fan` with an optional `gain` (gain / sqrt(fan)); zeros/ones/constant give 0.
+    """
+
+    kind: str
+    std: Arg | None = None
+    low: Arg | None = None
+    high: Arg | None = None
+    gain: Arg | None = None
+    #: "fan_in" or "fan_avg": the std is gain / sqrt(that fan).
+    fan: str | None = None
+    #: A "scale" that divides by its argument (`div_`) instead of multiplying.
+    divides: bool = False
+    #: torch emits no dispatch for it on the meta device: the runtime tracer wraps it.
+    invisible_on_meta: bool = False
+
+
+@dataclass(frozen=True)
+class ParamDefault:
+    """A parameter a layer creates and the init its constructor gives it."""
+
+    name: str
+    kind: str
+    #: The std it ends with (None: not known); with `over_sqrt_fan_in`, divided by sqrt(fan_in).
+    std: float | None
+    over_sqrt_fan_in: bool = False
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """A library layer class."""
+
+    #: linear, conv, embedding, norm, container, sequential, dropout, activation, attention
+    kind: str
+    #: Last component of the class name; `isinstance` against another known name is decided by it.
+    class_name: str
+    #: Class names this one is a subclass of (for isinstance).
+    also: tuple[str, ...] = ()
+    params: tuple[ParamDefault, ...] = ()
+    #: The weight's init comes from a constructor argument (Megatron's `init_method=`).
+    init_from_argument: str | None = None
+    #: Known wherever it is imported from (re-exported under many paths), not only by qualified name.
+    match_class_name: bool = False
+    #: Sub-layers the constructor creates (`nn.MultiheadAttention.out_proj`): name -> layer class.
+    sublayers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class TensorFactory:
+    """`torch.zeros(...)`, `torch.randn(...)`: a fresh tensor and the std its values have."""
+
+    kind: str
+    std: float | None
+
+
+@dataclass(frozen=True)
+class Library:
+    """What one library contributes to the registry; every field is keyed by qualified name."""
+
+    #: Top-level package names whose import marks a file as model code (the text pre-filter).
+    import_roots: tuple[str, ...] = ()
+    layers: tuple[tuple[str, LayerSpec], ...] = ()
+    init_functions: tuple[tuple[str, InitSpec], ...] = ()
+    #: In-place tensor methods (`torch.Tensor.normal_`).
+    tensor_methods: tuple[tuple[str, InitSpec], ...] = ()
+    tensor_factories: tuple[tuple[str, TensorFactory], ...] = ()
+    #: Base classes that make a subclass an `nn.Module`.
+    module_bases: tuple[str, ...] = ()
+    #: Base classes whose init entry points apply the class's `_init_weights` to every module.
+    pretrained_bases: tuple[str, ...] = ()
+    #: Methods of a `pretrained_bases` model that run that init (`post_init`).
+    init_entry_points: tuple[str, ...] = ()
+    #: Imports that announce a deliberate parametrisation with its own init rules: module -> scheme.
+    deliberate_imports: tuple[tuple[str, str], ...] = ()

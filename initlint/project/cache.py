@@ -1,0 +1,99 @@
+"""The on-disk summary cache: one small JSON file per file content, named by its sha256.
+
+Safe under concurrent runs without locks: an entry is written to a temporary file in its own
+folder and renamed over the final name (atomic on POSIX and Windows), so a reader sees a whole
+entry or none. Entries are keyed by content, so two runs writing the same key write the same
+summary. A corrupt or older entry is ignored and rewritten. Any failure to write (read-only
+folder, full disk) turns the disk cache off for the run: it is an accelerator, never a need.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+#: Setting this variable chooses the cache folder; set to an empty string it turns the disk cache off.
+ENV_VARIABLE = "INITLINT_CACHE_DIR"
+FOLDER_NAME = ".initlint_cache"
+_INSTALLED = ("site-packages", "dist-packages")
+
+
+def user_cache_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "initlint"
+
+
+def default_cache_folder(root: Path) -> Path | None:
+    """`INITLINT_CACHE_DIR` if set (empty: no disk cache), else `<root>/.initlint_cache`, except
+    for installed code, whose cache goes to the user cache folder instead."""
+    configured = os.environ.get(ENV_VARIABLE)
+    if configured is not None:
+        return Path(configured).expanduser() if configured.strip() else None
+    return choose_folder(root / FOLDER_NAME)
+
+
+def choose_folder(folder: Path) -> Path:
+    """`folder`, unless it lies inside installed packages: never write there."""
+    if any(part in _INSTALLED for part in folder.parts):
+        return user_cache_folder()
+    return folder
+
+
+class DiskCache:
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = choose_folder(Path(folder)) if folder is not None else None
+        self._prepared = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.folder is not None
+
+    def _entry(self, digest: str) -> Path:
+        return self.folder / "summaries" / digest[:2] / f"{digest}.json"
+
+    def get(self, digest: str):
+        """The stored JSON for `digest`, or None (missing, unreadable, corrupt)."""
+        if self.folder is None:
+            return None
+        try:
+            with open(self._entry(digest), "rb") as handle:
+                data = json.loads(handle.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        return data if isinstance(data, dict) and data.get("digest") == digest else None
+
+    def put(self, digest: str, data: dict) -> None:
+        if self.folder is None:
+            return
+        try:
+            self._prepare()
+            entry = self._entry(digest)
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomically(entry, json.dumps({**data, "digest": digest}, separators=(",", ":")))
+        except (OSError, ValueError):
+            self.folder = None
+
+    def _prepare(self) -> None:
+        if self._prepared:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        ignore = self.folder / ".gitignore"
+        if not ignore.exists():
+            _write_atomically(ignore, "# initlint's cache: nothing here belongs in version control\n*\n")
+        self._prepared = True
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

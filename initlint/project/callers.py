@@ -1,0 +1,202 @@
+"""Who calls a model's init entry point, from anywhere in the project, with which arguments.
+
+`model.init_weights()` in `train.py`, `model.apply(model._init_weights)` or
+`model.apply(partial(model._init_weights, n_layer=cfg.n_layer))`: the constructor never calls
+these, so the interpreter needs the call and its arguments from another file. Cheap by
+construction: a byte search for the method name over the project's files, then (for the usual
+entry points) the file's summary, which says whether the name is used as an attribute at all,
+and only then a syntax tree, of the files left.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+
+from initlint.analysis.index import build_index, dotted_name
+from initlint.files import SKIPPED_DIRS
+from initlint.project.cache import FOLDER_NAME
+from initlint.project.layout import Location, is_regular_file, read_regular
+from initlint.project.resolve import CLASS, Symbol
+from initlint.project.store import ENTRY_POINTS, Parsed
+
+#: A project with more Python files than this is searched in its first files only (sorted walk).
+MAX_FILES = 5000
+#: Calls that keep the object they are called on: `GPT(cfg).to(device)` is still a GPT.
+_KEEPS_RECEIVER = frozenset({"to", "cuda", "cpu", "float", "half", "bfloat16", "double", "train", "eval", "requires_grad_", "to_empty"})
+#: Class methods that build an instance: `GPT.from_pretrained(...)` is a GPT.
+_BUILDERS = frozenset({"from_pretrained", "from_config", "from_name", "from_args", "build"})
+
+
+@dataclass(frozen=True)
+class CallSite:
+    path: Path
+    module: str | None
+    line: int
+    #: 1-based, as findings are
+    column: int
+    method: str
+    #: "call" for `x.method(...)`, "apply" for `m.apply(x.method)` or `m.apply(partial(x.method, ...))`
+    via: str
+    #: the source text of the object the method is taken from (`model`, `self.gpt`)
+    receiver: str
+    #: what that object was built from, where the file says (`model = GPT(cfg)`, `self` in a class)
+    receiver_class: Symbol | None
+    #: the call's own arguments; for `partial`, those it binds after the method
+    arguments: tuple[cst.Arg, ...]
+    call: cst.Call
+    #: the caller file's tree and index: evaluate `arguments` in it
+    parsed: Parsed
+
+
+def project_files(root: Path, max_files: int = MAX_FILES) -> list[Path]:
+    """Regular Python files under `root`, skipping virtual environments, builds, caches and hidden
+    folders; links are not followed (no loops, nothing outside the root)."""
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and d != FOLDER_NAME and not d.startswith(".") and not d.endswith(".egg-info"))
+        for name in sorted(files):
+            path = Path(folder) / name
+            if name.endswith(".py") and not path.is_symlink() and is_regular_file(path):
+                found.append(path)
+                if len(found) >= max_files:
+                    return found
+    return found
+
+
+class _Finder(cst.CSTVisitor):
+    """One walk: the call sites, the enclosing class of each, what each name was last bound to,
+    and every import statement (train scripts import inside `main()`)."""
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.hits: list[tuple[cst.Call, str, cst.BaseExpression, tuple[cst.Arg, ...], str | None, cst.BaseExpression | None]] = []
+        self.classes: list[str] = []
+        self.bound: dict[str, cst.BaseExpression] = {}
+        self.import_lines: list[cst.SimpleStatementLine] = []
+        self._module = cst.Module(body=[])
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in node.body):
+            self.import_lines.append(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.bound[self.text(target.target)] = node.value
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.bound[self.text(node.target)] = node.value if node.value is not None else node.annotation.annotation
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        if func.attr.value == self.method:
+            self._hit(node, "call", func.value, tuple(node.args))
+        elif func.attr.value == "apply" and node.args:
+            self._apply(node, node.args[0].value)
+
+    def _apply(self, node: cst.Call, function: cst.BaseExpression) -> None:
+        if isinstance(function, cst.Attribute) and function.attr.value == self.method:
+            self._hit(node, "apply", function.value, ())
+        elif isinstance(function, cst.Call) and (dotted_name(function.func) or "").split(".")[-1] == "partial" and function.args:
+            first = function.args[0].value
+            if isinstance(first, cst.Attribute) and first.attr.value == self.method:
+                self._hit(node, "apply", first.value, tuple(function.args[1:]))
+
+    def _hit(self, node: cst.Call, via: str, receiver: cst.BaseExpression, arguments: tuple[cst.Arg, ...]) -> None:
+        text = self.text(receiver)
+        enclosing = self.classes[-1] if self.classes else None
+        self.hits.append((node, via, receiver, arguments, enclosing, self.bound.get(text)))
+
+    def text(self, node: cst.CSTNode) -> str:
+        return self._module.code_for_node(node)
+
+
+def _built_from(value: cst.BaseExpression | None) -> str | None:
+    """`GPT` for `GPT(cfg)`, `GPT(cfg).to(dev)`, `GPT.from_pretrained(...)`, `m: GPT = ...`."""
+    while isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _KEEPS_RECEIVER and isinstance(func.value, cst.Call):
+            value = func.value
+            continue
+        if isinstance(func, cst.Attribute) and func.attr.value in _BUILDERS:
+            return dotted_name(func.value)
+        return dotted_name(func)
+    return dotted_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+
+
+def _receiver_class(project, module: Location | None, imports: dict[str, str], enclosing: str | None, text: str, value):
+    if text == "self" and enclosing is not None and module is not None:
+        return project.resolve_symbol(module, enclosing)
+    name = _built_from(value)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if head in imports:
+        return project.with_definition(project.resolve(module, imports[head] + (f".{rest}" if rest else "")))
+    return project.resolve_symbol(module, name) if module is not None else None
+
+
+def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]:
+    from initlint.analysis.positions import LazyPositions
+
+    finder = _Finder(method)
+    parsed.module.visit(finder)
+    if not finder.hits:
+        return []
+    module = project.layout.location_of(path)
+    imports = {**build_index(cst.Module(body=finder.import_lines)).imports, **parsed.index.imports}
+    positions = LazyPositions(parsed.module, parsed.source)
+    sites = []
+    for call, via, receiver, arguments, enclosing, value in finder.hits:
+        text = finder.text(receiver)
+        start = positions[call].start
+        owner = _receiver_class(project, module, imports, enclosing, text, value)
+        sites.append(CallSite(path, module.name if module is not None else None, start.line, start.column + 1, method, via, text, owner, arguments, call, parsed))
+    return sites
+
+
+def _candidates(project, method: str) -> list[Path]:
+    needle = method.encode()
+    found = []
+    for path in project.python_files():
+        data = read_regular(path)  # not kept: only the candidates' bytes stay for the run
+        if isinstance(data, str) or needle not in data:
+            continue
+        if method in ENTRY_POINTS and method not in project.store.summary(path).entry_refs:
+            continue  # the name is only defined there, or sits in a comment or a string
+        found.append(path)
+    return found
+
+
+def find_calls(project, method: str, cls=None) -> list[CallSite]:
+    """Every call of `method` in the project (direct, or handed to `.apply`), with its arguments.
+
+    With `cls` (a class Symbol), sites whose receiver was built from another class are left out;
+    sites whose receiver's class the file does not say (`receiver_class` None, or not a class)
+    are kept: the caller decides what an unknown receiver means.
+    """
+    sites = project.call_sites.get(method)
+    if sites is None:  # once per method and run: every checked file of a project asks the same
+        sites = project.call_sites[method] = []
+        for path in _candidates(project, method):
+            parsed = project.store.parsed(path)
+            if isinstance(parsed, Parsed):
+                sites.extend(sites_in(project, path, parsed, method))
+    if cls is None:
+        return list(sites)
+    return [site for site in sites if not _other_class(site.receiver_class, cls)]
+
+
+def _other_class(owner: Symbol | None, cls: Symbol) -> bool:
+    return owner is not None and owner.kind == CLASS and owner.qualified != cls.qualified

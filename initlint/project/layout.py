@@ -1,0 +1,170 @@
+"""Where a project, its packages and its modules lie on disk: read from the file system only.
+
+Python finds `mypkg.blocks` by looking for `mypkg/__init__.py` (a regular package), `mypkg.py`
+(a module) or a bare `mypkg/` folder (a namespace package) in each folder of `sys.path`. A linter
+cannot know the user's `sys.path`, so it rebuilds the likely one from the project's shape: the
+folder above the importing file's `__init__.py` chain (where `python -m` or an installed package
+would import it from, and where `python train.py` puts the script's folder), `<root>/src` (the
+src layout) and the project root. Nothing outside the project root is ever located: those names
+are "external".
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+#: A folder holding one of these is a project root (the nearest one above the checked file wins).
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+#: Larger files are not read: generated tables, vendored bundles, never hand-written model code.
+MAX_FILE_BYTES = 2_000_000
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):  # a dangling link, a symlink loop (ELOOP), a NUL in the name
+        return None
+
+
+def is_regular_file(path: Path) -> bool:
+    found = _stat(path)
+    return found is not None and stat.S_ISREG(found.st_mode)
+
+
+def is_folder(path: Path) -> bool:
+    found = _stat(path)
+    return found is not None and stat.S_ISDIR(found.st_mode)
+
+
+def read_regular(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes | str:
+    """The bytes of a regular file under the size cap, or a one-line reason it was not read.
+
+    The file is opened non-blocking and checked on the open descriptor, so a FIFO or a device
+    swapped in after a path check can neither block nor flood the run.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError) as error:
+        return f"cannot read: {getattr(error, 'strerror', None) or error}"
+    with os.fdopen(descriptor, "rb") as handle:
+        found = os.fstat(descriptor)
+        if not stat.S_ISREG(found.st_mode):
+            return "not a regular file"
+        if found.st_size > max_bytes:
+            return f"larger than {max_bytes} bytes"
+        try:
+            data = handle.read(max_bytes + 1)
+        except OSError as error:
+            return f"cannot read: {error.strerror or error}"
+        return data if len(data) <= max_bytes else f"larger than {max_bytes} bytes"
+
+
+def package_top(path: Path) -> Path:
+    """The folder above the `__init__.py` chain holding `path` (its own folder outside a package)."""
+    folder = path.parent
+    seen = 0
+    while is_regular_file(folder / "__init__.py") and folder.parent != folder and seen < 64:
+        folder, seen = folder.parent, seen + 1
+    return folder
+
+
+def find_root(path: Path) -> Path:
+    """The nearest folder above `path` holding a project marker, else the top of its package."""
+    start = path.parent
+    for folder in (start, *start.parents):
+        if any(_stat(folder / marker) is not None for marker in ROOT_MARKERS):
+            return folder
+    return package_top(path)
+
+
+def _within(path: Path, root: Path) -> bool:
+    try:
+        return Path(os.path.realpath(path)).is_relative_to(root)
+    except (OSError, ValueError):
+        return False
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a dotted module name lives: `path` is None for a namespace package (a bare folder)."""
+
+    name: str
+    path: Path | None
+    #: the package's folder (None for a plain module)
+    folder: Path | None
+    is_package: bool
+    #: the import folder it was found in: where its own absolute imports are looked up first
+    base: Path
+
+
+class Layout:
+    """The project root and its import folders; maps module names to files."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(os.path.realpath(root))
+        self.search_path: list[Path] = [folder for folder in (self.root / "src", self.root) if is_folder(folder)]
+
+    def location_of(self, path: Path, top: Path | None = None) -> Location | None:
+        """The module a file of the project is: `mypkg.blocks` for `<root>/src/mypkg/blocks.py`
+        (named from `top`, by default the folder above its `__init__.py` chain); None outside the
+        project or for a file name that is no identifier (`train-v2.py`)."""
+        path = Path(os.path.realpath(path))
+        if not path.is_relative_to(self.root) or path.suffix not in (".py", ".pyi"):
+            return None
+        top = top or package_top(path)
+        parts = list(path.relative_to(top).with_suffix("").parts)
+        is_package = bool(parts) and parts[-1] == "__init__"
+        if is_package:
+            parts.pop()
+        if not parts or not all(part.isidentifier() for part in parts):
+            return None
+        return Location(".".join(parts), path, path.parent if is_package else None, is_package, top)
+
+    def locate(self, name: str, first: Path | None = None) -> Location | None:
+        """The file (or namespace folder) for a dotted module name, looked up in `first` (the
+        importer's own import folder), then in `<root>/src` and `<root>`; None: not in the project."""
+        parts = name.split(".")
+        if not all(part.isidentifier() for part in parts):
+            return None
+        # `first` may lie above the root (a root holding an `__init__.py`): files found through it
+        # are still checked to be inside the root.
+        folders = [first] if first is not None else []
+        namespace = None
+        for base in folders + [folder for folder in self.search_path if folder != first]:
+            found = self._locate_in(base, parts)
+            if found is not None and found.path is not None:
+                return found
+            namespace = namespace or found
+        return namespace
+
+    def through_namespaces(self, location: Location) -> Location | None:
+        """The same file named from `<root>/src` or `<root>` through the folders without
+        `__init__.py` above its package (namespace packages), if that is a longer name."""
+        if location.path is None:
+            return None
+        for folder in self.search_path:
+            if location.base != folder and location.base.is_relative_to(folder):
+                return self.location_of(location.path, folder)
+        return None
+
+    def child(self, package: Location, name: str) -> Location | None:
+        """The submodule `name` of a package, in the package's own folder."""
+        if not package.is_package or not name.isidentifier():
+            return None
+        return self._locate_in(package.base, [*package.name.split("."), name])
+
+    def _locate_in(self, base: Path, parts: list[str]) -> Location | None:
+        folder = base.joinpath(*parts)
+        name = ".".join(parts)
+        if is_regular_file(folder / "__init__.py") and _within(folder, self.root):
+            return Location(name, folder / "__init__.py", folder, True, base)
+        for suffix in (".py", ".pyi"):
+            module = folder.with_name(folder.name + suffix)
+            if is_regular_file(module) and _within(module, self.root):
+                return Location(name, module, None, False, base)
+        if is_folder(folder) and _within(folder, self.root):
+            return Location(name, None, folder, True, base)
+        return None

@@ -1,0 +1,346 @@
+"""Names to definitions across a project's files, reading only the modules a name reaches.
+
+Resolution follows Python's import semantics on summaries (`store.py`): a name is looked up in
+the module's own definitions and imports, then as a submodule of a package, then through its
+star imports; an import is followed to the module it names, so package `__init__.py`
+re-exports and chains of them resolve to the file that defines the class. Only when a caller
+asks for the definition itself (`resolve_symbol`) is that one file's syntax tree used.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import libcst as cst
+
+from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.project.cache import DiskCache, default_cache_folder
+from initlint.project.layout import Layout, Location, find_root
+from initlint.project.store import Parsed, Store, Summary
+
+CLASS, FUNCTION, CONSTANT, MODULE, EXTERNAL, UNKNOWN = "class", "function", "constant", "module", "external", "unknown"
+#: Re-export chains longer than this are not followed (real ones are two or three deep).
+MAX_HOPS = 32
+#: Lookups one resolution may make: star imports that all import each other branch at every hop.
+MAX_LOOKUPS = 2000
+#: `Project(cache_folder=DEFAULT)`: `INITLINT_CACHE_DIR`, else `<root>/.initlint_cache`.
+DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class Definition:
+    """The syntax behind a resolved name, and the index of the module it is written in."""
+
+    #: ClassDef, FunctionDef, or the value assigned to a constant
+    node: cst.CSTNode
+    info: ClassInfo | None
+    index: ModuleIndex
+    parsed: Parsed
+
+
+@dataclass(frozen=True)
+class Symbol:
+    kind: str
+    #: where it is defined (`mypkg.blocks.Block`), or the external name (`torch.nn.Linear`)
+    qualified: str
+    module: str | None = None
+    name: str | None = None
+    path: Path | None = None
+    #: the part of a dotted name past a class or function: `("build",)` for `Block.build`
+    attribute: tuple[str, ...] = ()
+    #: why an UNKNOWN symbol could not be resolved
+    reason: str = ""
+    definition: Definition | None = field(default=None, compare=False, repr=False)
+    #: where a MODULE symbol's module lives
+    location: Location | None = field(default=None, compare=False, repr=False)
+
+
+def _unknown(qualified: str, reason: str) -> Symbol:
+    return Symbol(UNKNOWN, qualified, reason=reason)
+
+
+class Project:
+    """One project on disk: its layout, its files' parses and summaries, resolution and callers.
+
+    A Project is a snapshot for one run: files are read at most once.
+    """
+
+    def __init__(self, root: str | os.PathLike, cache_folder=DEFAULT) -> None:
+        self.layout = Layout(Path(root))
+        self.root = self.layout.root
+        folder = default_cache_folder(self.root) if cache_folder is DEFAULT else cache_folder
+        self.store = Store(DiskCache(folder))
+        self._locations: dict[tuple[str, Path | None], Location | None] = {}
+        #: the files named through `module_name`, by module name (the latest one wins)
+        self._named: dict[str, Location] = {}
+        self._files: list[Path] | None = None
+        #: (module file or folder, name) -> what it resolved to, for names that did resolve
+        self._members: dict[tuple, Symbol] = {}
+        self._children: dict[tuple, Location | None] = {}
+        #: method name -> its call sites in the project (`callers.find_calls`)
+        self.call_sites: dict[str, list] = {}
+        self._lookups = 0
+
+    @classmethod
+    def for_file(cls, path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
+        project = cls(find_root(Path(os.path.realpath(path))), cache_folder)
+        project.module_name(path)
+        return project
+
+    # ------------------------------------------------------------------ modules
+    def module_name(self, path: str | os.PathLike) -> str | None:
+        """The dotted name of a file of the project (None: outside it, or not importable). Name
+        the checked file first: names then resolve as that file sees them (`import model` in
+        `examples/gpt/train.py` is `examples/gpt/model.py`, not another example's)."""
+        location = self.layout.location_of(Path(path))
+        if location is None:
+            return None
+        self._named[location.name] = location
+        return location.name
+
+    def location(self, module: str, first: Path | None = None) -> Location | None:
+        """Where a module is, looked up from import folder `first` (default: where it was named)."""
+        if first is None and module in self._named:
+            return self._named[module]
+        key = (module, first)
+        if key not in self._locations:
+            self._locations[key] = self.layout.locate(module, first)
+        return self._locations[key]
+
+    def add_source(self, path: str | os.PathLike, source: str, module: cst.Module, index: ModuleIndex) -> None:
+        """Share a parse the caller already made (the checked file), so no one parses it again."""
+        self.store.adopt(Path(os.path.realpath(path)), Parsed(source, module, index))
+
+    def parsed_file(self, path: str | os.PathLike) -> Parsed | str:
+        """The shared parse of a file (the checked one included), or why there is none: a file
+        that another checked file already reached is not parsed again."""
+        return self.store.parsed(Path(os.path.realpath(path)))
+
+    def parsed(self, module: str) -> Parsed | None:
+        location = self.location(module)
+        if location is None or location.path is None:
+            return None
+        found = self.store.parsed(location.path)
+        return found if isinstance(found, Parsed) else None
+
+    def summary(self, module: str) -> Summary | None:
+        """None for a namespace package or a name outside the project."""
+        location = self.location(module)
+        return self.store.summary(location.path) if location is not None and location.path is not None else None
+
+    # --------------------------------------------------------------- resolution
+    def resolve(self, importer: str | Location | None, qualified: str) -> Symbol:
+        """What a qualified name, as the index writes it (`.blocks.Block`, `..x` for `from . import
+        x`, `torch.nn.Linear`), refers to when read in module `importer`; no definition loaded."""
+        absolute, first = self._made_absolute(self._importer(importer), qualified, _absolute_name)
+        if absolute is None:
+            return _unknown(qualified, f"relative import beyond the top package of {importer or 'a script'}")
+        self._lookups = 0
+        return self._resolve_absolute(absolute, frozenset(), first)
+
+    def _made_absolute(self, location: Location | None, text: str, convert) -> tuple[str | None, Path | None]:
+        """`text` made absolute in `location`, and the folder to look it up from first. A relative
+        import that climbs past the file's package is read again with the file named through the
+        namespace folders above it, the only way Python could have imported it."""
+        absolute = convert(location, text)
+        if absolute is None and location is not None and text.startswith("."):
+            wider = self.layout.through_namespaces(location)
+            if wider is not None:
+                return convert(wider, text), wider.base
+        return absolute, location.base if location is not None else None
+
+    def _child(self, package: Location, name: str) -> Location | None:
+        key = (package.path or package.folder, name)
+        if key not in self._children:
+            self._children[key] = self.layout.child(package, name)
+        return self._children[key]
+
+    def resolve_symbol(self, module: str | Location, name: str) -> Symbol:
+        """Look `name` (`Block`, `blocks.Block`, `nn.Linear`) up in `module`'s namespace and load
+        its definition: the ClassDef with its ClassInfo, the FunctionDef, or a constant's value."""
+        location = self._importer(module)
+        if location is None:
+            return _unknown(f"{module}.{name}", f"no module {module} in {self.root}")
+        self._lookups = 0
+        return self.with_definition(self._walk(location, name.split("."), frozenset()))
+
+    def _importer(self, module: str | Location | None) -> Location | None:
+        return self.location(module) if isinstance(module, str) else module
+
+    def with_definition(self, symbol: Symbol) -> Symbol:
+        if symbol.kind not in (CLASS, FUNCTION, CONSTANT) or symbol.path is None or symbol.definition is not None:
+            return symbol
+        parsed = self.store.parsed(symbol.path)
+        if isinstance(parsed, str):
+            return _unknown(symbol.qualified, f"{symbol.path}: {parsed}")
+        index = parsed.index
+        info = index.classes.get(symbol.name) if symbol.kind == CLASS else None
+        tables = {FUNCTION: index.functions, CONSTANT: index.constants}
+        node = info.node if info is not None else tables.get(symbol.kind, {}).get(symbol.name)
+        if node is None:  # a name the index does not record (`a, b = f()`): known, without syntax
+            return symbol if symbol.kind == CONSTANT else _unknown(symbol.qualified, f"{symbol.path} no longer defines {symbol.name}")
+        return replace(symbol, definition=Definition(node, info, index, parsed))
+
+    def imports_of(self, module: str) -> dict[str, Symbol]:
+        """Every name `module` imports, resolved (no definitions loaded)."""
+        summary = self.summary(module)
+        if summary is None or summary.error is not None:
+            return {}
+        return {local: self.resolve(module, qualified) for local, qualified in summary.imports.items()}
+
+    def _resolve_absolute(self, dotted: str, seen: frozenset, first: Path | None) -> Symbol:
+        """The longest prefix that is a module file is imported as such (`from .override import
+        override` in a package means the submodule, whatever the package binds to that name);
+        the rest is looked up in its namespace."""
+        head, *rest = dotted.split(".")
+        location = self.location(head, first)
+        if location is None:
+            return Symbol(EXTERNAL, dotted)
+        while rest:
+            child = self._child(location, rest[0])
+            if child is None:
+                break
+            location, rest = child, rest[1:]
+        return self._walk(location, rest, seen)
+
+    def _walk(self, location: Location, parts: list[str], seen: frozenset) -> Symbol:
+        current = _module_symbol(location)
+        for position, name in enumerate(parts):
+            if current.kind != MODULE:
+                return _extended(current, tuple(parts[position:]))
+            current = self._member(current.location, name, seen)
+        return current
+
+    def _member(self, location: Location, name: str, seen: frozenset) -> Symbol:
+        key = (location.path or location.folder, name)
+        found = self._members.get(key)
+        if found is None:
+            self._lookups += 1
+            if key in seen or len(seen) > MAX_HOPS or self._lookups > MAX_LOOKUPS:
+                return _unknown(f"{location.name}.{name}", f"import cycle through {location.name}.{name}")
+            found = self._lookup(location, name, seen | {key})
+            if found.kind != UNKNOWN:  # an unknown may only mean that this path met a cycle
+                self._members[key] = found
+        return found
+
+    def _lookup(self, location: Location, name: str, seen: frozenset) -> Symbol:
+        """`module.name`: a definition, an import followed, a submodule, or a star import."""
+        qualified = f"{location.name}.{name}"
+        summary = self.store.summary(location.path) if location.path is not None else None
+        usable = summary is not None and summary.error is None
+        if usable:
+            kind = _defined_kind(summary, name)
+            if kind is not None:
+                return Symbol(kind, qualified, location.name, name, location.path)
+            imported = summary.imports.get(name)
+            target, first = self._made_absolute(location, imported, _absolute_name) if imported else (qualified, None)
+            if target is None:
+                return _unknown(qualified, f"relative import beyond the top package in {location.name}")
+            if target != qualified:  # else `from . import blocks` in a package: the submodule, below
+                return self._resolve_absolute(target, seen, first)
+        child = self._child(location, name)
+        if child is not None:
+            return _module_symbol(child)
+        if usable:
+            return self._through_stars(location, name, summary, seen)
+        if summary is not None:
+            return _unknown(qualified, f"{location.path}: {summary.error}")
+        return _unknown(qualified, f"{location.name} defines no {name}")
+
+    def _through_stars(self, location: Location, name: str, summary: Summary, seen: frozenset) -> Symbol:
+        qualified = f"{location.name}.{name}"
+        for star in summary.star_imports:
+            target, first = self._made_absolute(location, star, _absolute_module)
+            source = self._resolve_absolute(target, seen, first) if target is not None else None
+            if source is None or source.kind != MODULE:
+                return _unknown(qualified, f"{name} may come from `from {star} import *` in {location.name}")
+            found = self._walk(source.location, [name], seen)
+            if found.kind != UNKNOWN:
+                return found
+        return _unknown(qualified, f"{location.name} defines no {name}")
+
+    # ------------------------------------------------------------------ callers
+    def python_files(self) -> list[Path]:
+        """The project's Python files, bounded (see `callers.project_files`)."""
+        if self._files is None:
+            from initlint.project.callers import project_files
+
+            self._files = project_files(self.root)
+        return self._files
+
+    def find_calls(self, method: str, cls: Symbol | None = None) -> list:
+        """Call sites of `method` in the project; see `callers.find_calls`."""
+        from initlint.project.callers import find_calls
+
+        return find_calls(self, method, cls)
+
+
+def _module_symbol(location: Location) -> Symbol:
+    return Symbol(MODULE, location.name, location.name, None, location.path, location=location)
+
+
+def _absolute_module(importer: Location | None, relative: str) -> str | None:
+    """`..utils` read in `importer` (`from ..utils import *`) as an absolute module name; None
+    beyond the top package (Python raises ImportError there)."""
+    rest = relative.lstrip(".")
+    level = len(relative) - len(rest)
+    if level == 0:
+        return relative
+    if importer is None:
+        return None
+    parts = importer.name.split(".")
+    package = parts if importer.is_package else parts[:-1]
+    if level - 1 >= len(package):
+        return None
+    return ".".join(package[: len(package) - (level - 1)] + ([rest] if rest else []))
+
+
+def _absolute_name(importer: Location | None, qualified: str) -> str | None:
+    """An index-written name made absolute. The index writes `from . import x` as `..x` (module
+    `.` joined to `x` with a dot), so a single name after the dots has one dot too many."""
+    rest = qualified.lstrip(".")
+    dots = len(qualified) - len(rest)
+    if dots == 0:
+        return qualified
+    if "." not in rest and dots >= 2:
+        dots -= 1
+    return _absolute_module(importer, "." * dots + rest)
+
+
+def _defined_kind(summary: Summary, name: str) -> str | None:
+    if name in summary.classes:
+        return CLASS
+    if name in summary.functions:
+        return FUNCTION
+    if name in summary.constants:
+        return CONSTANT
+    return None
+
+
+def _extended(symbol: Symbol, rest: tuple[str, ...]) -> Symbol:
+    """`Block.build` past the class `Block`; `torch.nn.Linear` past the external `torch.nn`."""
+    if symbol.kind == EXTERNAL:
+        return replace(symbol, qualified=".".join((symbol.qualified, *rest)))
+    if symbol.kind == UNKNOWN:
+        return symbol
+    return replace(symbol, attribute=symbol.attribute + rest)
+
+
+_PROJECTS: dict[tuple, Project] = {}
+#: Projects kept per process (a flake8 worker sees files of one project, a monorepo a few).
+MAX_PROJECTS = 8
+
+
+def project_for(path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
+    """The Project holding `path`, shared by every file of it checked in this process."""
+    root = find_root(Path(os.path.realpath(path)))
+    key = (root, cache_folder if cache_folder is DEFAULT else str(cache_folder))
+    project = _PROJECTS.get(key)
+    if project is None:
+        if len(_PROJECTS) >= MAX_PROJECTS:
+            del _PROJECTS[next(iter(_PROJECTS))]
+        project = _PROJECTS[key] = Project(root, cache_folder)
+    project.module_name(path)
+    return project

@@ -1,0 +1,222 @@
+"""Each project file read, parsed and indexed at most once per run, keyed by its content hash;
+its summary also kept on disk between runs (`cache.py`).
+
+A summary is what resolution and the caller search need without a syntax tree: the names a
+module defines (classes with their bases and methods, functions, constants), what it imports,
+its star imports, and which init entry points it mentions as attributes. A file that cannot be
+read or parsed gets a summary carrying only the reason: a broken sibling resolves to "unknown".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from initlint.analysis.index import ModuleIndex, build_index, dotted_name
+from initlint.project.cache import DiskCache
+from initlint.project.layout import read_regular
+
+#: Methods that initialise a model when someone calls them; the summary notes which a file uses.
+ENTRY_POINTS = ("_init_weights", "init_weights", "initialize_weights", "reset_parameters", "_reset_parameters", "init_parameters")
+#: Bump when the summary's content or meaning changes: older disk entries are then ignored.
+SUMMARY_VERSION = 2
+
+
+@dataclass
+class Parsed:
+    """One file's syntax tree and index: what the interpreter reads."""
+
+    source: str
+    module: cst.Module
+    index: ModuleIndex
+
+
+@dataclass(frozen=True)
+class Summary:
+    imports: dict[str, str] = field(default_factory=dict)
+    #: class name -> (qualified bases as the index resolves them, method names)
+    classes: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
+    functions: tuple[str, ...] = ()
+    #: the index's constants, and names bound by annotated or unpacking assignments
+    constants: tuple[str, ...] = ()
+    #: `from .model import *` as ".model", `from pkg.x import *` as "pkg.x"
+    star_imports: tuple[str, ...] = ()
+    entry_refs: tuple[str, ...] = ()
+    #: why the file could not be read or parsed; everything else is empty then
+    error: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "version": SUMMARY_VERSION, "imports": self.imports,
+            "classes": {name: [list(bases), list(methods)] for name, (bases, methods) in self.classes.items()},
+            "functions": list(self.functions), "constants": list(self.constants),
+            "star_imports": list(self.star_imports), "entry_refs": list(self.entry_refs), "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, data) -> Summary | None:
+        """None for anything that is not a summary of this version (a corrupt or older entry)."""
+        try:
+            if data["version"] != SUMMARY_VERSION:
+                return None
+            summary = cls(
+                {str(k): str(v) for k, v in data["imports"].items()},
+                {str(k): (tuple(map(str, b)), tuple(map(str, m))) for k, (b, m) in data["classes"].items()},
+                *(tuple(map(str, data[key])) for key in ("functions", "constants", "star_imports", "entry_refs")),
+                error=None if data["error"] is None else str(data["error"]),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        return summary
+
+
+def _top_level_statements(body):
+    """Small statements at the top level and inside top-level `if`/`try`, as the index reads them."""
+    pending = list(body)
+    while pending:
+        stmt = pending.pop(0)
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, (cst.If, cst.Try)):
+            pending.extend(stmt.body.body)
+            pending.extend(stmt.orelse.body.body if isinstance(stmt.orelse, cst.Else) else [stmt.orelse] if stmt.orelse else [])
+            if isinstance(stmt, cst.Try):
+                for handler in stmt.handlers:
+                    pending.extend(handler.body.body)
+
+
+def _bound_names(target: cst.BaseExpression):
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _bound_names(element.value)
+
+
+def _beyond_the_index(body) -> tuple[list[str], list[str]]:
+    """What the index does not record: star imports (`from .layers import *` as ".layers"), and
+    names bound by annotated or unpacking assignments (`Fn: TypeAlias = ...`, `a, b = f()`)."""
+    stars: list[str] = []
+    names: list[str] = []
+    for small in _top_level_statements(body):
+        if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+            module = dotted_name(small.module) if small.module is not None else ""
+            stars.append("." * len(small.relative) + (module or ""))
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            names.extend(_bound_names(small.target))
+        elif isinstance(small, cst.Assign):
+            names.extend(name for target in small.targets if not isinstance(target.target, cst.Name) for name in _bound_names(target.target))
+    return stars, names
+
+
+#: `.init_weights` (an attribute), not `def init_weights`. A regular expression instead of a tree
+#: walk: the walk cost a third of a parse. A hit in a comment or a string only makes the caller
+#: search parse one file more, never miss one.
+_ENTRY_REF = re.compile(r"\.\s*(" + "|".join(ENTRY_POINTS) + r")\b")
+
+
+def summarise(parsed: Parsed) -> Summary:
+    index = parsed.index
+    stars, names = _beyond_the_index(parsed.module.body)
+    return Summary(
+        dict(index.imports),
+        {name: (tuple(info.bases), tuple(info.methods)) for name, info in index.classes.items()},
+        tuple(index.functions), tuple(dict.fromkeys([*index.constants, *names])), tuple(stars),
+        tuple(sorted(set(_ENTRY_REF.findall(parsed.source)))),
+    )
+
+
+def _parse(data: bytes) -> Parsed | str:
+    # Imported here: the engine imports the rules, which import the analysis, which will import us.
+    from initlint.engine import UnparseableSource, decode, one_line, parse
+
+    try:
+        source = decode(data)
+        module = parse(source)
+        return Parsed(source, module, build_index(module))
+    except UnparseableSource as error:
+        return one_line(error.reason)
+    except (SyntaxError, ValueError, LookupError) as error:
+        return f"cannot decode: {one_line(str(error))}"
+    except (RecursionError, MemoryError):
+        return "cannot parse: too large or too deeply nested"
+
+
+@dataclass
+class Counters:
+    reads: int = 0
+    parses: int = 0
+    disk_hits: int = 0
+
+
+class Store:
+    """The per-run cache: path -> content hash -> parse and summary."""
+
+    def __init__(self, disk: DiskCache) -> None:
+        self.disk = disk
+        self.counters = Counters()
+        self._files: dict[Path, tuple[str, bytes] | str] = {}
+        self._parsed: dict[str, Parsed | str] = {}
+        self._summaries: dict[str, Summary] = {}
+
+    def read(self, path: Path) -> tuple[str, bytes] | str:
+        """(sha256, bytes) of a file, or why it was not read."""
+        found = self._files.get(path)
+        if found is None:
+            self.counters.reads += 1
+            data = read_regular(path)
+            found = self._files[path] = (hashlib.sha256(data).hexdigest(), data) if isinstance(data, bytes) else data
+        return found
+
+    def parsed(self, path: Path) -> Parsed | str:
+        """The parse and index of a file, or why there is none."""
+        found = self.read(path)
+        if isinstance(found, str):
+            return found
+        digest, data = found
+        if digest not in self._parsed:
+            self.counters.parses += 1
+            try:
+                self._parsed[digest] = _parse(data)
+            except Exception as error:  # a sibling must never break the checked file
+                self._parsed[digest] = f"cannot index: {type(error).__name__}"
+        return self._parsed[digest]
+
+    def parsed_paths(self) -> set[Path]:
+        """The files whose syntax tree this run built or adopted."""
+        return {path for path, found in self._files.items() if not isinstance(found, str) and found[0] in self._parsed}
+
+    def adopt(self, path: Path, parsed: Parsed) -> None:
+        """Take a parse made elsewhere: `path` then reads as `parsed.source`, parsed once."""
+        data = parsed.source.encode("utf-8", "surrogatepass")
+        digest = hashlib.sha256(data).hexdigest()
+        self._files[path] = (digest, data)
+        self._parsed.setdefault(digest, parsed)
+
+    def summary(self, path: Path) -> Summary:
+        found = self.read(path)
+        if isinstance(found, str):
+            return Summary(error=found)
+        digest = found[0]
+        summary = self._summaries.get(digest)
+        if summary is None:
+            summary = Summary.from_json(self.disk.get(digest)) if self.disk.enabled else None
+            if summary is not None:
+                self.counters.disk_hits += 1
+            else:
+                summary = self._summarise(path, digest)
+            self._summaries[digest] = summary
+        return summary
+
+    def _summarise(self, path: Path, digest: str) -> Summary:
+        parsed = self.parsed(path)
+        try:
+            summary = Summary(error=parsed) if isinstance(parsed, str) else summarise(parsed)
+        except Exception as error:
+            summary = Summary(error=f"cannot summarise: {type(error).__name__}")
+        self.disk.put(digest, summary.to_json())
+        return summary

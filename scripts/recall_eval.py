@@ -1,0 +1,101 @@
+#!/usr/bin/env python
+"""Precision and recall on model files of libraries initlint was never tuned on.
+
+    python scripts/recall_eval.py                       # download if needed, lint, score dev and held-out
+    python scripts/recall_eval.py --show-held-out       # also list the held-out misses (after a change!)
+
+`scripts/recall_labels.json` holds, per file, what reading the pinned source found (pre-norm or not,
+the residual writers, whether their depth scaling is right, wrong, missing or deliberate) and the
+findings a correct analyzer reports there. Files listed under `held_out` are scored like the others,
+but their individual misses and false alarms are hidden unless asked for: look at them only once a
+change is done, to see whether it generalises beyond the dev files it was made against.
+
+A finding counts as a true positive when a label has its code and line; every other INI0xx finding
+in a labelled file is a false positive; every label not reported is a miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus_eval  # noqa: E402  (the pinned packages and their download live there)
+
+DEFAULT_LABELS = corpus_eval.REPO / "scripts" / "recall_labels.json"
+
+
+def score(labels: dict, corpus: Path) -> dict[str, dict]:
+    from initlint.config import Settings
+    from initlint.engine import lint_file
+
+    held_out = set(labels["held_out"])
+    wanted = {entry["package"] for entry in labels["files"]}
+    packages = [p for p in corpus_eval.PACKAGES_ALL if p.name in wanted]
+    download_dir = corpus / "dl"
+    corpus_eval.download(packages, download_dir)
+    roots = {p.name: corpus_eval.unpack(p, download_dir, corpus / "src") for p in packages}
+    parts: dict[str, dict] = {}
+    for entry in labels["files"]:
+        key = f"{entry['package']}:{entry['path']}"
+        part = parts.setdefault("held_out" if key in held_out else "dev", {"files": 0, "by_code": {}, "notes": []})
+        part["files"] += 1
+        expected = {(label["code"], label["line"]): label for label in entry["expected"]}
+        reported = {
+            (f.code, f.line): f
+            for f in lint_file(roots[entry["package"]] / entry["path"], Settings(select=("INI0",)))
+            if f.code.startswith("INI0")
+        }
+        for code in {c for c, _ in expected} | {c for c, _ in reported}:
+            counts = part["by_code"].setdefault(code, Counter())
+            counts["tp"] += sum(1 for k in reported if k[0] == code and k in expected)
+            counts["fp"] += sum(1 for k in reported if k[0] == code and k not in expected)
+            counts["fn"] += sum(1 for k in expected if k[0] == code and k not in reported)
+        for k in sorted(set(expected) - set(reported)):
+            part["notes"].append(f"miss {key}:{k[1]} {k[0]} {expected[k]['writer']} ({entry['scaling']})")
+        for k in sorted(set(reported) - set(expected)):
+            part["notes"].append(f"false alarm {key}:{k[1]} {k[0]} {reported[k].message[:100]}")
+    return parts
+
+
+def ratio(numerator: int, denominator: int) -> str:
+    return f"{numerator / denominator:.2f}" if denominator else "n/a"
+
+
+def report(parts: dict[str, dict], show_held_out: bool) -> None:
+    for name in ("dev", "held_out"):
+        part = parts.get(name)
+        if part is None:
+            continue
+        total = sum(part["by_code"].values(), Counter())
+        tp, fp, fn = total["tp"], total["fp"], total["fn"]
+        print(
+            f"== {name}: {part['files']} files, labelled findings {tp + fn}, reported {tp + fp}:"
+            f" TP {tp}, FP {fp}, missed {fn}; precision {ratio(tp, tp + fp)}, recall {ratio(tp, tp + fn)}"
+        )
+        for code, counts in sorted(part["by_code"].items()):
+            tp, fp, fn = counts["tp"], counts["fp"], counts["fn"]
+            print(
+                f"   {code}: TP {tp}, FP {fp}, missed {fn}; precision {ratio(tp, tp + fp)}, recall {ratio(tp, tp + fn)}"
+            )
+        if name == "dev" or show_held_out:
+            for note in part["notes"]:
+                print(f"   {note}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=corpus_eval.DEFAULT_CORPUS)
+    parser.add_argument("--labels", type=Path, default=DEFAULT_LABELS)
+    parser.add_argument("--show-held-out", action="store_true", help="list held-out misses and false alarms")
+    args = parser.parse_args(argv)
+    labels = json.loads(args.labels.read_text(encoding="utf-8"))
+    report(score(labels, args.corpus), args.show_held_out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The idioms of issue 11, one small model pair each, run through the real engine.
+
+`tests/idioms/<pattern>/good.py` is correct and must give no INI0xx finding; `bad.py` carries the
+bug and must give exactly the findings its `# expect: INI00x` markers name, on those lines.
+Whole-project patterns are folders (`good/`, `bad/`) of several modules, checked together in one
+run as `initlint check <folder>` would (markers may stand in any of them). What a run on one file
+of a project should report is left to the change that builds the project index.
+
+Patterns the analyzer does not follow yet are listed in `NOT_YET` (strict xfail): when a change
+teaches it one, the test fails until its row is deleted. Good variants that already pass are
+ordinary tests: they guard precision.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from expectations import expected_findings
+from initlint.config import Settings
+from initlint.engine import lint_file, lint_files
+
+IDIOMS = Path(__file__).resolve().parent / "idioms"
+SETTINGS = Settings(select=("INI0",))
+
+# (pattern, variant) -> what the analyzer does today. Grouped as issue 11 lists them; the ranking
+# by what each costs on real code is in docs/precision.md.
+NOT_YET: dict[tuple[str, str], str] = {
+    # Forward data flow
+    ("explicit_forward_call", "bad"): "`self.attention.forward(h)` is not read as a call of the sublayer: no adds",
+    ("lambda_branch", "bad"): "a branch behind a lambda attribute is not followed",
+    ("mlp_dict_loop", "bad"): "an MLP run as a loop over `self.mlp.values()` is not followed",
+    ("norm_inside_sequential", "bad"): "a branch whose nn.Sequential starts with its own LayerNorm loses its writer",
+    ("sequential_ordereddict", "bad"): "`nn.Sequential(OrderedDict(...))` children are not modelled",
+    ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
+    ("pair_modulelist", "bad"): "`for attn, ff in self.layers` over ModuleList pairs is not unpacked",
+    ("pair_modulelist_index", "bad"): "`layer[0](x)` on ModuleList pairs is not resolved",
+    ("optional_cross_attention", "bad"): "cross-attention off by default is counted as a third add: INI002 silent",
+    (
+        "identity_first_norm",
+        "bad",
+    ): "`if layer_idx == 0: norm = nn.Identity()` leaves pre-norm undecided: INI002 silent",
+    ("dropout_add_helper", "bad"): "a `dropout_add(x, residual, ...)` helper is not read as a residual add",
+    ("moe_3d_experts", "good"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
+    ("moe_3d_experts", "bad"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
+    ("moe_einsum_index_add", "good"): "the router is taken for the writer; einsum/index_add_ experts not followed",
+    ("moe_einsum_index_add", "bad"): "the router is taken for the writer; einsum/index_add_ experts not followed",
+    ("moe_or_dense_flag", "bad"): "the FFN chosen by `MoE(...) if config.use_moe else MLP(...)` is not resolved",
+    ("adaln_parent_gates", "good"): "gates computed by the parent and passed in as arguments are not seen",
+    ("runtime_config_numerator", "good"): "depth-muP `h * (scale_depth / sqrt(L))` over unscaled writers: INI003",
+    ("attention_processor", "bad"): "attention computed by a processor object (`attn.to_out[0]`) is not followed",
+    # Construction
+    ("class_dict_registry", "bad"): "`ATTENTION_CLASSES[config.attn_implementation]` is not resolved",
+    ("block_factory_classmethod", "bad"): "blocks built by a class-method factory (`Block.build`) are not followed",
+    ("moduledict_update", "bad"): "`self.transformer.update(dict(h=...))` is not modelled",
+    ("dict_config", "good"): "depth from `cfg['n_layers']` is folded to a number: the depth factor is lost",
+    ("dict_config", "bad"): "depth from `cfg['n_layers']` is folded to a number: the depth factor is lost",
+    ("megatron_init_method", "bad"): "Megatron `init_method=` of model-parallel linears is not known",
+    ("identity_init_method", "bad"): "fairscale layers with `init_method=lambda x: x` are not known",
+    # Init plan
+    ("dim_guarded_loop", "bad"): "`if p.dim() == 2:` is undecided although a Linear weight is 2-D",
+    ("wrong_depth_exponent", "bad"): "`std *= (2 * n_layer) ** -0.05` is an unknown std, so nothing is reported",
+    ("explicit_entry_point", "bad"): "an `init_weights()` entry point the constructor never calls is ignored",
+    ("undecided_if_all_arms", "good"): "an undecided `and` test with tuple loops in each arm loses the init",
+    ("uncertain_then_overwrite", "bad"): "an uncertain earlier init masks the certain generic redraw after it",
+    ("several_roots", "bad"): "a head class that re-initialises every linear is not reported by root",
+    # Whole projects
+    ("imported_blocks", "bad"): "a block class imported from a sibling module is not resolved",
+    ("whole_project", "bad"): "an init applied from train.py with `partial(model._init_weights, ...)`",
+}
+
+
+def sources(pattern: str, variant: str) -> list[Path]:
+    single = IDIOMS / pattern / f"{variant}.py"
+    if single.exists():
+        return [single]
+    return sorted((IDIOMS / pattern / variant).rglob("*.py"))
+
+
+def findings(files: list[Path]) -> list[tuple[str, int, str]]:
+    if len(files) == 1:
+        reported = lint_file(files[0], SETTINGS)
+    else:
+        reported = lint_files([str(path) for path in files], SETTINGS).findings
+    return sorted((Path(f.path).name, f.line, f.code) for f in reported if f.code.startswith("INI0"))
+
+
+def expected(files: list[Path]) -> list[tuple[str, int, str]]:
+    return sorted(
+        (path.name, line, code) for path in files for line, code in expected_findings(path.read_text(encoding="utf-8"))
+    )
+
+
+PATTERNS = sorted(path.name for path in IDIOMS.iterdir() if path.is_dir() and not path.name.startswith(("_", ".")))
+CASES = [
+    pytest.param(
+        pattern,
+        variant,
+        id=f"{pattern}-{variant}",
+        marks=[pytest.mark.xfail(strict=True, reason=NOT_YET[pattern, variant])]
+        if (pattern, variant) in NOT_YET
+        else [],
+    )
+    for pattern in PATTERNS
+    for variant in ("good", "bad")
+]
+
+
+def test_every_pattern_has_both_variants():
+    for pattern in PATTERNS:
+        for variant in ("good", "bad"):
+            assert sources(pattern, variant), f"{pattern} has no {variant} variant"
+    assert set(NOT_YET) <= {(p, v) for p in PATTERNS for v in ("good", "bad")}, "a NOT_YET row names no pair"
+
+
+def test_pairs_are_small():
+    for path in IDIOMS.rglob("*.py"):
+        assert len(path.read_text(encoding="utf-8").splitlines()) <= 80, path
+
+
+@pytest.mark.parametrize("pattern, variant", CASES)
+def test_idiom(pattern, variant):
+    files = sources(pattern, variant)
+    marked = expected(files)
+    if variant == "good":
+        assert not marked, "a good variant must not carry expectations"
+    else:
+        assert marked, "a bad variant must mark at least one line with `# expect:`"
+    assert findings(files) == marked

@@ -1,0 +1,278 @@
+"""The knowledge registry: teaching the analyzer an API is one entry in one module of
+`initlint/analysis/knowledge/`, and the pre-filter, the runtime tracer and `[tool.initlint]`
+all read the same entries."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from expectations import expected_findings, reported
+from gpt_parts import GENERIC_INIT, gpt
+
+from initlint.analysis import analyze
+from initlint.analysis.model import final_init
+from initlint.prefilter import might_define_model
+
+PACKAGE = Path(__file__).resolve().parents[1] / "initlint"
+KNOWLEDGE = PACKAGE / "analysis" / "knowledge"
+
+
+def static_files_naming(word: str) -> list[str]:
+    """Files of the static analyzer (analysis, rules, pre-filter) that mention `word` as a name."""
+    pattern = re.compile(rf"\b{re.escape(word)}(?!\w)")
+    files = [*PACKAGE.joinpath("analysis").rglob("*.py"), *PACKAGE.joinpath("rules").rglob("*.py"), PACKAGE / "prefilter.py"]
+    return sorted(str(path.relative_to(PACKAGE)) for path in files if pattern.search(path.read_text()))
+
+
+# ------------------------------------------------------------------ nn.init.sparse_
+SPARSE_INIT = """
+def _init_weights(self, module):
+    if isinstance(module, nn.Linear):
+        nn.init.normal_(module.weight, mean=0.0, std=0.02)
+for name, p in self.named_parameters():
+    if name.endswith("c_proj.weight"):
+        nn.init.sparse_(p, sparsity=0.1, std={std})
+"""
+
+
+def sparse_gpt(std: str, marks: bool) -> str:
+    init_call, _, init_function = SPARSE_INIT.format(std=std).partition("for name")
+    return gpt("self.apply(self._init_weights)\nfor name" + init_function, init_call, marks=marks)
+
+
+def test_sparse_init_is_one_registry_entry():
+    assert static_files_naming("sparse_") == ["analysis/knowledge/torch_init.py"]
+
+
+@pytest.mark.parametrize("std, scaled", [("0.02 / math.sqrt(2 * config.n_layer)", True), ("0.02", False)])
+def test_sparse_init_std_reaches_the_writers(std, scaled):
+    source = sparse_gpt(std, marks=not scaled)
+    assert reported(source) == expected_findings(source)
+    analysis = analyze(cst.parse_module(source))
+    writer = analysis.stacks[0].writers[0]
+    final = final_init(writer.weight)
+    assert final.op is not None and final.op.label.startswith("sparse_(std=")
+    assert ("n_layer" in final.std.atom_names()) is scaled
+
+
+def test_the_runtime_wraps_the_registry_s_meta_invisible_init_functions():
+    """`sparse_` draws nothing on the meta device: the tracer patches it because the registry says so."""
+    from initlint.analysis.knowledge import REGISTRY
+    from initlint.runtime.trace import INVISIBLE_ON_META
+
+    assert set(INVISIBLE_ON_META) == set(REGISTRY.invisible_on_meta())
+    assert {"sparse_", "trunc_normal_", "orthogonal_"} <= set(INVISIBLE_ON_META)
+
+
+# ------------------------------------------------- a Hugging Face init entry point
+HF_HEADER = "from transformers import PreTrainedModel"
+
+
+def test_initialize_weights_is_one_registry_entry():
+    assert static_files_naming("initialize_weights") == ["analysis/knowledge/huggingface.py"]
+
+
+def test_initialize_weights_applies_the_models_init_weights_to_every_module():
+    source = gpt(
+        "self.initialize_weights()", GENERIC_INIT, base="PreTrainedModel", super_args="config", imports=HF_HEADER, marks=True
+    )
+    assert reported(source) == expected_findings(source) != []
+    analysis = analyze(cst.parse_module(source))
+    via = final_init(analysis.stacks[0].writers[0].weight).op.via
+    assert "self.initialize_weights()" in via and "GPT._init_weights" in via
+
+
+def test_without_the_entry_initialize_weights_is_opaque(monkeypatch):
+    """The entry alone makes the difference: without it the writers keep PyTorch's default init."""
+    from initlint.analysis import interp
+    from initlint.analysis.knowledge import LIBRARIES, Registry
+    from initlint.analysis.knowledge.huggingface import HUGGINGFACE
+
+    without = replace(HUGGINGFACE, init_entry_points=tuple(n for n in HUGGINGFACE.init_entry_points if n != "initialize_weights"))
+    monkeypatch.setattr(interp, "REGISTRY", Registry(tuple(without if lib is HUGGINGFACE else lib for lib in LIBRARIES)))
+    source = gpt("self.initialize_weights()", GENERIC_INIT, base="PreTrainedModel", super_args="config", imports=HF_HEADER)
+    final = final_init(analyze(cst.parse_module(source)).stacks[0].writers[0].weight)
+    assert final.op is not None and final.op.kind == "default"
+
+
+# ------------------------------------- a project's own ColumnParallelLinear, by config
+PARALLEL_MODEL = '''
+import math
+
+import torch.nn as nn
+import torch.nn.functional as F
+from mylib.parallel import ColumnParallelLinear, RowParallelLinear
+
+
+def init_method_normal(sigma):
+    def init_(tensor):
+        return nn.init.normal_(tensor, mean=0.0, std=sigma)
+    return init_
+
+
+class ParallelAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.qkv = ColumnParallelLinear(config.hidden, 3 * config.hidden, init_method=init_method_normal(0.02))
+        self.dense = RowParallelLinear(config.hidden, config.hidden, init_method={writer_init})
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        return self.dense(F.scaled_dot_product_attention(q, k, v, is_causal=True))
+
+
+class ParallelMLP(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.dense_h_to_4h = ColumnParallelLinear(config.hidden, 4 * config.hidden, init_method=init_method_normal(0.02))
+        self.dense_4h_to_h = RowParallelLinear(4 * config.hidden, config.hidden, init_method={writer_init})
+
+    def forward(self, x):
+        return self.dense_4h_to_h(F.gelu(self.dense_h_to_4h(x)))
+
+
+class TransformerLayer(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.input_norm = nn.LayerNorm(config.hidden)
+        self.attention = ParallelAttention(config)
+        self.post_attention_norm = nn.LayerNorm(config.hidden)
+        self.mlp = ParallelMLP(config)
+
+    def forward(self, x):
+        x = x + self.attention(self.input_norm(x))
+        return x + self.mlp(self.post_attention_norm(x))
+
+
+class ParallelTransformer(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.layers = nn.ModuleList([TransformerLayer(config) for _ in range(config.num_layers)])
+        self.final_norm = nn.LayerNorm(config.hidden)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.final_norm(x)
+'''
+
+LAYER_CLASSES_CONFIG = """
+[tool.initlint.extend-layer-classes]
+"mylib.parallel.ColumnParallelLinear" = "megatron.core.tensor_parallel.ColumnParallelLinear"
+"mylib.parallel.RowParallelLinear" = "megatron.core.tensor_parallel.RowParallelLinear"
+"""
+
+
+def run_cli(project: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "initlint", "check", "model.py", "--format", "json"],
+        cwd=project, capture_output=True, text=True, timeout=120,
+    )
+
+
+def parallel_project(tmp_path: Path, writer_init: str, config: str) -> Path:
+    (tmp_path / "model.py").write_text(PARALLEL_MODEL.format(writer_init=writer_init))
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'mylib'\n" + config)
+    return tmp_path
+
+
+def test_megatron_layers_are_known_by_qualified_name_only():
+    assert static_files_naming("ColumnParallelLinear") == ["analysis/knowledge/parallel_layers.py"]
+
+
+def test_a_project_s_own_parallel_linear_is_unknown_without_config(tmp_path):
+    result = run_cli(parallel_project(tmp_path, "init_method_normal(0.02)", ""))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []
+
+
+def test_config_maps_a_project_s_parallel_linear_to_megatron_s(tmp_path):
+    result = run_cli(parallel_project(tmp_path, "init_method_normal(0.02)", LAYER_CLASSES_CONFIG))
+    assert result.returncode == 1, result.stderr
+    findings = json.loads(result.stdout)
+    source = (tmp_path / "model.py").read_text().splitlines()
+    assert sorted((f["code"], source[f["line"] - 1].strip().split(" = ")[0]) for f in findings) == [
+        ("INI001", "self.dense"),
+        ("INI001", "self.dense_4h_to_h"),
+    ]
+
+
+def test_config_mapped_parallel_linear_with_megatron_s_scaled_init_is_silent(tmp_path):
+    # What Megatron's scaled_init_method_normal(sigma, num_layers) computes.
+    result = run_cli(parallel_project(tmp_path, "init_method_normal(0.02 / math.sqrt(2.0 * config.num_layers))", LAYER_CLASSES_CONFIG))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout) == []
+
+
+def test_config_mapping_to_an_unknown_layer_is_a_one_line_error(tmp_path):
+    config = '\n[tool.initlint.extend-layer-classes]\n"mylib.parallel.RowParallelLinear" = "mylib.Unknown"\n'
+    result = run_cli(parallel_project(tmp_path, "init_method_normal(0.02)", config))
+    assert result.returncode == 2
+    assert "'mylib.Unknown', which is not a layer initlint knows" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ text pre-filter
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import torch\n",
+        "import torch.nn as nn\n",
+        "from torch import nn\n",
+        "import os, torch\n",
+        "import os, torch as T\n",
+        "try:\n    import torch\nexcept ImportError:\n    torch = None\n",
+        "from transformers import PreTrainedModel\n",
+        "import timm.layers\n",
+        "from .modeling_utils import PreTrainedModel\n\n\nclass Model(PreTrainedModel):\n    pass\n",
+        "class Block(\n    nn.Module,\n):\n    pass\n",
+    ],
+)
+def test_prefilter_passes_model_code(source):
+    assert might_define_model(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "try:\n    import yaml\nexcept ModuleNotFoundError:\n    yaml = None\n",
+        "from types import ModuleType\n\n\nclass Lazy(ModuleType):\n    pass\n",
+        "def close(conn):\n    conn.commit()\n    conn.close()\n",
+        "import torchvision\n",
+        "import torch_xla\n",
+        "# import torch\n",
+        "HELP = 'pip install torch'\n",
+        "import mypkg.torch\n",
+    ],
+)
+def test_prefilter_rejects_code_that_only_contains_the_words(source):
+    assert not might_define_model(source)
+
+
+def test_prefilter_does_not_import_libcst():
+    code = "import sys, initlint.prefilter; print('libcst' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "False", result.stderr
+
+
+def test_registry_modules_hold_no_libcst_or_torch():
+    """The registry is plain data: the pre-filter and the runtime import it cheaply."""
+    for path in KNOWLEDGE.glob("*.py"):
+        text = path.read_text()
+        assert not re.search(r"^\s*(import|from)\s+(libcst|torch)\b", text, re.M), path.name
+
+
+def test_recipe_shows_one_entry_and_one_test():
+    recipe = (PACKAGE.parent / "docs" / "recipes" / "teach-an-api.md").read_text()
+    assert "initlint/analysis/knowledge/" in recipe
+    for module in re.findall(r"knowledge/(\w+)\.py", recipe):
+        assert (KNOWLEDGE / f"{module}.py").is_file(), module
+    assert textwrap.dedent(recipe).count("```python") >= 2
