@@ -151,7 +151,7 @@ def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: Mo
         key = (code, row.requested, row.expected, None if row.ratio is None else round(row.ratio, digits))
         groups.setdefault(key, []).append(row)
     findings = []
-    for (code, requested, expected, ratio), members in groups.items():
+    for (code, requested, expected, _ratio), members in groups.items():
         first = members[0]
         patterns = sorted({m.pattern for m in members})
         what = f"{', '.join(patterns)} ({len(members)} tensor{'s' if len(members) > 1 else ''})"

@@ -40,12 +40,3 @@ class Options:
                 "input_shape": list(self.input_shape) if self.input_shape else None, "seed": self.seed,
                 "focus_files": list(self.focus_files), "base_std": self.base_std, "model": self.model,
                 "config": self.config, "factory": self.factory}
-
-    @classmethod
-    def from_spec(cls, spec: dict[str, Any], progress: Callable[[str], None] | None = None) -> "Options":
-        return cls(policy=Policy.parse(spec.get("policy")), device=spec.get("device") or "cpu",
-                   materialize=bool(spec.get("materialize")),
-                   input_shape=tuple(spec["input_shape"]) if spec.get("input_shape") else None,
-                   seed=int(spec.get("seed", 0)), focus_files=tuple(spec.get("focus_files", ())),
-                   base_std=spec.get("base_std"), model=spec.get("model"), config=spec.get("config"),
-                   factory=spec.get("factory"), progress=progress or _silent)

@@ -308,8 +308,7 @@ def _fan_in_out(tensor: torch.Tensor) -> tuple[int, int]:
 
 
 def _trunc_normal(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, *rest, **kwargs) -> Requested:
-    exact = truncated_normal_std(mean, std, a, b)
-    return Requested("trunc_normal", float(mean), exact, float(std), float(a), float(b), op="trunc_normal_")
+    return replace(Requested.trunc_normal(float(std), float(mean), float(a), float(b)), op="trunc_normal_")
 
 
 def _orthogonal(tensor, gain=1.0, *rest, **kwargs) -> Requested:

@@ -171,7 +171,7 @@ class ProvenanceMode(TorchDispatchMode):
     def _linear(self, name: str, args: tuple, out) -> None:
         weights = [(i, self.param_key(a)) for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
         weight_key = next((key for i, key in weights if key is not None and args[i].dim() >= 2), None)
-        for i, key in weights:
+        for _, key in weights:
             if key is not None and key != weight_key:
                 self._role(key, "bias")
         if weight_key is not None:
@@ -264,7 +264,7 @@ class ProvenanceMode(TorchDispatchMode):
             else:
                 self._tag(out, Tag("derived"))
             return
-        for tensor, tag in operands:
+        for tensor, _tag in operands:
             key = self.param_key(tensor)
             if key is not None:
                 self._role(key, "gain")
