@@ -21,6 +21,7 @@ from initlint.findings import Finding
 from initlint.reporters import FORMATS, ReportOptions, render
 from initlint.reporters import statistics as statistics_report
 from initlint.rules import all_rules, rule_by_code
+from initlint.safety import Terminated, terminate_on_signals, write_text
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -383,11 +384,11 @@ def _report(findings: list[Finding], args: argparse.Namespace, files_checked: in
         unsafe_fixes=args.unsafe_fixes,
         sources=sources,
     )
-    sys.stdout.write(render(args.format, findings, options))
+    write_text(sys.stdout, render(args.format, findings, options))
     if args.statistics:
         # Machine-readable formats keep stdout parseable: the table goes to stderr.
         stream = sys.stdout if args.format == "text" else sys.stderr
-        stream.write(statistics_report.render(findings))
+        write_text(stream, statistics_report.render(findings))
 
 
 def run_rules() -> int:
@@ -430,18 +431,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "check":
-            return run_check(args)
-        if args.command == "explain":
-            return run_explain(args)
-        if args.command == "rule":
-            return run_rule(args.code)
-        if args.command == "rules":
-            return run_rules()
-        if args.command == "server":
-            return run_server()
-        parser.print_help()
-        return EXIT_ERROR
+        with terminate_on_signals():
+            return _dispatch(parser, args)
     except UsageError as error:
         print(f"initlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -452,3 +443,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("initlint: interrupted", file=sys.stderr)
         return EXIT_ERROR
+    except Terminated as signal:  # workers, runtime child and temporaries are gone by now
+        print(f"initlint: terminated by {signal}", file=sys.stderr)
+        return 128 + signal.signum
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.command == "check":
+        return run_check(args)
+    if args.command == "explain":
+        return run_explain(args)
+    if args.command == "rule":
+        return run_rule(args.code)
+    if args.command == "rules":
+        return run_rules()
+    if args.command == "server":
+        return run_server()
+    parser.print_help()
+    return EXIT_ERROR

@@ -140,6 +140,8 @@ def parse_code_list(text: str) -> tuple[str, ...]:
 # --- [tool.initlint] ------------------------------------------------------------------------
 
 CONFIG_FILE = "pyproject.toml"
+#: A pyproject.toml is a few kilobytes; anything this big is not one (or is an attack).
+MAX_CONFIG_BYTES = 2**20
 
 
 def _string_list(value: Any, where: str) -> tuple[str, ...]:
@@ -157,9 +159,13 @@ def _dotted_names(value: Any, where: str) -> tuple[str, ...]:
 
 
 def _positive_number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    try:
+        number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+    except OverflowError:  # an integer beyond the float range
+        number = math.inf
+    if not math.isfinite(number) or number <= 0:
         raise ConfigError(f"{where}: expected a positive number, got {_describe(value)}")
-    return float(value)
+    return number
 
 
 def _boolean(value: Any, where: str) -> bool:
@@ -253,13 +259,19 @@ def settings_from_table(table: Mapping[str, Any], source: str = CONFIG_FILE, roo
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    from initlint.safety import read_regular_file
+
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        text = read_regular_file(path, MAX_CONFIG_BYTES).decode("utf-8")
+        return tomllib.loads(text)
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except RecursionError:  # arrays or tables nested thousands deep
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply to read") from None
+    except ValueError as error:  # e.g. an integer beyond Python's 4,300-digit conversion limit
+        raise ConfigError(f"{path}: invalid TOML: {str(error).splitlines()[0][:200]}") from None
 
 
 def _initlint_table(data: Mapping[str, Any], path: Path) -> Mapping[str, Any] | None:
@@ -272,8 +284,16 @@ def _initlint_table(data: Mapping[str, Any], path: Path) -> Mapping[str, Any] | 
     return table
 
 
+def _is_file(path: Path) -> bool:
+    """`path.is_file()`, False in a folder initlint may not look into (no PermissionError)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def _has_table(candidate: Path) -> bool:
-    return candidate.is_file() and _initlint_table(_read_toml(candidate), candidate) is not None
+    return _is_file(candidate) and _initlint_table(_read_toml(candidate), candidate) is not None
 
 
 def find_config(paths: Iterable[str]) -> Path | None:

@@ -13,7 +13,6 @@ import sys
 import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Callable, Iterable
 
 import libcst as cst
@@ -28,8 +27,9 @@ from initlint.rules.base import FixSpec, NodePositions as Positions
 from initlint.sourcetext import one_line, source_digest
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
-from initlint.nesting import nesting_problem
+from initlint.nesting import nesting_problem, size_problem, without_data_tables
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
+from initlint.safety import read_regular_file, require_ascii_compatible
 
 #: Longest message an INI901/INI902 carries (exception texts can be huge).
 MAX_REASON_CHARS = 300
@@ -49,6 +49,10 @@ def parse(source: str) -> cst.Module:
     if problem is not None:
         reason, line = problem
         raise UnparseableSource(f"nesting too deep to analyse: {reason}", line)
+    source = without_data_tables(source)
+    too_large = size_problem(source)
+    if too_large is not None:
+        raise UnparseableSource(f"too large to analyse: {too_large}")
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
@@ -95,7 +99,7 @@ def internal_error(path: str, error: BaseException) -> Finding:
         if filename.startswith(package + os.sep):
             where = f" in {os.path.relpath(filename, package)}:{line}"
     if isinstance(error, guard.BudgetExceeded):
-        what = f"analysis {error}"
+        what = str(error)
     else:
         what = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     reason = one_line(f"{what}{where}", MAX_REASON_CHARS - 60)
@@ -228,6 +232,7 @@ def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
 def decode(data: bytes) -> str:
     """Decode like Python does: PEP 263 cookie or BOM, else UTF-8."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    require_ascii_compatible(encoding)
     text = data.decode(encoding)
     return text[1:] if text.startswith("\ufeff") else text
 
@@ -243,7 +248,7 @@ def lint_file(path: str | os.PathLike, settings: Settings | None = None) -> list
 
 def _lint_file(path: str | os.PathLike, name: str, settings: Settings | None) -> list[Finding]:
     try:
-        data = Path(path).read_bytes()
+        data = read_regular_file(path)
     except OSError as error:
         return [tool_finding("INI901", name, f"cannot read: {error.strerror or error}")]
     if b"\0" in data:  # before decoding: binary junk fails both, and this is the real reason

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from initlint.analysis import analyze
 from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
 from initlint.analysis.facts import writer_facts
 from initlint import guard
 from initlint.engine import UnparseableSource, decode, parse
+from initlint.safety import read_regular_file
 from initlint.rules.evidence import short
 
 SCALING_NAMES = {
     "none": "no depth factor",
+    "negligible": "negligible depth factor",
     "sqrt_2l": "GPT-2 1/sqrt(2L)",
     "sqrt_l": "1/sqrt(L)",
     "per_layer": "per-layer",
@@ -115,7 +115,7 @@ def explain_files(files: list[str]) -> str:
     parts = []
     for name in files:
         try:
-            source = decode(Path(name).read_bytes())
+            source = decode(read_regular_file(name))
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as error:
             parts.append(f"{name}: cannot read: {error}\n")
             continue

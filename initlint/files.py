@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import importlib.util
 import os
+import sys
 from pathlib import Path
 from typing import Callable, Iterator, Protocol
 
@@ -33,6 +34,19 @@ from initlint.errors import UsageError  # noqa: E402
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     text = path.as_posix()
     return any(fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}") for pat in patterns)
+
+
+def _unreadable_folder(top: str):
+    """os.walk's error handler: the folder named on the command line is a UsageError, a folder
+    below it a warning (its files are not checked, and the user is told so)."""
+
+    def report(error: OSError) -> None:
+        reason = error.strerror or str(error)
+        if os.path.abspath(error.filename or top) == os.path.abspath(top):
+            raise UsageError(f"{top}: cannot read folder: {reason}")
+        print(f"initlint: warning: {error.filename}: cannot read folder ({reason}); its files are not checked", file=sys.stderr)
+
+    return report
 
 
 def force_excluded(path: str, settings: Selection) -> bool:
@@ -100,7 +114,7 @@ def discover(paths: list[str], settings_for: Callable[[str], Selection] | None =
             continue
         if not path.exists():
             raise UsageError(f"{raw}: no such file or directory")
-        if path.is_file():
+        if not path.is_dir():  # a FIFO or device named here too: the engine says what it is
             settings = selection(raw)
             if settings.force_exclude and force_excluded(raw, settings):
                 continue
@@ -112,7 +126,7 @@ def discover(paths: list[str], settings_for: Callable[[str], Selection] | None =
 
 
 def _walk(top: Path, settings_for: Callable[[str], Selection], notebooks: bool) -> Iterator[str]:
-    for root, dirs, files in os.walk(top):
+    for root, dirs, files in os.walk(top, onerror=_unreadable_folder(str(top))):
         root_path = Path(root)
         patterns = settings_for(root).excludes()
         dirs[:] = sorted(d for d in dirs if not _excluded(root_path / d, patterns))

@@ -15,6 +15,14 @@ permission bits, and the temporaries replace their targets (`os.replace`) after 
 that no target changed meanwhile. An error while writing or replacing puts back every file
 already replaced and deletes every temporary: a failing run leaves every file as it was.
 Symbolic links are followed: the link stays, its target gets the fix.
+
+A file nobody may write (no write permission bit) is meant to stay as it is: it is left
+unchanged and reported, as is a file owned by another user when initlint cannot give the new
+file that owner. A fixed file keeps its owner, group and permission bits.
+
+Temporary files are named `.NAME.PID.XXXXXXXX.initlint-tmp`: a run killed between writing and
+replacing (SIGKILL, a CI timeout) leaves them behind, and the next `--fix` in that folder
+removes those whose process is gone.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import io
 import os
 import re
 import stat
+import time
 import tempfile
 import tokenize
 from dataclasses import dataclass, field
@@ -32,8 +41,14 @@ from pathlib import Path
 from typing import Iterable
 
 from initlint.findings import Edit, Finding, Fix
+from initlint.safety import read_regular_file
 
 _LINE_START = re.compile(r"\r\n|\r|\n")
+TEMPORARY_SUFFIX = ".initlint-tmp"
+#: `.NAME.PID.RANDOM.initlint-tmp`; the older `.NAME.RANDOM.initlint-tmp` has no PID.
+_TEMPORARY = re.compile(r"^\..+?(?:\.(?P<pid>\d+))?\.[a-z0-9_]{8}" + re.escape(TEMPORARY_SUFFIX) + "$")
+#: A temporary without a PID is stale once it is this old.
+_STALE_AFTER_S = 600
 
 
 @dataclass
@@ -66,9 +81,12 @@ def apply_fixes(findings: Iterable[Finding], unsafe: bool = False) -> FixReport:
     """Apply the findings' safe fixes (and the unsafe ones too with `unsafe`)."""
     report = FixReport()
     by_path: dict[str, list[Fix]] = {}
+    folders = set()
     for finding in findings:
+        folders.add(os.path.dirname(os.path.realpath(finding.path)))
         if finding.fix is not None and (finding.fix.safe or unsafe):
             by_path.setdefault(finding.path, []).append(finding.fix)
+    remove_stale_temporaries(folders)
     planned: list[tuple[str, _Planned]] = []
     for name, fixes in sorted(by_path.items()):
         try:
@@ -97,9 +115,11 @@ def _plan(name: str, fixes: list[Fix], report: FixReport) -> _Planned:
         raise _Refused("its fixes come from different versions of the file")
     path = Path(os.path.realpath(name))
     try:
-        original = path.read_bytes()
+        info = path.stat()
+        original = read_regular_file(path)
     except OSError as error:
         raise _Refused(f"cannot read: {error.strerror or error}") from None
+    _check_writable(path, info)
     if sha256(original) != digests.pop():
         raise _Refused("the file changed since it was linted")
     encoding, text = _decode(original)
@@ -128,6 +148,55 @@ def _plan(name: str, fixes: list[Fix], report: FixReport) -> _Planned:
     except UnicodeEncodeError:
         raise _Refused(f"the fix cannot be written in the file's encoding ({encoding})") from None
     return _Planned(path, original, new, applied)
+
+
+def _check_writable(path: Path, info: os.stat_result) -> None:
+    """Refuse a read-only file (it is meant to stay unchanged) and one whose owner the new
+    file could not get (only root may give a file away)."""
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
+        raise _Refused("the file is read-only; make it writable to fix it")
+    owner = getattr(os, "geteuid", lambda: info.st_uid)()
+    if info.st_uid != owner and owner != 0:
+        raise _Refused("the file belongs to another user; fixing it would change its owner")
+
+
+def remove_stale_temporaries(folders: Iterable[str]) -> list[str]:
+    """Delete this user's `*.initlint-tmp` files in `folders` whose `--fix` run is gone."""
+    removed = []
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            match = _TEMPORARY.match(entry.name)
+            if match is not None and _stale(entry, match.group("pid")):
+                try:
+                    os.unlink(entry.path)
+                    removed.append(entry.path)
+                except OSError:
+                    pass
+    return removed
+
+
+def _stale(entry: os.DirEntry, pid: str | None) -> bool:
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != getattr(os, "geteuid", lambda: info.st_uid)():
+        return False
+    if pid is None:
+        return time.time() - info.st_mtime > _STALE_AFTER_S
+    if int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError, OSError):
+        return False
+    return False
 
 
 def _decode(data: bytes) -> tuple[str, str]:
@@ -188,7 +257,7 @@ def _write_all(plans: list[_Planned]) -> None:
         for plan in plans:
             temporaries.append(_write_temporary(plan.path, plan.new))
         for plan, temporary in zip(plans, temporaries):
-            if sha256(plan.path.read_bytes()) != sha256(plan.original):
+            if sha256(read_regular_file(plan.path)) != sha256(plan.original):
                 raise _Refused(f"{plan.path} changed while the fixes were being written")
             os.replace(temporary, plan.path)
             replaced.append(plan)
@@ -206,14 +275,17 @@ def _write_all(plans: list[_Planned]) -> None:
 
 
 def _write_temporary(target: Path, data: bytes) -> str:
-    """`data` in a new file next to `target`, with its permission bits, flushed to disk."""
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".initlint-tmp")
+    """`data` in a new file next to `target`, with its owner and permission bits, on disk."""
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=TEMPORARY_SUFFIX)
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
+        info = target.stat()
+        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            os.chown(temporary, info.st_uid, info.st_gid)  # before chmod: chown clears setuid bits
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
     except BaseException:
         os.unlink(temporary)
         raise

@@ -5,16 +5,21 @@ with a large stack and a raised recursion limit, so that deep but legitimate syn
 are analysed instead of overflowing (measured: CPython 3.11 on an 8 MiB main-thread stack
 segfaults after 10-30k frames of C-level recursion; a 256 MiB thread takes 300k).
 
-Time is bounded twice:
+Time is the worker thread's *CPU time*, not wall time, so that a file's verdict does not
+depend on how busy the machine is (on a loaded CI runner the wall clock of a 2 s analysis
+ran past 10 s). It is bounded twice:
 
 * cooperatively: long-running analysis loops call `check_deadline()`, which raises
-  `BudgetExceeded` once the file's time budget is spent (cheap: one clock read);
-* as a backstop: if the worker is still running at twice the budget, the waiting thread
-  raises `BudgetExceeded` inside it (CPython's `PyThreadState_SetAsyncExc`), which
-  interrupts any Python-level loop, including one that never calls `check_deadline()`.
+  `BudgetExceeded` once the file's budget is spent (cheap: one clock read);
+* as a backstop: if the worker has used twice its budget, the waiting thread raises
+  `BudgetExceeded` inside it (CPython's `PyThreadState_SetAsyncExc`), which interrupts any
+  Python-level loop, including one that never calls `check_deadline()`. A worker that uses
+  no CPU at all (blocked in native code) is given up after `wall_safety_factor` times its
+  budget of wall time.
 
 The budget counts from `restart_clock()`, which the engine calls after the parse: the parse
-is native code that nothing can interrupt, and `nesting` bounds its time before it starts.
+(native code that nothing can interrupt, bounded by `nesting` before it starts) has a budget
+of its own, and the message says which phase ran out.
 
 `BudgetExceeded` derives from BaseException so that `except Exception` blocks in the
 analysis cannot swallow it.
@@ -36,10 +41,11 @@ T = TypeVar("T")
 class BudgetExceeded(BaseException):
     """The work on one file ran past its time budget."""
 
-    def __init__(self, budget_s: float | None = None) -> None:
+    def __init__(self, budget_s: float | None = None, phase: str = "analysis") -> None:
         # The backstop raises the bare class inside the worker: no budget known there.
-        super().__init__("ran past its time budget" if budget_s is None else f"ran past its {budget_s:g} s time budget")
-        self.budget_s = budget_s
+        budget = "" if budget_s is None else f"{budget_s:g} s "
+        super().__init__(f"the {phase} ran past its {budget}CPU-time budget")
+        self.budget_s, self.phase = budget_s, phase
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,8 @@ class Budget:
     time_per_line_s: float = 0.001
     #: The backstop interrupts the worker at this many times its budget.
     backstop_factor: float = 2.0
+    #: ... and a worker that does not use the CPU at this many times its budget of wall time.
+    wall_safety_factor: float = 20.0
     #: Python frames allowed while the worker runs (the interpreter default is 1000).
     recursion_limit: int = 50_000
     #: The worker thread's stack: enough for `recursion_limit` frames of C-level recursion.
@@ -63,14 +71,27 @@ DEFAULT_BUDGET = Budget()
 
 
 class _Clock:
-    """One file's time budget, shared by its worker and the thread waiting for it."""
+    """One file's CPU-time budget, shared by its worker and the thread waiting for it.
+    `deadline` is on the worker thread's CPU clock: only the worker may (re)start it."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.restart()
+        self.phase = "parse"
+        self.deadline = float("inf")
+        self.cpu_clock: int | None = None  # the worker's clock, as other threads read it
 
-    def restart(self) -> None:
-        self.deadline = time.monotonic() + self.seconds
+    def start(self, phase: str) -> None:
+        self.phase = phase
+        self.deadline = time.thread_time() + self.seconds
+
+    def worker_cpu(self) -> float | None:
+        """The worker's CPU time, read from another thread; None where it cannot be."""
+        if self.cpu_clock is None:
+            return None
+        try:
+            return time.clock_gettime(self.cpu_clock)
+        except OSError:  # the thread is gone
+            return None
 
 
 class _ThreadBudget(threading.local):
@@ -89,8 +110,8 @@ def check_deadline() -> None:
     over the model tree). Outside `run_bounded` it does nothing.
     """
     clock = _local.clock
-    if clock is not None and time.monotonic() > clock.deadline:
-        raise BudgetExceeded(clock.seconds)
+    if clock is not None and time.thread_time() > clock.deadline:
+        raise BudgetExceeded(clock.seconds, clock.phase)
 
 
 def restart_clock() -> None:
@@ -98,7 +119,7 @@ def restart_clock() -> None:
     parse, whose time the nesting scan bounds on its own (a deep file may parse for seconds)."""
     clock = _local.clock
     if clock is not None:
-        clock.restart()
+        clock.start("analysis")
 
 
 def in_bounded_run() -> bool:
@@ -154,11 +175,13 @@ def run_bounded(work: Callable[[], T], budget: Budget = DEFAULT_BUDGET, seconds:
 
     def target() -> None:
         _local.clock = clock
+        clock.cpu_clock = _own_cpu_clock()
+        clock.start("parse")
         try:
             outcome.append((True, work()))
         except BaseException as error:  # handed to the waiting thread
             if isinstance(error, BudgetExceeded) and error.budget_s is None:
-                error = BudgetExceeded(clock.seconds)
+                error = BudgetExceeded(clock.seconds, clock.phase)
             outcome.append((False, error))
         finally:
             _local.clock = None
@@ -169,33 +192,43 @@ def run_bounded(work: Callable[[], T], budget: Budget = DEFAULT_BUDGET, seconds:
     else:
         with _raised_recursion_limit(budget.recursion_limit):
             if _start(worker, budget.stack_bytes):
-                _wait(worker, clock, budget.backstop_factor)
+                _wait(worker, clock, budget)
             else:
                 target()  # no thread to be had: run here, with the cooperative deadline only
     if not outcome:  # the backstop struck while the worker was handing over its result
-        raise BudgetExceeded(clock.seconds)
+        raise BudgetExceeded(clock.seconds, clock.phase)
     succeeded, value = outcome[0]
     if succeeded:
         return value
     raise value
 
 
-def _wait(worker: threading.Thread, clock: _Clock, backstop_factor: float) -> None:
-    """Wait for `worker`; past `backstop_factor` times its budget, interrupt it."""
+def _own_cpu_clock() -> int | None:
+    try:
+        return time.pthread_getcpuclockid(threading.get_ident())
+    except (AttributeError, OSError):  # not POSIX: the wall-time safety net only
+        return None
+
+
+def _wait(worker: threading.Thread, clock: _Clock, budget: Budget) -> None:
+    """Wait for `worker`; past `backstop_factor` times its CPU budget (or the wall-time
+    safety net), interrupt it."""
+    give_up = time.monotonic() + clock.seconds * budget.wall_safety_factor
     try:
         while worker.is_alive():
+            used = clock.worker_cpu()
             # Re-read each time: the worker restarts its clock after the parse.
-            remaining = clock.deadline + clock.seconds * (backstop_factor - 1) - time.monotonic()
-            if remaining <= 0:
+            over = used is not None and used > clock.deadline + clock.seconds * (budget.backstop_factor - 1)
+            if over or time.monotonic() > give_up:
                 break
-            worker.join(min(remaining, 1.0))
-    except KeyboardInterrupt:
+            worker.join(0.25)
+    except BaseException:  # Ctrl-C, SIGTERM: stop the worker too
         _interrupt(worker)
         raise
     if worker.is_alive() and _interrupt(worker):
         worker.join(clock.seconds)
     if worker.is_alive():  # stuck in native code: leave it behind, report the file
-        raise BudgetExceeded(clock.seconds)
+        raise BudgetExceeded(clock.seconds, clock.phase)
 
 
 @lru_cache(maxsize=None)

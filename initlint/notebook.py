@@ -20,6 +20,7 @@ from typing import Iterable
 
 from initlint.config import Settings
 from initlint.findings import Edit, Evidence, Finding, Fix
+from initlint.safety import read_regular_file
 
 NOTEBOOK_SUFFIX = ".ipynb"
 _MAGIC = re.compile(r"^\s*(?:[%!?]|[\w.]+\?{1,2}\s*$|[\w.,\s\[\]]+=\s*[%!])")
@@ -142,7 +143,7 @@ def parse_notebook(data: bytes) -> Notebook:
 def cell_lines(path: str, number: int) -> tuple[str, ...]:
     """The lines of cell `number` as written (for the text reporter's snippet)."""
     try:
-        notebook = parse_notebook(Path(path).read_bytes())
+        notebook = parse_notebook(read_regular_file(path))
     except (OSError, NotebookError):
         return ()
     for cell in notebook.cells:
@@ -198,7 +199,7 @@ def lint_notebook(path: str, settings: Settings | None = None) -> list[Finding]:
     from initlint.engine import lint_source, tool_finding, with_source_digest
 
     try:
-        data = Path(path).read_bytes()
+        data = read_regular_file(path)
         notebook = parse_notebook(data)
     except OSError as error:
         return [tool_finding("INI901", path, f"cannot read: {error.strerror or error}")]
@@ -246,7 +247,7 @@ def fixed_notebook(path: str, findings: list[Finding]) -> tuple[bytes, bytes, No
     from initlint.engine import UnparseableSource, parse
     from initlint.fixes import _apply, _Refused
 
-    original = Path(path).read_bytes()
+    original = read_regular_file(path)
     if {finding.fix.source_sha256 for finding in findings if finding.fix} != {hashlib.sha256(original).hexdigest()}:
         raise _Refused("the notebook changed since it was linted")
     notebook = parse_notebook(original)

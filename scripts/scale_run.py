@@ -19,6 +19,7 @@ be zero) each with its file, wall time, and the slowest files. Exits 1 if there 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -45,6 +46,8 @@ class FileResult:
     passes_prefilter: bool
     #: (code, message) of every INI901/INI902.
     tool_findings: tuple[tuple[str, str], ...]
+    #: SHA-256 of every finding (code, position, message): two runs must agree on it.
+    digest: str = ""
 
 
 def python_files(root: Path, skip: Path | None = None) -> list[Path]:
@@ -89,7 +92,7 @@ def check_one(source: str, path: str) -> FileResult:
     from initlint.engine import check_source, decode, lint_file
     from initlint.prefilter import might_define_model
 
-    # Every rule, and `# noqa` ignored: a bare `# noqa` on line 1 must not hide an INI902.
+    # Every rule, and noqa comments ignored: a bare one on line 1 must not hide an INI902.
     settings = Settings(select=("ALL",), ignore_noqa=True)
     start = time.perf_counter()
     findings = lint_file(path, settings)
@@ -103,7 +106,8 @@ def check_one(source: str, path: str) -> FileResult:
         findings = check_source(text, path, settings)
     seconds = time.perf_counter() - start
     tool = tuple((f.code, f.message) for f in findings if f.code in ("INI901", "INI902"))
-    return FileResult(source, path, data.count(b"\n"), seconds, passes, tool)
+    digest = hashlib.sha256(repr(sorted((f.code, f.line, f.column, f.message) for f in findings)).encode()).hexdigest()
+    return FileResult(source, path, data.count(b"\n"), seconds, passes, tool, digest)
 
 
 def run(files: list[tuple[str, Path]], jobs: int, log: Path | None) -> list[FileResult]:
@@ -157,6 +161,8 @@ def report(results: list[FileResult], wall: float, jobs: int) -> int:
         for reason, count in reasons.most_common():
             print(f"  {count:>6}  {reason}")
     internal = [(r.path, message) for r in results for code, message in r.tool_findings if code == "INI902"]
+    everything = hashlib.sha256("".join(f"{r.path}:{r.digest}\n" for r in results).encode()).hexdigest()
+    print(f"findings digest (every finding of every file; equal runs, equal digests): {everything[:16]}")
     print(f"\nINI902 internal errors: {len(internal)}")
     for path, message in internal:
         print(f"  {path}: {message}")

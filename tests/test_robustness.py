@@ -63,9 +63,9 @@ def test_the_analysis_still_reports_inside_adversarial_files():
 def test_a_long_generated_file_is_checked_within_its_budget():
     """Slowest test here (~5 s): 10,000 lines (docs/robustness.md records the 50,000-line one)."""
     source = generated_file(10_000)
-    start = time.monotonic()
+    start = time.process_time()
     findings = lint_source(source, "generated.py")
-    elapsed = time.monotonic() - start
+    elapsed = time.process_time() - start
     assert not {"INI901", "INI902"} & set(codes(findings)), findings[:3]
     assert elapsed < guard.DEFAULT_BUDGET.seconds_for(source)
 
@@ -239,8 +239,8 @@ def test_an_analysis_that_checks_its_deadline_stops_at_the_budget(failing_analys
     failing_analysis(spin)
     start = time.monotonic()
     findings = lint_source(nano_gpt() + "# FAIL\n", "m.py")
-    assert codes(findings) == ["INI902"] and "0.5 s time budget" in findings[0].message
-    assert time.monotonic() - start < 5
+    assert codes(findings) == ["INI902"] and "the analysis ran past its 0.5 s CPU-time budget" in findings[0].message
+    assert time.monotonic() - start < 30
 
 
 def test_an_analysis_that_never_checks_its_deadline_is_stopped_by_the_backstop(failing_analysis, small_budget):
@@ -251,9 +251,35 @@ def test_an_analysis_that_never_checks_its_deadline_is_stopped_by_the_backstop(f
     failing_analysis(spin)
     start = time.monotonic()
     findings = lint_source(nano_gpt() + "# FAIL\n", "m.py")
-    assert codes(findings) == ["INI902"] and "time budget" in findings[0].message
-    assert time.monotonic() - start < 5
+    assert codes(findings) == ["INI902"] and "analysis ran past its 0.5 s CPU-time budget" in findings[0].message
+    assert time.monotonic() - start < 30
     assert lint_source(nano_gpt(), "ok.py") == []  # and the next file is checked normally
+
+
+def test_the_budget_is_cpu_time_so_a_busy_machine_does_not_change_the_result(failing_analysis, small_budget):
+    """Three seconds without the CPU (as on a loaded machine, where the thread waits for a
+    core) are six times the 0.5 s budget of wall time, and cost nothing of the CPU budget."""
+
+    def descheduled(analyse):
+        time.sleep(3)
+        return analyse()
+
+    failing_analysis(descheduled)
+    source = nano_gpt(scaled=False) + "# FAIL\n"
+    assert codes(lint_source(source, "m.py")) == codes(lint_source(nano_gpt(scaled=False), "m.py")) == ["INI001", "INI001"]
+
+
+def test_the_message_says_which_phase_ran_out(monkeypatch, small_budget):
+    """A parse that runs away (here a Python-level loop standing in for one) is named as such."""
+    import initlint.engine
+
+    def endless_parse(source):
+        while True:
+            pass
+
+    monkeypatch.setattr(initlint.engine.cst, "parse_module", endless_parse)
+    findings = lint_source(nano_gpt(), "m.py")
+    assert codes(findings) == ["INI902"] and "the parse ran past its 0.5 s CPU-time budget" in findings[0].message
 
 
 def test_without_a_thread_to_spare_the_file_is_still_checked(monkeypatch):
@@ -374,3 +400,23 @@ def test_a_dying_worker_process_costs_files_an_ini902_not_the_run(tmp_path):
     dead = results[names.index(str(tmp_path / "dies.py"))]
     assert codes(dead) == ["INI902"] and "worker process" in dead[0].message
     assert all(codes(findings) in (["INI902"], ["INI001", "INI001"]) for findings in results)
+
+
+def test_workers_that_cannot_start_leave_the_files_to_the_caller(tmp_path):
+    """A lint function the workers cannot import (it lives in the caller's `__main__`): no
+    worker gets ready, and every file is checked in the calling process instead."""
+    for stem in ("a", "b", "c"):
+        (tmp_path / f"{stem}.py").write_text(nano_gpt(scaled=False))
+    script = (
+        "import os, sys\n"
+        "from initlint.config import Settings\n"
+        "from initlint.engine import lint_file\n"
+        "from initlint.parallel import map_files\n"
+        "def only_here(name, settings):\n"
+        "    return lint_file(name, settings)\n"
+        "names = sorted(os.path.join(sys.argv[1], name) for name in os.listdir(sys.argv[1]))\n"
+        "print([[f.code for f in findings] for findings in map_files(only_here, names, Settings(), jobs=2)])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str([["INI001", "INI001"]] * 3)

@@ -80,6 +80,7 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
         interp.incomplete = False
         try:
             root = interp.build_root(cls)
+            interp.run_entry_point(root, module, interp.executed)
         except (BudgetExceeded, RecursionError):
             continue
         root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)

@@ -14,8 +14,12 @@ import os
 import tempfile
 from pathlib import Path
 
+from initlint.safety import read_regular_file
+
 #: Setting this variable chooses the cache folder; set to an empty string it turns the disk cache off.
 ENV_VARIABLE = "INITLINT_CACHE_DIR"
+#: A summary is a few kilobytes; a bigger entry is not one of ours.
+MAX_ENTRY_BYTES = 4 * 2**20
 FOLDER_NAME = ".initlint_cache"
 _INSTALLED = ("site-packages", "dist-packages")
 
@@ -58,8 +62,8 @@ class DiskCache:
         if self.folder is None:
             return None
         try:
-            with open(self._entry(digest), "rb") as handle:
-                data = json.loads(handle.read())
+            # The cache can live in the checked repository: a FIFO planted there must not hang.
+            data = json.loads(read_regular_file(self._entry(digest), MAX_ENTRY_BYTES))
         except (OSError, ValueError, RecursionError):
             return None
         return data if isinstance(data, dict) and data.get("digest") == digest else None

@@ -47,7 +47,8 @@ def _artifact_location(path: str, cwd: Path) -> dict[str, Any]:
         relative = absolute.relative_to(cwd)
     except ValueError:
         return {"uri": absolute.as_uri()}
-    return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
+    # os.fsencode: a name with undecodable bytes is percent-encoded byte for byte.
+    return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": SRCROOT}
 
 
 def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from initlint.findings import Finding
@@ -30,6 +29,7 @@ def headline(finding: Finding, color: bool = False, fixable: bool = False) -> st
 def source_lines(path: str, cell: int | None = None) -> tuple[str, ...]:
     """The file's (or notebook cell's) lines as the engine saw them; empty when unreadable."""
     from initlint.engine import decode
+    from initlint.safety import read_regular_file
     from initlint.sourcetext import physical_lines
 
     if cell is not None:
@@ -37,7 +37,7 @@ def source_lines(path: str, cell: int | None = None) -> tuple[str, ...]:
 
         return cell_lines(path, cell)
     try:
-        text = decode(Path(path).read_bytes())
+        text = decode(read_regular_file(path))
     except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
         return ()
     return tuple(line.rstrip("\r\n") for line in physical_lines(text))

@@ -33,6 +33,7 @@ from initlint.findings import Evidence, Finding
 from initlint.runtime.options import DEFAULT_TIMEOUT, Options
 from initlint.runtime.policy import Policy, PolicyError
 from initlint.runtime.report import name_pattern
+from initlint.safety import read_regular_file
 
 _MODEL_MARKERS = ("nn.Module", "Module)", "PreTrainedModel", "Module,")
 
@@ -128,8 +129,7 @@ def model_files(files: Sequence[str], model: str | None) -> list[str]:
     found = []
     for path in files:
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
+            text = read_regular_file(path).decode("utf-8", "replace")
         except OSError:
             continue
         if "class " in text and any(marker in text for marker in _MODEL_MARKERS):
@@ -199,8 +199,7 @@ def top_level_names(path: str) -> dict[str, str]:
     import ast
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            tree = ast.parse(handle.read())
+        tree = ast.parse(read_regular_file(path).decode("utf-8", "replace"))
     except (OSError, SyntaxError, ValueError):
         return {}
     names: dict[str, str] = {}
@@ -413,8 +412,7 @@ def _apply_noqa(runtime: list[Finding], static: list[Finding], settings: Setting
     static = list(static)
     for path in sorted({finding.path for finding in runtime}):
         try:
-            with open(path, encoding="utf-8") as handle:
-                index = noqa.NoqaIndex(handle.read())
+            index = noqa.NoqaIndex(read_regular_file(path).decode("utf-8"))
         except (OSError, UnicodeDecodeError):
             kept.extend(f for f in runtime if f.path == path)
             continue

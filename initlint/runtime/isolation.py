@@ -1,27 +1,41 @@
 """The user's code runs only here: in a child process with a time and a memory limit.
 
 The parent (`run_isolated`) starts `python -m initlint.runtime.isolation SPEC RESULT` in a new
-session, with stdout discarded and stderr drained by a thread (so output spam can neither
-block the child nor reach the user), waits up to the time limit, then kills the whole
-process group. Whatever happens in the model's code (a crash, a hang, `sys.exit`, an import
-error, running out of memory) comes back as one line in `ChildResult.error`.
+session, in a private temporary folder as its working directory, with a trimmed environment
+(`child_environment`: no tokens, keys or other variables the build does not need), stdout
+discarded and stderr drained by a thread (so output spam can neither block the child nor
+reach the user). It waits up to the time limit, then kills the child and every process it
+started, setsid daemons included (`kill_tree`). Whatever happens in the model's code (a crash,
+a hang, `sys.exit`, an import error, running out of memory) comes back as one line in
+`ChildResult.error`; the child's report is checked against its schema before it is believed
+(`validated_payload`), so a model that replaces `json.dump` cannot crash the parent.
 
-The child limits its own address space (`resource.setrlimit(RLIMIT_AS)`, where the platform
-has it) before importing torch, runs the pipeline for every model of the spec, and writes its
+The child makes itself a subreaper (Linux: orphans of the model's processes become its
+children instead of init's, so they can still be found and killed), sets a hard address-space
+limit the model cannot raise again (`RLIMIT_AS`, where the platform has it) before importing
+torch, watches its parent (if initlint dies, the child kills everything it started, removes
+its temporary folder and exits), runs the pipeline for every model of the spec and writes its
 report as JSON. Progress lines travel on stderr behind a marker.
+
+What this is not: a sandbox. The model's code runs as the user, with the user's file system
+and network; see docs/robustness.md.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import types
 from dataclasses import dataclass
+from json import dump as _json_dump  # taken before the model's code can replace it
 from typing import Any, Callable
 
 PROGRESS_MARKER = "\x1finitlint-progress:"
@@ -30,6 +44,16 @@ MEMORY_SHARE = 0.75
 _TAIL_LINES = 20
 #: How allocators word running out of memory (torch's CPU allocator, mmap, CUDA).
 _OUT_OF_MEMORY = ("can't allocate memory", "cannot allocate memory", "not enough memory", "out of memory")
+#: Environment variables the child keeps (everything else, credentials first, stays behind).
+_KEPT_VARIABLES = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT",
+    "PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED", "VIRTUAL_ENV", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH",
+    "XDG_CACHE_HOME", "SSL_CERT_FILE",
+})
+_KEPT_PREFIXES = ("LC_", "CUDA", "NVIDIA_", "HIP_", "ROCM", "TORCH", "PYTORCH_", "OMP_", "MKL_", "KMP_", "HF_", "TRANSFORMERS_")
+_SECRET = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)KEY($|_)|AUTH", re.IGNORECASE)
+#: How often the child looks whether initlint is still there.
+_PARENT_POLL_S = 0.25
 
 
 @dataclass
@@ -50,18 +74,17 @@ def default_memory_limit_mb() -> int | None:
 def run_isolated(spec: dict[str, Any], timeout: float, memory_limit_mb: int | None = None,
                  progress: Callable[[str], None] | None = None) -> ChildResult:
     """Run the runtime pipeline for `spec` in a child process; never raises for the child's faults."""
-    spec = dict(spec, memory_limit_mb=memory_limit_mb, progress=progress is not None)
+    spec = dict(_absolute_paths(spec), memory_limit_mb=memory_limit_mb, progress=progress is not None, cwd=os.getcwd())
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="initlint-runtime-") as folder:
         spec_path, result_path = os.path.join(folder, "spec.json"), os.path.join(folder, "result.json")
         with open(spec_path, "w", encoding="utf-8") as handle:
             json.dump(spec, handle)
-        env = dict(os.environ, PYTHONUNBUFFERED="1", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
         try:
             child = subprocess.Popen(
                 [sys.executable, "-m", "initlint.runtime.isolation", spec_path, result_path],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                start_new_session=True, env=env, cwd=os.getcwd(),
+                start_new_session=True, env=child_environment(), cwd=folder,
             )
         except OSError as error:
             return ChildResult(None, f"cannot start the runtime check: {error}", 0.0)
@@ -73,16 +96,42 @@ def run_isolated(spec: dict[str, Any], timeout: float, memory_limit_mb: int | No
             child.wait(timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-        finally:
-            _kill_group(child)
+        finally:  # also on Ctrl-C and SIGTERM: nothing the model started survives initlint
+            kill_tree(child)
             reader.join(2)
         seconds = time.monotonic() - start
         if timed_out:
             return ChildResult(None, f"timed out after {timeout:g} s (raise --timeout, or pass a smaller --config)", seconds)
         result = _read_result(result_path)
         if result is not None:
-            return ChildResult(result.get("report"), result.get("error"), seconds)
+            report, failure = validated_payload(result)
+            return ChildResult(report, failure, seconds)
         return ChildResult(None, _describe_exit(child.returncode, tail, memory_limit_mb), seconds)
+
+
+def _absolute_paths(spec: dict[str, Any]) -> dict[str, Any]:
+    """The child works in its own folder, and the model may `os.chdir`: no relative paths."""
+    spec = dict(spec)
+    if spec.get("file"):
+        spec["file"] = os.path.abspath(spec["file"])
+    factory = spec.get("factory")
+    if factory:
+        target, sep, attribute = factory.rpartition(":")
+        if sep and (target.endswith(".py") or os.sep in target or os.path.exists(target)):
+            spec["factory"] = f"{os.path.abspath(target)}:{attribute}"
+    return spec
+
+
+def child_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The variables a model build needs (paths, locale, torch/CUDA/HF settings), without
+    anything that looks like a credential."""
+    environ = dict(os.environ if environ is None else environ)
+    kept = {
+        name: value for name, value in environ.items()
+        if (name in _KEPT_VARIABLES or name.startswith(_KEPT_PREFIXES)) and not _SECRET.search(name)
+    }
+    kept.update(PYTHONUNBUFFERED="1", OMP_NUM_THREADS=environ.get("OMP_NUM_THREADS", "1"))
+    return kept
 
 
 def _drain(stream, tail: list[str], progress) -> None:
@@ -105,7 +154,15 @@ def _drain(stream, tail: list[str], progress) -> None:
                 del tail[:-_TAIL_LINES]
 
 
-def _kill_group(child: subprocess.Popen) -> None:
+def kill_tree(child: subprocess.Popen) -> None:
+    """Kill the child and everything it started, then reap it: where /proc shows the process
+    tree, every descendant, stopped before it is killed so that nothing forks away meanwhile
+    (the child is a subreaper: daemons that left its session with setsid are still below it);
+    then its process group (all there is where /proc is missing)."""
+    # The tree first, while the child is alive: a dead child's orphans move away. Never once it
+    # has been reaped: its pid may belong to an unrelated process (it killed its own on exit).
+    if child.poll() is None:
+        kill_descendants(child.pid, include_root=True)
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, AttributeError, OSError):
@@ -116,12 +173,139 @@ def _kill_group(child: subprocess.Popen) -> None:
         pass
 
 
-def _read_result(path: str) -> dict[str, Any] | None:
+def kill_descendants(root: int, include_root: bool = False) -> None:
+    """SIGSTOP, then SIGKILL, every process below `root` (Linux /proc; elsewhere nothing)."""
+    stopped: set[int] = set()
+    for _ in range(50):  # until no new process appears: each pass stops what it finds
+        found = set(_descendants(root)) | ({root} if include_root else set())
+        fresh = found - stopped
+        if not fresh:
+            break
+        for pid in fresh:
+            _signal(pid, signal.SIGSTOP)
+        stopped |= fresh
+    for pid in stopped:
+        _signal(pid, signal.SIGKILL)
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _descendants(root: int) -> list[int]:
+    parents: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                parent = int(handle.read().rpartition(b")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        parents.setdefault(parent, []).append(int(entry))
+    found, queue = [], [root]
+    while queue:
+        for pid in parents.get(queue.pop(), []):
+            found.append(pid)
+            queue.append(pid)
+    return found
+
+
+def _read_result(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
+
+
+# -- the child's report, checked -----------------------------------------------------------------
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Malformed(Exception):
+    pass
+
+
+def validated_payload(payload: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """(report, error) from the child's JSON, checked against the report's schema; text with
+    lone surrogates (from a model's exception message) made printable."""
+    try:
+        if not isinstance(payload, dict) or not isinstance(payload.get("error"), (str, type(None))):
+            raise _Malformed("not a {report, error} object")
+        report = payload.get("report")
+        if report is not None:
+            _check_report(report)
+        return _printable(report), _printable(payload.get("error"))
+    except (_Malformed, RecursionError) as error:
+        return None, f"the runtime check's report is malformed ({error}); did the model code replace json.dump?"
+
+
+def _check_report(report: Any) -> None:
+    from dataclasses import fields
+    from typing import get_type_hints
+
+    from initlint.runtime.report import ModelReport, Row, RuntimeFinding
+
+    if not isinstance(report, dict) or not _conforms(report.get("models", []), list[dict]) \
+            or not _conforms(report.get("errors", []), list[str]):
+        raise _Malformed("its models or errors are not lists")
+    nested = {"rows": Row, "findings": RuntimeFinding}
+    for model in report.get("models", []):
+        for kind, items in [(ModelReport, [model])] + [(nested[key], model.get(key, [])) for key in nested]:
+            hints = get_type_hints(kind)
+            for item in items:
+                if not isinstance(item, dict) or set(item) - {f.name for f in fields(kind)}:
+                    raise _Malformed(f"unexpected fields in a {kind.__name__}")
+                for name, value in item.items():
+                    if name not in nested and not _conforms(value, hints[name], name):
+                        raise _Malformed(f"{kind.__name__}.{name} is {type(value).__name__}")
+        try:
+            ModelReport.from_dict(model)
+        except (TypeError, KeyError, ValueError) as error:
+            raise _Malformed(str(error)) from None
+
+
+def _conforms(value: Any, hint: Any, name: str = "") -> bool:
+    """`value` (from JSON) matches the annotation `hint`; `source` is [file, line, caller lines...]."""
+    import typing
+
+    if name == "source" and value is not None:
+        return isinstance(value, list) and len(value) >= 2 and isinstance(value[0], str) \
+            and all(isinstance(line, int) and not isinstance(line, bool) for line in value[1:])
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if hint is typing.Any:
+        return True
+    if origin in (typing.Union, getattr(types, "UnionType", typing.Union)):
+        return any(_conforms(value, argument) for argument in arguments)
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if origin is list or hint is list:
+        return isinstance(value, list) and all(_conforms(item, arguments[0]) for item in value) if arguments else isinstance(value, list)
+    if origin is dict or hint is dict:
+        return isinstance(value, dict)
+    return isinstance(hint, type) and isinstance(value, hint) and (hint is bool or not isinstance(value, bool))
+
+
+def _printable(value: Any) -> Any:
+    """Lone surrogates (JSON can carry them, no output stream can) become U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_printable(item) for item in value]
+    if isinstance(value, dict):
+        return {_printable(key): _printable(item) for key, item in value.items()}
+    return value
 
 
 def _describe_exit(code: int | None, tail: list[str], memory_limit_mb: int | None) -> str:
@@ -148,8 +332,11 @@ def _limit_memory(limit_mb: int | None) -> None:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ImportError, ValueError, OSError, AttributeError):
+        if limit >= 2**63 - 1:  # more than any address space: no limit to set
+            return
+        # Soft and hard: the model's code cannot raise it again.
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OverflowError, OSError, AttributeError):
         pass  # no RLIMIT_AS here (macOS, Windows): the time limit still holds
 
 
@@ -161,17 +348,48 @@ def _progress(message: str) -> None:
 
 
 def child_main(spec_path: str, result_path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(spec_path))
+    _become_subreaper()
+    _watch_parent(os.getppid(), folder)
     with open(spec_path, encoding="utf-8") as handle:
         spec = json.load(handle)
     _limit_memory(spec.get("memory_limit_mb"))
+    # The user's folder, not this private one, is where `--factory pkg.module:f` is found.
+    sys.path[:] = [spec.get("cwd") or folder] + [entry for entry in sys.path if entry not in ("", folder)]
     try:
         payload: dict[str, Any] = {"report": _run_spec(spec), "error": None}
     except BaseException as error:  # noqa: BLE001 -- SystemExit and friends from the model's code too
         payload = {"report": None, "error": describe_failure(error, spec.get("memory_limit_mb"))}
     temporary = result_path + ".tmp"
     with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle, default=_json_default)
+        _json_dump(payload, handle, default=_json_default)
     os.replace(temporary, result_path)
+
+
+def _become_subreaper() -> None:
+    """Linux: orphaned descendants (a daemon that double-forked and called setsid) become
+    this process's children instead of init's, so that `kill_descendants` still finds them."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def _watch_parent(parent: int, folder: str) -> None:
+    """If initlint dies (SIGKILL, or the model killed it), take everything down with us."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_S)
+        kill_descendants(os.getpid())
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="initlint-parent-watch", daemon=True).start()
 
 
 def _json_default(value: Any) -> Any:
@@ -245,6 +463,7 @@ if __name__ == "__main__":
     try:
         child_main(sys.argv[1], sys.argv[2])
     finally:
+        kill_descendants(os.getpid())  # daemons the model started end with the check
         # Non-daemon threads the model started must not keep the child alive.
         sys.stdout.flush() if sys.stdout else None
         os._exit(0)
