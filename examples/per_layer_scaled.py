@@ -5,6 +5,8 @@ initlint: no findings
 `init_weights` walks the blocks and gives block `layer_id` the writer std
 0.02 / (2 * (layer_id + 1)) ** 0.5: later blocks start smaller. This is a deliberate scheme
 (used by several training frameworks as "depth init"), not a missing depth factor.
+`trunc_normal_`'s bounds are absolute, so they are given as 3 std: the defaults (-2, 2) would
+cut nothing at std 0.02 (`--runtime` reports that).
 """
 
 from dataclasses import dataclass
@@ -35,8 +37,8 @@ class Attention(nn.Module):
 
     def init_weights(self, out_std: float) -> None:
         for linear in (self.wq, self.wk, self.wv):
-            nn.init.trunc_normal_(linear.weight, mean=0.0, std=0.02)
-        nn.init.trunc_normal_(self.wo.weight, mean=0.0, std=out_std)
+            nn.init.trunc_normal_(linear.weight, mean=0.0, std=0.02, a=-0.06, b=0.06)
+        nn.init.trunc_normal_(self.wo.weight, mean=0.0, std=out_std, a=-3 * out_std, b=3 * out_std)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         batch, seq_len, dim = x.shape
@@ -54,9 +56,9 @@ class FeedForward(nn.Module):
         self.w3 = nn.Linear(dim, hidden_dim, bias=False)
 
     def init_weights(self, out_std: float) -> None:
-        nn.init.trunc_normal_(self.w1.weight, mean=0.0, std=0.02)
-        nn.init.trunc_normal_(self.w3.weight, mean=0.0, std=0.02)
-        nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=out_std)
+        nn.init.trunc_normal_(self.w1.weight, mean=0.0, std=0.02, a=-0.06, b=0.06)
+        nn.init.trunc_normal_(self.w3.weight, mean=0.0, std=0.02, a=-0.06, b=0.06)
+        nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=out_std, a=-3 * out_std, b=3 * out_std)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
@@ -95,7 +97,7 @@ class Transformer(nn.Module):
         for layer_id, layer in enumerate(self.layers):
             layer.init_weights(0.02 / (2 * (layer_id + 1)) ** 0.5)
         self.norm.reset_parameters()
-        nn.init.trunc_normal_(self.output.weight, mean=0.0, std=0.02)
+        nn.init.trunc_normal_(self.output.weight, mean=0.0, std=0.02, a=-0.06, b=0.06)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         h = self.tok_embeddings(tokens)

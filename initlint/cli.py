@@ -237,13 +237,16 @@ def _fixer():
     return fixes
 
 
-def _run_runtime(files: list[str], args: argparse.Namespace, settings: Settings) -> list[Finding]:
-    """Runtime verification runs only when asked for (`--runtime`); it needs torch."""
+def _run_runtime(files: list[str], args: argparse.Namespace, settings: Settings, static: list[Finding]) -> list[Finding]:
+    """Runtime verification runs only when asked for (`--runtime`); it needs torch. It returns
+    the static findings merged with its own (one finding per writer, `# noqa` for both)."""
     if not getattr(args, "runtime", False):
-        return []
+        return static
     runtime = _runtime_cli()
     modules = [name for name in files if name.endswith((".py", ".pyi"))]  # a notebook is no importable module
-    return list(runtime.run_runtime(modules, args, settings)) if runtime is not None and modules else []
+    if runtime is None or not modules:
+        return static
+    return list(runtime.run_runtime(modules, args, settings, static))
 
 
 def exit_code(findings: Sequence[Finding], nothing_checked: bool, exit_zero: bool) -> int:
@@ -367,7 +370,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.diff:
         changed = _print_diff(findings, args.unsafe_fixes, sources)
         return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
-    findings = sorted(findings + _run_runtime(files, args, resolver.for_path(files[0])), key=Finding.sort_key)
+    findings = sorted(_run_runtime(files, args, resolver.for_path(files[0]), findings), key=Finding.sort_key)
     _report(findings, args, len(files), sources)
     return exit_code(findings, nothing_checked, args.exit_zero)
 

@@ -12,11 +12,15 @@ class ResidualWriterStdMismatch(Rule):
 Builds the model on the meta device (`--runtime`), records every init op per parameter storage,
 and finds the residual writers by watching one forward pass: parameters whose matmul output is
 added into the stream that starts at the embedding. It then compares the std each writer is
-*asked* for (exact, no sampling) with the policy (`gpt2` by default: base/sqrt(W), W = residual
-writes observed, 2·n_layer for GPT blocks). The message names the writers, both numbers and the
-ratio, and recognises the usual causes: no depth scaling (ratio sqrt(W)), n_layer instead of
-2·n_layer (ratio sqrt(2)), a scaled init overwritten by a later generic one (it names both lines),
-PyTorch's default init because no custom init reached the layer.
+*asked* for (exact, no sampling) with the policy (`gpt2` by default: base/sqrt(N), N = residual
+layers observed: writes whose branches read the same stream state count once, so N = 2·n_layer for
+GPT blocks and n_layer for parallel attention+MLP blocks or single-branch Mamba blocks, the same
+count the static rules use). The finding sits where the static rules put a writer (the statement
+creating its layer, in the modeling file even when a `--factory` elsewhere builds the model); the
+measurement and the init line are its evidence, and on a writer INI001/INI002 already report it
+becomes evidence of that finding. The message recognises the usual causes: no depth scaling
+(ratio sqrt(N)), n_layer instead of 2·n_layer (ratio sqrt(2)), a scaled init overwritten by a later
+generic one (it names both lines), PyTorch's default init because no custom init reached the layer.
 
 ## Why is this bad?
 The residual stream's variance grows by one writer variance per write; without the depth factor a

@@ -12,7 +12,11 @@ class ParameterStdMismatch(Rule):
 With `--runtime`, compares what each parameter that is not a residual writer is asked to hold with
 the policy: linears, embeddings and heads std base (0.02), biases 0, norm gains 1 *by their
 effect* (a norm computing `x * (1 + w)` is right with w = 0), norm biases 0. Roles come from the
-forward pass, not from names.
+forward pass, not from names. It also reports inits the code asks for that have no effect:
+`trunc_normal_` bounds more than 3 std out (its bounds are absolute: the default (-2, 2) around
+std 0.02 cuts nothing), fan-in read from the wrong dimension (every weight fits 1/sqrt(shape[0]):
+one finding, under the `fan-in` policy), and a deliberate init of one or two layers redrawn by a
+later generic init while the model is constructed (a zero init wiped by `apply(_init_weights)`).
 
 ## Why is this bad?
 An embedding tied to the head and left at nn.Embedding's default N(0, 1) gives logits ~50x too

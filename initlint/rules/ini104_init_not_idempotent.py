@@ -9,9 +9,10 @@ class InitNotIdempotent(Rule):
     code = "INI104"
     docs = """
 ## What it does
-With `--runtime --materialize` (or `verify()`), calls the public init entry point
-(`init_weights()`, `reset_parameters()`, `post_init()`) again on a copy and compares every
-parameter's distribution before and after.
+With `--runtime`, runs the public init entry point (`init_weights()`, `reset_parameters()`,
+`post_init()`) twice more on the meta-device model and compares what each parameter is asked to
+hold after the first and the second run (no real tensors needed). With `--materialize` (or
+`verify()`) it also calls it again on a real copy and compares measured distributions.
 
 ## Why is this bad?
 Frameworks call init more than once (meta-device materialisation, FSDP, `post_init` plus a user

@@ -9,8 +9,10 @@ class ClonedBlockParameters(Rule):
     code = "INI106"
     docs = """
 ## What it does
-With `--materialize`, finds distinct (untied) non-constant parameters holding exactly the same
-values, typically every block of a stack built by deep-copying one prototype.
+With `--runtime`, the meta trace sees parameters that are copies (`copy.deepcopy`) of one
+initialised tensor and never written again; with `--materialize` it also finds distinct (untied)
+non-constant parameters holding exactly the same values. Typically every block of a stack built by
+deep-copying one prototype.
 
 ## Why is this bad?
 Identical blocks receive identical gradients and stay identical: depth is wasted.

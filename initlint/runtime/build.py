@@ -34,13 +34,38 @@ Factory = Callable[[], nn.Module]
 # -- loading code ------------------------------------------------------------------------------
 
 _LOADED: dict[str, ModuleType] = {}
+#: Module-level functions that are how a file means its model to be built (they often call the
+#: init entry point the constructor leaves out).
+FACTORY_NAMES = ("build_model", "create_model", "get_model", "make_model")
+
+
+def package_name(path: str) -> tuple[str, str] | None:
+    """(package root, dotted module name) when `path` sits inside a package (`__init__.py`s)."""
+    folder, stem = os.path.split(os.path.abspath(path))
+    parts = [os.path.splitext(stem)[0]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+    if len(parts) == 1 or not all(part.isidentifier() for part in parts):
+        return None
+    return folder, ".".join(parts)
 
 
 def load_file(path: str) -> ModuleType:
-    """Import a model file as a module (its folder on sys.path, so its own imports work)."""
+    """Import a model file: as `package.module` (package root on sys.path) when it sits in a
+    package, so its relative imports work; else by path, with its folder on sys.path."""
     path = os.path.abspath(path)
     if path in _LOADED:
         return _LOADED[path]
+    packaged = package_name(path)
+    if packaged is not None:
+        root, dotted = packaged
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        module = importlib.import_module(dotted)
+        if os.path.abspath(getattr(module, "__file__", "") or "") == path:
+            _LOADED[path] = module
+            return module
     folder = os.path.dirname(path)
     if folder not in sys.path:
         sys.path.insert(0, folder)
@@ -81,11 +106,21 @@ def resolve_factory(spec: str) -> tuple[str, Factory]:
     return attribute, factory
 
 
-# -- choosing the classes ----------------------------------------------------------------------
+# -- choosing what to build --------------------------------------------------------------------
 
 def module_classes(module: ModuleType) -> list[type[nn.Module]]:
     return [value for value in vars(module).values()
             if isinstance(value, type) and issubclass(value, nn.Module) and value.__module__ == module.__name__]
+
+
+def module_factories(module: ModuleType) -> list[tuple[str, Factory]]:
+    """Functions of this module named like model factories that need no argument."""
+    found = []
+    for name in FACTORY_NAMES:
+        value = vars(module).get(name)
+        if inspect.isfunction(value) and value.__module__ == module.__name__ and not _required_parameters(value):
+            found.append((name, value))
+    return found
 
 
 def root_class_names(source: str, candidates: list[str]) -> list[str]:
@@ -109,9 +144,35 @@ def root_class_names(source: str, candidates: list[str]) -> list[str]:
                     called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
                     if called in candidates and called != node.name:
                         used.add(called)
-    bases = {base.id for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-             for base in node.bases if isinstance(base, ast.Name)}
-    return [name for name in candidates if name not in used and name not in bases]
+    return [name for name in candidates if name not in used]
+
+
+#: Among the heads of one Hugging Face family, the one a language-model check wants.
+_PREFERRED_HEAD = re.compile(r"LMHead|CausalLM|MaskedLM|ForPreTraining")
+
+
+def concrete_roots(roots: list[str], classes: dict[str, type]) -> list[str]:
+    """Concrete classes over the bases they extend (`TinyGPTForCausalLM`, not its
+    `*PreTrainedModel`), and one head per Hugging Face family (the language-model head)."""
+    concrete = [name for name in roots
+                if not any(other is not classes[name] and issubclass(other, classes[name]) for other in classes.values())]
+    families: dict[type, list[str]] = {}
+    kept: list[str] = []
+    for name in concrete:
+        base = _hf_base(classes[name])
+        if base is None:
+            kept.append(name)
+        else:
+            families.setdefault(base, []).append(name)
+    for members in families.values():
+        kept.append(next((m for m in members if _PREFERRED_HEAD.search(m)), members[0]))
+    return kept
+
+
+def _hf_base(cls: type) -> type | None:
+    """The model's own `*PreTrainedModel` base (the family), for transformers models."""
+    return next((base for base in cls.__mro__[1:] if base.__name__.endswith("PreTrainedModel")
+                 and base.__name__ != "PreTrainedModel"), None)
 
 
 # -- configs -----------------------------------------------------------------------------------
@@ -136,7 +197,12 @@ def _is_hf_config(cls: Any) -> bool:
 
 
 def _is_config_class(cls: Any) -> bool:
-    return isinstance(cls, type) and (dataclasses.is_dataclass(cls) or _is_hf_config(cls))
+    """A dataclass, an HF config, or a plain class whose arguments all have defaults."""
+    if not isinstance(cls, type) or issubclass(cls, nn.Module) or cls.__module__ in ("builtins", "typing"):
+        return False
+    if dataclasses.is_dataclass(cls) or _is_hf_config(cls):
+        return True
+    return "__init__" in vars(cls) and not _required_parameters(cls)
 
 
 def _required_parameters(func: Callable) -> list[str]:
@@ -178,7 +244,27 @@ def make_config(config_class: type, overrides: dict[str, Any]) -> Any:
                              f"pass --config {','.join(f'{m}=...' for m in missing)}")
         typed = {key: _like(fields[key].default, value) for key, value in overrides.items()}
         return config_class(**typed)
+    if not _is_hf_config(config_class) and not _takes_kwargs(config_class):
+        accepted = set(inspect.signature(config_class).parameters)
+        unknown = sorted(set(overrides) - accepted)
+        if unknown:
+            raise BuildError(f"--config: {config_class.__name__}() takes no argument {', '.join(unknown)} "
+                             f"(it takes {', '.join(sorted(accepted)) or 'none'})")
     return config_class(**overrides)
+
+
+def default_config(cls: type, overrides: dict[str, Any]) -> Any:
+    """minGPT style: `cls.get_default_config()` (a CfgNode or namespace), overrides set on it."""
+    config = cls.get_default_config()
+    for key, value in overrides.items():
+        setattr(config, key, value)
+    return config
+
+
+def _unset_fields(config: Any) -> list[str]:
+    """Fields a default config leaves as None (minGPT's vocab_size, block_size)."""
+    values = vars(config) if hasattr(config, "__dict__") else {}
+    return sorted(key for key, value in values.items() if value is None and not key.startswith("_"))
 
 
 def _like(default: Any, value: Any) -> Any:
@@ -196,6 +282,8 @@ def class_factory(cls: type[nn.Module], module: ModuleType, overrides: dict[str,
     except (TypeError, ValueError):
         accepted = set()
     if len(required) == 1:
+        if callable(getattr(cls, "get_default_config", None)):
+            return _with_unset_hint(cls, lambda: cls(default_config(cls, overrides)))
         config_class = _config_class_for(cls, required[0], module)
         if config_class is not None:
             return lambda: cls(make_config(config_class, overrides))
@@ -211,6 +299,24 @@ def class_factory(cls: type[nn.Module], module: ModuleType, overrides: dict[str,
     return lambda: cls(**overrides)
 
 
+def _with_unset_hint(cls: type, factory: Factory) -> Factory:
+    """A build from a default config that leaves fields unset fails deep in the model's code:
+    say which fields to pass instead."""
+
+    def build() -> nn.Module:
+        try:
+            return factory()
+        except Exception as error:
+            unset = _unset_fields(cls.get_default_config())
+            if not unset:
+                raise
+            raise BuildError(f"{cls.__name__}.get_default_config() leaves {', '.join(unset)} unset "
+                             f"({type(error).__name__}); pass --model-config {','.join(f'{u}=...' for u in unset)}"
+                             ) from None
+
+    return build
+
+
 def _takes_kwargs(cls: type) -> bool:
     try:
         return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(cls).parameters.values())
@@ -220,10 +326,12 @@ def _takes_kwargs(cls: type) -> bool:
 
 def model_factories(path: str, model: str | None, config_text: str | None, factory: str | None,
                     skipped: list[str] | None = None) -> list[tuple[str, Factory]]:
-    """Every model to verify for one file, as (label, factory).
+    """Every model to verify for one file, as (label, factory), the way the file means it:
+    `--factory`; else `--model NAME` (a class or a factory function); else the file's own
+    `build_model()`-style factories; else its concrete root classes, built from their configs.
 
     Root classes that cannot be built while another one can are left out, with the reason
-    appended to `skipped`; when none can be built, BuildError says what to pass.
+    appended to `skipped`; when none can be built, BuildError says what it tried and what to pass.
     """
     skipped = [] if skipped is None else skipped
     if factory:
@@ -232,14 +340,15 @@ def model_factories(path: str, model: str | None, config_text: str | None, facto
     module = load_file(path)
     classes = {cls.__name__: cls for cls in module_classes(module)}
     if model:
-        if model not in classes:
-            raise BuildError(f"--model {model}: no nn.Module subclass of that name in {path} "
-                             f"(found: {', '.join(classes) or 'none'})")
-        return [(model, class_factory(classes[model], module, overrides))]
+        return [_named_model(module, path, model, classes, overrides)]
+    functions = module_factories(module)
+    if functions and not overrides:
+        return functions[:1]
     if not classes:
-        raise BuildError(f"no nn.Module subclass defined in {path}; pass --factory FILE.py:CALLABLE")
+        raise BuildError(f"no nn.Module subclass or model factory ({'/'.join(FACTORY_NAMES[:3])}()) in {path}; "
+                         "pass --factory FILE.py:CALLABLE")
     with open(path, encoding="utf-8") as handle:
-        roots = root_class_names(handle.read(), list(classes))
+        roots = concrete_roots(root_class_names(handle.read(), list(classes)), classes)
     if not roots:
         raise BuildError(f"cannot tell the root model class of {path}; pass --model NAME (one of {', '.join(classes)})")
     built: list[tuple[str, Factory]] = []
@@ -250,10 +359,21 @@ def model_factories(path: str, model: str | None, config_text: str | None, facto
         except BuildError as error:
             problems.append(str(error))
     if not built:
-        raise BuildError("; ".join(problems))
+        raise BuildError(f"tried {', '.join(roots)}: " + "; ".join(problems))
     # Root classes that need arguments beside a buildable model are helpers, not the model.
     skipped.extend(problems)
     return built
+
+
+def _named_model(module: ModuleType, path: str, model: str, classes: dict[str, type],
+                 overrides: dict[str, Any]) -> tuple[str, Factory]:
+    if model in classes:
+        return model, class_factory(classes[model], module, overrides)
+    function = vars(module).get(model)
+    if inspect.isfunction(function) and not _required_parameters(function):
+        return model, function
+    raise BuildError(f"--model {model}: no nn.Module subclass or factory of that name in {path} "
+                     f"(found: {', '.join(classes) or 'none'})")
 
 
 # -- Hugging Face ------------------------------------------------------------------------------

@@ -32,6 +32,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from torch import nn
 
 ENTRY_POINTS = ("init_weights", "reset_parameters", "post_init")
+#: After `to_empty` the torch convention (FSDP, `nn.Module`s) is `reset_parameters()`: a model
+#: that defines it means it as its meta-device recipe, even beside an `init_weights()`.
+META_ENTRY_POINTS = ("reset_parameters", "init_weights", "post_init")
 
 
 class InitEntry(NamedTuple):
@@ -43,9 +46,9 @@ class InitEntry(NamedTuple):
     complete: bool
 
 
-def init_entry_point(model: "nn.Module") -> InitEntry | None:
+def init_entry_point(model: "nn.Module", names: tuple[str, ...] = ENTRY_POINTS) -> InitEntry | None:
     """The model's init, callable without arguments: a public entry point, else `apply(_init_weights)`."""
-    for name in ENTRY_POINTS:
+    for name in names:
         method = getattr(model, name, None)
         if callable(method) and _callable_without_arguments(method):
             return InitEntry(f"{name}()", method, True)
@@ -213,7 +216,7 @@ def check_meta_parity(factory: Callable[[], "nn.Module"], seed: int = 0, device:
             for tensor in materialised.buffers():
                 tensor.fill_(_sentinel(tensor))
         torch.manual_seed(seed)
-        description = _run_init(materialised)
+        description = _run_init(materialised, META_ENTRY_POINTS)
     return MetaParityResult(
         entry_point=description,
         untouched=_untouched(materialised),
@@ -235,10 +238,10 @@ def _sentinel(tensor: "torch.Tensor") -> float | int | bool:
     return torch.iinfo(tensor.dtype).min
 
 
-def _run_init(model: "nn.Module") -> str:
+def _run_init(model: "nn.Module", names: tuple[str, ...] = ENTRY_POINTS) -> str:
     import torch
 
-    entry = init_entry_point(model)
+    entry = init_entry_point(model, names)
     assert entry is not None, "checked on the eager build"
     with torch.no_grad():
         description = entry.description

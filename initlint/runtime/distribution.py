@@ -7,7 +7,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
+
+from initlint.truncated_normal import truncated_normal_moments
+
+
+class Shape(NamedTuple):
+    """Standardised fourth and sixth central moments: what the std test needs to know."""
+
+    kurtosis: float
+    sixth: float
+
+
+NORMAL = Shape(3.0, 15.0)
+UNIFORM = Shape(9.0 / 5.0, 27.0 / 7.0)
+
+
+class Moments(NamedTuple):
+    mean: float
+    std: float
+    shape: Shape
 
 
 @dataclass(frozen=True)
@@ -34,10 +53,48 @@ class Requested:
     #: "file:line" of the innermost user frame when it lies outside the focus files (a helper
     #: module the model file calls); `source` then names the call in the model file.
     origin: str = ""
+    #: Written by a layer's own default (`reset_parameters` inside torch): no deliberate init.
+    by_default: bool = False
+    #: Written while a module's constructor runs (not by a caller re-initialising the model).
+    in_constructor: bool = False
 
     @property
     def is_constant(self) -> bool:
         return self.kind == "constant"
+
+    # -- the four kinds the std test judges, built from what an init call passes ------------
+    @classmethod
+    def normal(cls, std: float, mean: float = 0.0) -> "Requested":
+        return cls("normal", mean, std, std) if std > 0 else cls.constant(mean)
+
+    @classmethod
+    def uniform(cls, low: float, high: float) -> "Requested":
+        std = (high - low) / math.sqrt(12.0)
+        return cls("uniform", (low + high) / 2, std, std, low, high) if high > low else cls.constant(low)
+
+    @classmethod
+    def trunc_normal(cls, std: float, mean: float = 0.0, low: float = -2.0, high: float = 2.0) -> "Requested":
+        """`nn.init.trunc_normal_(t, mean, std, a, b)`: `low`/`high` are the absolute cut points."""
+        if std <= 0:
+            return cls.constant(mean)
+        return cls("trunc_normal", mean, truncated_normal_std(mean, std, low, high), std, low, high)
+
+    @classmethod
+    def constant(cls, value: float) -> "Requested":
+        return cls("constant", float(value), 0.0, 0.0, float(value), float(value))
+
+    def moments(self) -> Moments:
+        """Mean, std and shape of the requested distribution, exact (the std test's H0)."""
+        if self.kind == "constant":
+            return Moments(self.mean, 0.0, NORMAL)
+        if self.kind == "normal":
+            return Moments(self.mean, self.std, NORMAL)
+        if self.kind == "uniform":
+            return Moments(self.mean, (self.high - self.low) / math.sqrt(12.0), UNIFORM)
+        if self.kind == "trunc_normal":
+            cut = truncated_normal_moments(self.mean, self.nominal_std, self.low, self.high)
+            return Moments(cut.mean, cut.std, Shape(cut.kurtosis, cut.sixth))
+        raise ValueError(f"no moments for a {self.kind!r} request")
 
     def scaled(self, factor: float, op: str, source) -> "Requested":
         if self.kind in ("uninitialised", "unknown", "computed"):
@@ -72,18 +129,7 @@ class Requested:
 
 def truncated_normal_std(mean: float, std: float, low: float, high: float) -> float:
     """Exact std of N(mean, std^2) truncated to [low, high]."""
-    if std <= 0:
-        return 0.0
-    alpha, beta = (low - mean) / std, (high - mean) / std
-    pdf = lambda x: math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi) if math.isfinite(x) else 0.0  # noqa: E731
-    cdf = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2)))  # noqa: E731
-    mass = cdf(beta) - cdf(alpha)
-    if mass <= 0:
-        return 0.0
-    a_term = alpha * pdf(alpha) if math.isfinite(alpha) else 0.0
-    b_term = beta * pdf(beta) if math.isfinite(beta) else 0.0
-    variance = 1 + (a_term - b_term) / mass - ((pdf(alpha) - pdf(beta)) / mass) ** 2
-    return std * math.sqrt(max(variance, 0.0))
+    return truncated_normal_moments(mean, std, low, high).std
 
 
 def normal(mean: float, std: float, op: str, source=None) -> Requested:

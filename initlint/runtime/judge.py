@@ -8,14 +8,14 @@ reported as one finding (every residual writer missing its depth factor is one f
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from initlint.runtime.policy import (
     AUTO_CANDIDATES, WEIGHT_ROLES, ModelFacts, Policy, constant_matches, expected_for, std_matches,
 )
 from initlint.runtime.distribution import Requested
-from initlint.runtime.report import Row, RuntimeFinding, layer_index
+from initlint.runtime.report import Row, RuntimeFinding, layer_index, name_pattern
 from initlint.runtime.writers import ForwardMap
 
 #: A runtime factor within this of 1 is no runtime scaling.
@@ -42,8 +42,8 @@ def model_facts(params: Sequence[ParamFacts], fmap: ForwardMap, base_std: float)
     width = next((p.shape[-1] for p in params if fmap.roles.get(p.name) == "embedding" and len(p.shape) == 2), 0)
     if not width:
         width = next((max(p.shape) for p in params if p.name in writers), 1)
-    writes = len(fmap.writes)
-    return ModelFacts(writes=writes, blocks=len(blocks) or max(writes // 2, 1), width=width, base_std=base_std,
+    layers = fmap.layers or len(fmap.writes)
+    return ModelFacts(layers=layers, blocks=len(blocks) or max(layers // 2, 1), width=width, base_std=base_std,
                       post_norm=fmap.post_norm)
 
 
@@ -84,11 +84,11 @@ def judge(params: Sequence[ParamFacts], fmap: ForwardMap, policy: Policy, base_s
     factors = fmap.factors()
     writers = fmap.writer_names
 
-    def rows_for(policy_name: str) -> list[Row]:
+    def rows_for(policy_name: str, facts_of=params) -> list[Row]:
         return [
             make_row(p, "writer" if p.name in writers else fmap.roles.get(p.name, "unused"), factors.get(p.name),
                      policy_name, facts, fmap.norm_offsets.get(p.name, 0.0))
-            for p in params
+            for p in facts_of
         ]
 
     chosen = policy.name
@@ -103,11 +103,40 @@ def judge(params: Sequence[ParamFacts], fmap: ForwardMap, policy: Policy, base_s
                 chosen, rows = candidate, candidate_rows
                 break
         label = f"auto -> {chosen}"
+        if chosen == "gpt2" and _fits(rows_for("fan-in", [_fan_out(p) for p in params])):
+            rows = rows_for("fan-in")
+            return "auto -> fan-in", rows, [_wrong_fan_finding(rows)]
     else:
         rows = rows_for(chosen)
         label = chosen
     by_name = {p.name: p for p in params}
     return label, rows, findings_from_rows(rows, by_name, facts, chosen)
+
+
+def _fits(rows: list[Row]) -> bool:
+    judged = [r for r in rows if r.role in WEIGHT_ROLES and r.verdict in ("ok", "mismatch")]
+    return bool(judged) and all(r.verdict == "ok" for r in judged)
+
+
+def _fan_out(param: ParamFacts) -> ParamFacts:
+    """The parameter as a fan-in init that reads the wrong dimension (shape[0]) sees it."""
+    if len(param.shape) < 2:
+        return param
+    return replace(param, shape=[param.shape[1], param.shape[0], *param.shape[2:]])
+
+
+def _wrong_fan_finding(rows: list[Row]) -> RuntimeFinding:
+    """Every weight fits 1/sqrt(fan_in) with fan_in read from shape[0]: one bug, one finding."""
+    wrong = [r for r in rows if r.role in WEIGHT_ROLES and r.verdict == "mismatch"]
+    patterns = sorted({r.pattern for r in wrong})
+    first = wrong[0]
+    message = (f"{', '.join(patterns)}: std 1/sqrt(shape[0]) (fan-out) where fan-in is shape[1] "
+               f"({len(wrong)} tensors, e.g. {first.name} {first.shape}: std {first.requested_std:.3g}, "
+               f"fan-in policy expects {first.expected_std:.3g})")
+    headline = f"fan-in read from the wrong dimension: {len(wrong)} weights get std 1/sqrt(shape[0])"
+    return RuntimeFinding("INI102", message, [r.name for r in wrong], first.source,
+                          {"requested": first.requested, "expected": first.expected, "policy": "fan-in"},
+                          headline=headline)
 
 
 def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: ModelFacts, policy_name: str
@@ -122,7 +151,7 @@ def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: Mo
         key = (code, row.requested, row.expected, None if row.ratio is None else round(row.ratio, digits))
         groups.setdefault(key, []).append(row)
     findings = []
-    for (code, requested, expected, ratio), members in groups.items():
+    for (code, requested, expected, _ratio), members in groups.items():
         first = members[0]
         patterns = sorted({m.pattern for m in members})
         what = f"{', '.join(patterns)} ({len(members)} tensor{'s' if len(members) > 1 else ''})"
@@ -150,8 +179,24 @@ def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: Mo
             details["called_from_lines"] = list(first.source[2:])
         if params[first.name].requested.origin:
             details["init_at"] = params[first.name].requested.origin
-        findings.append(RuntimeFinding(code, message, [m.name for m in members], first.source, details))
+        findings.append(RuntimeFinding(code, message, [m.name for m in members], first.source, details,
+                                       headline=_headline(code, first, patterns, policy_name)))
     return findings
+
+
+def _headline(code: str, first: Row, patterns: list[str], policy_name: str) -> str:
+    more = f" (+{len(patterns) - 1} more)" if len(patterns) > 1 else ""
+    subject = "residual writer" if code in ("INI101", "INI108") else first.role
+    # The layer names a weight well enough, and the headline has 100 characters.
+    patterns = [p.removesuffix(".weight") for p in patterns]
+    if code == "INI103":
+        return f"{subject} {patterns[0]}{more} is never written after torch.empty"
+    if first.ratio is None or not first.expected_std:
+        return f"{subject} {patterns[0]}{more}: {first.requested}, {policy_name} expects {first.expected}"
+    std = first.ratio * first.expected_std
+    effective = "effective std" if code == "INI108" else "std"
+    return (f"{subject} {patterns[0]}{more}: {effective} {std:.3g}, {policy_name} expects "
+            f"{first.expected_std:.3g} (ratio {first.ratio:.3g})")
 
 
 def _code(row: Row) -> str:
@@ -184,14 +229,86 @@ def _hint(row: Row, param: ParamFacts, facts: ModelFacts, history: list[Requeste
         return "this is nn.Embedding's default N(0, 1): the custom init skips it"
     if row.ratio is None or row.role != "writer":
         return ""
-    writes = max(facts.writes, 1)
-    if _close(row.ratio, math.sqrt(writes)):
-        return f"no depth scaling (the {writes} residual writes need 1/sqrt({writes}))"
-    if _close(row.ratio, math.sqrt(2)):
-        return f"scaled by the number of blocks instead of the {writes} residual writes (n_layer instead of 2*n_layer?)"
-    if _close(row.ratio, 1 / math.sqrt(writes)):
+    layers = max(facts.layers, 1)
+    if _close(row.ratio, math.sqrt(layers)):
+        return f"no depth scaling (the {layers} residual layers need 1/sqrt({layers}))"
+    if _close(row.ratio, math.sqrt(2)) and layers >= 2 * facts.blocks:
+        return f"scaled by the number of blocks instead of the {layers} residual layers (n_layer instead of 2*n_layer?)"
+    if _close(row.ratio, 1 / math.sqrt(layers)):
         return "the depth factor is applied twice"
     return ""
+
+
+#: Truncation bounds beyond this many stds cut < 0.3% of the draws: they truncate nothing.
+TRUNCATION_LIMIT = 3.0
+
+
+def lost_intent_findings(params: Sequence[ParamFacts], rows: list[Row]) -> list[RuntimeFinding]:
+    """Inits the code asks for that have no effect: `trunc_normal_` bounds too wide to cut
+    (absolute +-2 around std 0.02), and a deliberate init of a few layers redrawn by a later
+    generic one (which the policy may well accept: the special init is lost all the same)."""
+    by_name = {p.name: p for p in params}
+    ok = {row.name for row in rows if row.verdict == "ok"}
+    groups: dict[tuple, list[ParamFacts]] = {}
+    for param in params:
+        requested = param.requested
+        if requested.kind == "trunc_normal" and requested.nominal_std > 0 and min(
+                requested.mean - requested.low, requested.high - requested.mean) > TRUNCATION_LIMIT * 1.000001 * requested.nominal_std:
+            groups.setdefault(("trunc", requested.low, requested.high), []).append(param)
+    lines = _patterns_per_line(params)
+    for name in ok:
+        lost = _lost_special_init(by_name[name].history, lines)
+        if lost is not None:
+            groups.setdefault(("lost",) + lost, []).append(by_name[name])
+    return [_lost_intent_finding(key, members) for key, members in groups.items()]
+
+
+def _line_of(requested: Requested) -> tuple | None:
+    return tuple(requested.source[:2]) if requested.source else None
+
+
+def _patterns_per_line(params: Sequence[ParamFacts]) -> dict[tuple, set[str]]:
+    lines: dict[tuple, set[str]] = {}
+    for param in params:
+        for step in param.history:
+            if _line_of(step) is not None and not step.by_default:
+                lines.setdefault(_line_of(step), set()).add(name_pattern(param.name))
+    return lines
+
+
+def _lost_special_init(history: list[Requested], lines: dict[tuple, set[str]]) -> tuple | None:
+    """(special line, generic line) when an init of at most two layer patterns is redrawn,
+    still inside the model's construction, by a line that writes those and more
+    (`apply(_init_weights)` after a zero init)."""
+    for earlier, later in zip(history, history[1:]):
+        first, second = _line_of(earlier), _line_of(later)
+        # A caller that re-initialises the built model replaces its scheme on purpose.
+        if first is None or second is None or first == second or earlier.by_default or not later.in_constructor:
+            continue
+        if earlier.kind in ("uninitialised", "unknown", "computed") or later.op in ("mul_", "div_", "add_", "sub_"):
+            continue
+        special, generic = lines.get(first, set()), lines.get(second, set())
+        if len(special) <= 2 and special < generic and (earlier.kind, earlier.mean, earlier.std) != (later.kind, later.mean, later.std):
+            return first, second, earlier.describe(), later.describe()
+    return None
+
+
+def _lost_intent_finding(key: tuple, members: list[ParamFacts]) -> RuntimeFinding:
+    patterns = sorted({name_pattern(m.name) for m in members})
+    names = [m.name for m in members]
+    first = members[0].requested
+    if key[0] == "trunc":
+        _, low, high = key
+        sigmas = min(first.mean - low, high - first.mean) / first.nominal_std
+        message = (f"{', '.join(patterns)}: trunc_normal_ std {first.nominal_std:.3g} with bounds [{low:g}, {high:g}] "
+                   f"(+-{sigmas:.3g} std) truncates nothing; the bounds are absolute: pass a=-2*std, b=2*std")
+        headline = f"trunc_normal_ bounds [{low:g}, {high:g}] lie {sigmas:.3g} std out: nothing is truncated"
+        return RuntimeFinding("INI102", message, names, first.source, {"requested": first.describe()}, headline=headline)
+    _, special, generic, what, by = key
+    message = (f"{', '.join(patterns)}: the init at line {special[1]} ({what}) is redrawn at line {generic[1]} "
+               f"({by}, an init of every layer of the kind): the special init is lost")
+    headline = f"{patterns[0]}: init at line {special[1]} ({what}) is redrawn at line {generic[1]}"
+    return RuntimeFinding("INI102", message, names, list(generic), {"requested": by, "lost": what}, headline=headline)
 
 
 def expected_std_per_writer(rows: list[Row]) -> dict[str, float]:

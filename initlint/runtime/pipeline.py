@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import inspect
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import torch
 from torch import nn
 
-from initlint.runtime import build, judge as judging, trace
-from initlint.runtime.policy import DEFAULT_BASE_STD, Policy
+from initlint.runtime import build, judge as judging, sites, trace
+from initlint.runtime.options import Options
+from initlint.runtime.policy import DEFAULT_BASE_STD
 from initlint.runtime.report import ModelReport, RuntimeFinding
 from initlint.runtime.writers import ForwardMap, map_forward
 
@@ -32,24 +32,14 @@ EAGER_FALLBACK_LIMIT = 300_000_000
 PROBE_LENGTH = 8
 
 
-@dataclass
-class Options:
-    policy: Policy = field(default_factory=Policy)
-    device: str = "cpu"
-    materialize: bool = False
-    input_shape: tuple[int, ...] | None = None
-    seed: int = 0
-    focus_files: tuple[str, ...] = ()
-    base_std: float | None = None  # [tool.initlint] base-std, under the policy's own
-    progress: Callable[[str], None] = lambda message: None
-
-
 def verify_factory(label: str, factory: Callable[[], nn.Module], options: Options) -> ModelReport:
     report = ModelReport(model=label, policy=options.policy.spec())
     clock = _Clock(report)
     options.progress(f"{label}: tracing the init on the meta device")
-    model, tracer = _traced_build(factory, options, report)
+    model, tracer, created = _traced_build(factory, options, report)
     clock.lap("trace")
+    if type(model).__name__ != label:  # a factory: the report names the model it built
+        report.model, report.built_by = type(model).__name__, label
     requested = trace.requested_per_parameter(model, tracer)
     params = [judging.ParamFacts(name, list(p.shape), *requested[name])
               for name, p in model.named_parameters(remove_duplicate=False)]
@@ -58,6 +48,9 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
     fmap = _forward_map(model, factory, options, report)
     clock.lap("writers")
     _judge(report, params, fmap, model, options)
+    report.findings.extend(judging.lost_intent_findings(params, report.rows))
+    _meta_checks(report, model, tracer, options)
+    _mark_creation(report, created)
     clock.lap("judge")
     if options.materialize:
         options.progress(f"{label}: building real tensors and measuring")
@@ -110,21 +103,21 @@ class _Clock:
 def _traced_build(factory, options: Options, report: ModelReport):
     build.seeded(options.seed)
     try:
-        with torch.device("meta"), trace.tracing(options.focus_files) as tracer:
+        with torch.device("meta"), trace.tracing(options.focus_files) as tracer, sites.recording() as created:
             model = factory()
             _check_model(model)
             if build.finish_hf_init(model):
                 report.notes.append("transformers skips init on meta: ran initialize_weights() explicitly")
-        return model, tracer
+        return model, tracer, sites.module_sites(model, created)
     except build.BuildError:
         raise
     except Exception as error:  # noqa: BLE001 -- some constructors compute with real values
         report.notes.append(f"built on CPU, not meta (meta construction failed: {_one_line(error)})")
     build.seeded(options.seed)
-    with trace.tracing(options.focus_files) as tracer:
+    with trace.tracing(options.focus_files) as tracer, sites.recording() as created:
         model = factory()
         _check_model(model)
-    return model, tracer
+    return model, tracer, sites.module_sites(model, created)
 
 
 def _check_model(model: Any) -> None:
@@ -196,6 +189,52 @@ def _judge(report: ModelReport, params, fmap: ForwardMap, model: nn.Module, opti
         report.notes.append("post-norm residuals (norm(x + f(x))): depth scaling is not the GPT-2 setting here")
 
 
+def _meta_checks(report: ModelReport, model: nn.Module, tracer, options: Options) -> None:
+    """What the trace answers without real tensors: blocks copied from one initialised
+    prototype, and whether running the public init entry point again changes any request."""
+    from initlint.runtime import checks
+
+    for item in checks.clone_findings([tuple(group) for group in trace.copied_groups(model, tracer)]):
+        _add_measurement(report, item)
+    entry = checks.init_entry_point(model)
+    if entry is None or not entry.complete:
+        return  # a per-module hook alone is not the whole init (nanoGPT scales after apply)
+    # Once more, then again: a factory may re-initialise the built model its own way, so the
+    # built state is not the entry point's; two runs of the entry point must agree.
+    states = []
+    try:
+        for _ in range(2):
+            with torch.no_grad(), trace.tracing(options.focus_files, tracer):
+                if not build.finish_hf_init(model):
+                    entry.run()
+            states.append(trace.requested_per_parameter(model, tracer))
+    except Exception as error:  # noqa: BLE001 -- an init that cannot run twice on meta is a note
+        report.notes.append(f"init run twice on meta skipped: {_one_line(error)}")
+        return
+    before, after = states
+    changes = [_RequestChange(name, f"{before[name][0].describe()} -> {after[name][0].describe()}")
+               for name in before if _request_changed(before[name][0], after[name][0])]
+    for item in checks.idempotency_findings(checks.IdempotencyResult(entry.description, changes)):
+        _add_measurement(report, item)
+
+
+class _RequestChange(NamedTuple):
+    """A request that a second init run changed (what `checks.idempotency_findings` lists)."""
+
+    name: str
+    description: str
+
+
+def _request_changed(first: trace.Requested, second: trace.Requested) -> bool:
+    judged = ("normal", "uniform", "trunc_normal", "orthogonal", "constant")
+    if first.kind not in judged or second.kind not in judged:
+        return False
+    if first.kind != second.kind:
+        return True
+    scale = max(first.std, second.std, abs(first.mean), abs(second.mean), 1e-12)
+    return abs(first.std - second.std) > 0.01 * scale or abs(first.mean - second.mean) > 0.01 * scale
+
+
 def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fmap: ForwardMap,
              options: Options) -> None:
     """The measurement engineer's checks; one failing check is a note, never the whole report.
@@ -203,10 +242,9 @@ def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fm
     One stats pass serves the std test, the clones and the idempotency baseline; one forward
     serves the writer effects and the stream variance.
     """
-    from initlint.runtime import checks, effective, stats, stepzero
+    from initlint.runtime import checks, stats, stepzero
 
     inputs = probe_inputs(model, options)
-    rows = {row.name: row for row in report.rows}
     measured: dict = {}
 
     def attempt(name: str, run: Callable[[], list[dict]]) -> None:
@@ -218,34 +256,10 @@ def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fm
 
     def stds() -> list[dict]:
         measured.update(stats.parameter_stats(model))
-        wanted = [(n, measured[n], _to_stats_request(requested[n])) for n in measured
-                  if n in requested and _to_stats_request(requested[n]) is not None]
-        verdicts = stats.judge_stds(wanted)
-        for verdict in verdicts:
-            if verdict.name in rows:
-                if verdict.requested.kind != "constant":
-                    rows[verdict.name].measured_std = verdict.measured_std
-                rows[verdict.name].measured_verdict = "flagged" if verdict.flagged else "ok"
-        if not requested:  # an instance: still show what was measured
-            for name, value in measured.items():
-                if name in rows:
-                    rows[name].measured_std = value.std
-        return stats.std_findings(verdicts)
-
-    def forward() -> list[dict]:
-        if inputs is None:
-            return []
-        expected = {name: std for name, std in judging.expected_std_per_writer(report.rows).items()
-                    if name.endswith("weight")}
-        effects, points = effective.forward_measurements(model, list(expected), inputs)
-        report.stream_variance = [[p.depth, p.variance] for p in points]
-        if expected:
-            report.expected_stream_variance = [
-                [p.depth, p.variance] for p in effective.stream_variance_as_expected(model, inputs, expected)]
-        return effective.effect_findings(effective.judge_effects(effects, expected)) if expected else []
+        return _std_findings(report, measured, requested)
 
     attempt("measured stds", stds)
-    attempt("effective writer stds", forward)
+    attempt("effective writer stds", lambda: _forward_findings(report, model, inputs))
     attempt("idempotency", lambda: checks.idempotency_findings(
         checks.check_idempotency(model, options.seed, measured or None)))
     if factory is not None:
@@ -256,20 +270,49 @@ def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fm
         attempt("step-zero loss", lambda: stepzero.step_zero_findings(stepzero.step_zero_loss(model, seed=options.seed)))
 
 
-def _to_stats_request(requested: trace.Requested):
-    from initlint.runtime.stats import Requested
+def _std_findings(report: ModelReport, measured: dict, requested: dict) -> list[dict]:
+    """Measured stds against the traced requests; the table's measured column."""
+    from initlint.runtime import stats
 
+    rows = {row.name: row for row in report.rows}
+    wanted = [(n, measured[n], _to_stats_request(requested[n])) for n in measured
+              if n in requested and _to_stats_request(requested[n]) is not None]
+    verdicts = stats.judge_stds(wanted)
+    for verdict in verdicts:
+        if verdict.name in rows:
+            if verdict.requested.kind != "constant":
+                rows[verdict.name].measured_std = verdict.measured_std
+            rows[verdict.name].measured_verdict = "flagged" if verdict.flagged else "ok"
+    if not requested:  # an instance: still show what was measured
+        for name, value in measured.items():
+            if name in rows:
+                rows[name].measured_std = value.std
+    return stats.std_findings(verdicts)
+
+
+def _forward_findings(report: ModelReport, model: nn.Module, inputs) -> list[dict]:
+    """Effective writer stds and the stream variance by depth, from one forward."""
+    from initlint.runtime import effective
+
+    if inputs is None:
+        return []
+    expected = {name: std for name, std in judging.expected_std_per_writer(report.rows).items()
+                if name.endswith("weight")}
+    effects, points = effective.forward_measurements(model, list(expected), inputs)
+    report.stream_variance = [[p.depth, p.variance] for p in points]
+    if expected:
+        report.expected_stream_variance = [
+            [p.depth, p.variance] for p in effective.stream_variance_as_expected(model, inputs, expected)]
+    return effective.effect_findings(effective.judge_effects(effects, expected)) if expected else []
+
+
+def _to_stats_request(requested: trace.Requested) -> trace.Requested | None:
+    """The request the std test can judge: fully written, of a kind with exact moments."""
     if requested.unwritten_fraction or requested.partial_fraction:
         return None
-    if requested.kind == "normal":
-        return Requested.normal(requested.std, requested.mean)
-    if requested.kind == "uniform":
-        return Requested.uniform(requested.low, requested.high)
-    if requested.kind == "trunc_normal":
-        return Requested.trunc_normal(requested.nominal_std, requested.mean, requested.low, requested.high)
-    if requested.kind == "constant":
-        return Requested.constant(requested.mean)
-    return None
+    if requested.kind == "normal" and requested.std <= 0:
+        return trace.Requested.constant(requested.mean)
+    return requested if requested.kind in ("normal", "uniform", "trunc_normal", "constant") else None
 
 
 def _add_measurement(report: ModelReport, item: dict) -> None:
@@ -281,12 +324,20 @@ def _add_measurement(report: ModelReport, item: dict) -> None:
     report.findings.append(RuntimeFinding(item["code"], item["message"], params, None, dict(item.get("details", {}))))
 
 
+def _mark_creation(report: ModelReport, created: dict[str, sites.Site]) -> None:
+    for row in report.rows:
+        site = created.get(row.name.rpartition(".")[0])
+        row.created = list(site) if site else None
+
+
 def _locate(report: ModelReport, model: nn.Module) -> None:
     """Findings without a source line point at the init line of their first parameter, else at
     the class that owns it."""
     sources = {row.name: row.source for row in report.rows if row.source}
+    created = {row.name: row.created for row in report.rows if row.created}
     modules = dict(model.named_modules())
     for finding in report.findings:
+        finding.created = finding.created or next((created[n] for n in finding.params if n in created), None)
         if finding.source:
             continue
         for name in finding.params:

@@ -7,12 +7,14 @@ missing depth scaling is always reported unless the user asks for `none`.
 
 Policies (`--policy NAME[:base_std]` or `[tool.initlint.runtime] policy = "..."`):
 
-- gpt2:       writers base/sqrt(W) (W residual writes observed = 2*n_layer for GPT blocks);
+- gpt2:       writers base/sqrt(N), N residual layers observed in one forward: writes whose
+              branches read the same stream state count once (2*n_layer for GPT blocks, n_layer
+              for parallel attention+MLP blocks and single-branch Mamba blocks);
               linears, embeddings, heads base; norm gains 1, norm biases and biases 0.
-- per-layer:  writer of block l: base/sqrt(b*(l+1)), b residual writes per block.
+- per-layer:  writer of block l: base/sqrt(b*(l+1)), b residual layers per block.
 - small-init: NeoX: writers 2/(n_blocks*sqrt(d)), other weights sqrt(2/(5d)).
 - zero-init:  writers exactly 0, the rest as gpt2.
-- fan-in:     weights 1/sqrt(fan_in), writers also /sqrt(W); embeddings not judged.
+- fan-in:     weights 1/sqrt(fan_in), writers also /sqrt(N); embeddings not judged.
 - none:       no depth scaling: writers base like every other weight (HF-style).
 
 `base` is `--policy gpt2:0.01`, else the model config's `initializer_range`, else 0.02.
@@ -66,7 +68,7 @@ class Policy:
 class ModelFacts:
     """What the policy formulas need, observed from the model."""
 
-    writes: int  # residual writes observed in one forward
+    layers: int  # residual layers N observed in one forward (see `writers.residual_layers`)
     blocks: int  # distinct blocks the writers sit in
     width: int  # embedding width d
     base_std: float
@@ -95,7 +97,7 @@ def expected_for(policy_name: str, role: str, layer: int | None, fan_in: int, fa
         return Expected(constant=0.0, formula="0")
     if role not in WEIGHT_ROLES:
         return None
-    writes = max(facts.writes, 1)
+    writes = max(facts.layers, 1)
     if policy_name == "small-init":
         width = max(facts.width, 1)
         if role == "writer":

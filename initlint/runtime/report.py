@@ -39,6 +39,7 @@ class Row:
     measured_std: float | None = None
     measured_verdict: str = ""
     source: list | None = None  # [file, line] of the op that decided the request
+    created: list | None = None  # [file, line, column] of the statement creating its module
 
     @property
     def pattern(self) -> str:
@@ -52,6 +53,10 @@ class RuntimeFinding:
     params: list[str]
     source: list | None = None  # [file, line]
     details: dict[str, Any] = field(default_factory=dict)
+    #: [file, line, column] where it is reported: the creation of its first parameter's module.
+    created: list | None = None
+    #: At most 100 characters: what is wrong and the numbers (`message` has the reasoning).
+    headline: str = ""
 
 
 @dataclass
@@ -67,6 +72,8 @@ class ModelReport:
     expected_stream_variance: list[list] = field(default_factory=list)
     source_file: str = ""
     class_line: int = 0
+    #: The factory that built it (`build_model`) when that is not the class name in `model`.
+    built_by: str = ""
 
     @property
     def ok(self) -> bool:
@@ -129,6 +136,11 @@ class Report:
     __repr__ = __str__
 
 
+#: The words `initlint explain` uses for the same roles, so the two tables read alike.
+ROLE_LABELS = {"writer": "residual writer", "norm-gain": "norm gain", "norm-bias": "norm bias",
+               "position": "position embedding"}
+
+
 def _number(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -152,7 +164,7 @@ def render_table(rows: list[Row]) -> str:
         flags = {m.measured_verdict for m in members if m.measured_verdict}
         factors = {round(m.factor, 4) for m in members if m.factor is not None and abs(m.factor - 1) > 0.05}
         runtime = f" x{', '.join(f'{f:g}' for f in sorted(factors))} in forward" if factors else ""
-        lines.append((role, pattern, str(len(members)), expected or "-", requested + runtime, measured_text, ratio_text,
+        lines.append((ROLE_LABELS.get(role, role), pattern, str(len(members)), expected or "-", requested + runtime, measured_text, ratio_text,
                       verdict + (f" / measured {', '.join(sorted(flags))}" if flags else "")))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     return "\n".join("  " + "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)

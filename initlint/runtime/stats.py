@@ -44,8 +44,9 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
+from initlint.runtime.distribution import NORMAL, UNIFORM, Moments, Requested, Shape  # noqa: F401 -- re-exported
 from initlint.runtime.probe import measurement_finding
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -172,91 +173,8 @@ def parameter_stats(module: "torch.nn.Module") -> dict[str, TensorStats]:
 # --- what was requested -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Requested:
-    """The distribution an init asked for: `normal`, `uniform`, `trunc_normal` or `constant`.
-
-    For `trunc_normal`, `std` and `mean` are the parent normal's and `low`/`high` the absolute
-    cut points (as in `nn.init.trunc_normal_(t, mean, std, a, b)`); for `uniform`, `low`/`high`
-    are the bounds; for `constant`, `mean` is the value.
-    """
-
-    kind: str
-    mean: float = 0.0
-    std: float = 0.0
-    low: float = -math.inf
-    high: float = math.inf
-
-    @classmethod
-    def normal(cls, std: float, mean: float = 0.0) -> "Requested":
-        return cls("normal", mean, std) if std > 0 else cls.constant(mean)
-
-    @classmethod
-    def uniform(cls, low: float, high: float) -> "Requested":
-        return cls("uniform", (low + high) / 2, 0.0, low, high) if high > low else cls.constant(low)
-
-    @classmethod
-    def trunc_normal(cls, std: float, mean: float = 0.0, low: float = -2.0, high: float = 2.0) -> "Requested":
-        return cls("trunc_normal", mean, std, low, high) if std > 0 else cls.constant(mean)
-
-    @classmethod
-    def constant(cls, value: float) -> "Requested":
-        return cls("constant", value)
-
-    def moments(self) -> "Moments":
-        """Mean, std and shape of the requested distribution, exact."""
-        if self.kind == "constant":
-            return Moments(self.mean, 0.0, NORMAL)
-        if self.kind == "normal":
-            return Moments(self.mean, self.std, NORMAL)
-        if self.kind == "uniform":
-            return Moments(self.mean, (self.high - self.low) / math.sqrt(12.0), UNIFORM)
-        if self.kind == "trunc_normal":
-            return _truncated_normal_moments(self.mean, self.std, self.low, self.high)
-        raise ValueError(f"unknown distribution kind {self.kind!r}")
-
-
-class Shape(NamedTuple):
-    """Standardised fourth and sixth central moments: what the std test needs to know."""
-
-    kurtosis: float
-    sixth: float
-
-
-NORMAL = Shape(3.0, 15.0)
-UNIFORM = Shape(9.0 / 5.0, 27.0 / 7.0)
-
-
-class Moments(NamedTuple):
-    mean: float
-    std: float
-    shape: Shape
-
-
-def _truncated_normal_moments(mean: float, std: float, low: float, high: float) -> Moments:
-    """Moments of N(mean, std^2) cut to [low, high], by I_m = int_a^b x^m phi(x) dx.
-
-    Integration by parts gives I_m = a^(m-1) phi(a) - b^(m-1) phi(b) + (m-1) I_(m-2), with
-    I_0 = Phi(b) - Phi(a) and I_1 = phi(a) - phi(b); x^m phi(x) is taken as 0 at +-infinity.
-    """
-    a, b = (low - mean) / std, (high - mean) / std
-
-    def edge(x: float, power: int) -> float:
-        return 0.0 if math.isinf(x) else x**power * _STANDARD_NORMAL.pdf(x)
-
-    integrals = [_STANDARD_NORMAL.cdf(b) - _STANDARD_NORMAL.cdf(a), edge(a, 0) - edge(b, 0)]
-    for m in range(2, 7):
-        integrals.append(edge(a, m - 1) - edge(b, m - 1) + (m - 1) * integrals[m - 2])
-    raw = [value / integrals[0] for value in integrals]  # E[X^m] of the standardised cut normal
-    centre = raw[1]
-
-    def central(order: int) -> float:
-        return sum(math.comb(order, j) * raw[j] * (-centre) ** (order - j) for j in range(order + 1))
-
-    variance = central(2)
-    return Moments(
-        mean + std * centre, std * math.sqrt(variance), Shape(central(4) / variance**2, central(6) / variance**3)
-    )
+# `Requested` (what an init asked for, with its exact moments), `Shape` and `Moments` live in
+# the torch-free `distribution` module: the trace, the judge and this test share one type.
 
 
 # --- the test -----------------------------------------------------------------------------

@@ -84,6 +84,8 @@ class InitTracer(TorchDispatchMode):
         self._suppress = 0
         self.active = True
         self._origin = ""
+        #: Storage -> the storage it was cloned from (`copy.deepcopy`), until written again.
+        self.copies: dict[int, int] = {}
 
     # -- where the op came from -------------------------------------------------------------
     def source(self) -> tuple | None:
@@ -124,6 +126,8 @@ class InitTracer(TorchDispatchMode):
         if self._origin and new_state.source:
             new_state = replace(new_state, origin=self._origin)
         self._origin = ""
+        new_state = replace(new_state, by_default=_in_torch_default(), in_constructor=_in_constructor())
+        self.copies.pop(storage_key(tensor), None)
         record = self._record_for(tensor)
         if tensor.numel() >= record.numel:
             record.state = new_state
@@ -232,6 +236,28 @@ class InitTracer(TorchDispatchMode):
             return
         record = self._record_for(out)
         record.state = state
+        if name == "clone":  # copy.deepcopy of a parameter
+            self.copies[storage_key(out)] = self.copies.get(storage_key(args[0]), storage_key(args[0]))
+
+
+def _in_constructor() -> bool:
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_name == "__init__" and isinstance(frame.f_locals.get("self"), torch.nn.Module):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _in_torch_default() -> bool:
+    """Is the op running inside a torch layer's own `reset_parameters` (its default init)?"""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
+        if frame.f_code.co_name in ("reset_parameters", "_reset_parameters") and \
+                frame.f_code.co_filename.startswith(_TORCH_DIR):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _arg(rest: tuple, kwargs: dict, index: int, key: str, default: float) -> float:
@@ -282,8 +308,7 @@ def _fan_in_out(tensor: torch.Tensor) -> tuple[int, int]:
 
 
 def _trunc_normal(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, *rest, **kwargs) -> Requested:
-    exact = truncated_normal_std(mean, std, a, b)
-    return Requested("trunc_normal", float(mean), exact, float(std), float(a), float(b), op="trunc_normal_")
+    return replace(Requested.trunc_normal(float(std), float(mean), float(a), float(b)), op="trunc_normal_")
 
 
 def _orthogonal(tensor, gain=1.0, *rest, **kwargs) -> Requested:
@@ -371,9 +396,11 @@ def patched_init_functions(tracer: InitTracer) -> Iterator[None]:
 
 
 @contextmanager
-def tracing(focus_files: tuple[str, ...] = ()) -> Iterator[InitTracer]:
-    """Trace init ops of whatever runs inside (construction on meta, an explicit init call)."""
-    tracer = InitTracer(focus_files)
+def tracing(focus_files: tuple[str, ...] = (), tracer: InitTracer | None = None) -> Iterator[InitTracer]:
+    """Trace init ops of whatever runs inside (construction on meta, an explicit init call);
+    with `tracer`, go on recording into an earlier trace (the init run a second time)."""
+    tracer = tracer or InitTracer(focus_files)
+    tracer.active = True
     try:
         with patched_init_functions(tracer), tracer:
             yield tracer
@@ -388,6 +415,19 @@ def requested_per_parameter(model: torch.nn.Module, tracer: InitTracer) -> dict[
         record = tracer.records.get(storage_key(param))
         result[name] = (record.state, list(record.history)) if record is not None else (UNKNOWN, [])
     return result
+
+
+def copied_groups(model: torch.nn.Module, tracer: InitTracer) -> list[list[str]]:
+    """Parameters that are unwritten copies of one tensor (`copy.deepcopy` of an initialised
+    prototype), with random values: every copy starts identical. Ties are one storage, not copies."""
+    groups: dict[int, list[str]] = {}
+    for name, param in model.named_parameters():
+        key = storage_key(param)
+        origin = tracer.copies.get(key)
+        state = tracer.records[key].state if key in tracer.records else UNKNOWN
+        if origin is not None and state.kind in ("normal", "uniform", "trunc_normal", "orthogonal"):
+            groups.setdefault(origin, []).append(name)
+    return [names for names in groups.values() if len(names) > 1]
 
 
 def tied_groups(model: torch.nn.Module) -> list[list[str]]:

@@ -46,6 +46,8 @@ class Tag:
     writer: int | None = None  # storage key of the weight
     factor: float | None = 1.0  # scalar factor since the weight; None once non-linear
     offset: float = 0.0  # for `gain`: w + offset is the effective gain
+    #: The stream state: a stream's own version; for a branch, the version its input read.
+    version: int | None = None
 
 
 @dataclass
@@ -54,6 +56,8 @@ class ResidualWrite:
     factor: float | None
     into_normed: bool
     order: int
+    #: The stream version the branch read: writes that read the same state are one residual layer.
+    reads: int | None = None
 
 
 @dataclass
@@ -64,6 +68,9 @@ class ForwardMap:
     #: Residual writes in forward order: (parameter names, factor, post-norm, order).
     writes: list[tuple[list[str], float | None, bool, int]] = field(default_factory=list)
     norm_offsets: dict[str, float] = field(default_factory=dict)
+    #: Residual layers N: writes whose branches read the same stream state count once, so a
+    #: parallel block (`x + attn(ln(x)) + mlp(ln(x))`) is one layer and a GPT-2 block two.
+    layers: int = 0
     materialised: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -82,7 +89,7 @@ class ForwardMap:
 
     def to_dict(self) -> dict[str, Any]:
         return {"roles": self.roles, "writes": [list(w) for w in self.writes], "norm_offsets": self.norm_offsets,
-                "materialised": self.materialised, "notes": self.notes}
+                "layers": self.layers, "materialised": self.materialised, "notes": self.notes}
 
 
 def _scalar(value) -> float | None:
@@ -100,8 +107,13 @@ class ProvenanceMode(TorchDispatchMode):
         self.roles: dict[int, str] = {}
         self.offsets: dict[int, float] = {}
         self.writes: list[ResidualWrite] = []
+        self._versions = 0
         for tensor in inputs:
-            self._tag(tensor, Tag("stream"))
+            self._tag(tensor, self._new_stream())
+
+    def _new_stream(self, normed: bool = False) -> Tag:
+        self._versions += 1
+        return Tag("stream", normed=normed, version=self._versions)
 
     def _tag(self, tensor, tag: Tag | None) -> None:
         if isinstance(tensor, torch.Tensor) and tag is not None:
@@ -140,7 +152,7 @@ class ProvenanceMode(TorchDispatchMode):
             key = self.param_key(args[0])
             if key is not None:
                 self._role(key, "embedding")
-            self._tag(first_out, Tag("stream"))
+            self._tag(first_out, self._new_stream())
         elif name in _LINEAR_OPS:
             self._linear(name, args, out)
         elif name in _NORM_OPS:
@@ -159,16 +171,19 @@ class ProvenanceMode(TorchDispatchMode):
     def _linear(self, name: str, args: tuple, out) -> None:
         weights = [(i, self.param_key(a)) for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
         weight_key = next((key for i, key in weights if key is not None and args[i].dim() >= 2), None)
-        for i, key in weights:
+        for _, key in weights:
             if key is not None and key != weight_key:
                 self._role(key, "bias")
         if weight_key is not None:
             self._role(weight_key, "linear")
-            self._tag(out, Tag("branch", writer=weight_key))
+            source = next((self.tag_of(a) for a in args if self.tag_of(a) is not None
+                           and self.tag_of(a).kind in ("stream", "branch")), None)
+            self._tag(out, Tag("branch", writer=weight_key, version=source.version if source else None))
             return
         # activation x activation (attention): the value side (last operand) carries the writer.
         carried = [self.tag_of(a) for a in args if self.tag_of(a) is not None and self.tag_of(a).kind == "branch"]
-        self._tag(out, Tag("branch", writer=carried[-1].writer, factor=carried[-1].factor) if carried else
+        self._tag(out, Tag("branch", writer=carried[-1].writer, factor=carried[-1].factor, version=carried[-1].version)
+                  if carried else
                   (Tag("derived") if any(self.tag_of(a) for a in args) else None))
 
     def _norm(self, args: tuple, first_out, out) -> None:
@@ -183,7 +198,7 @@ class ProvenanceMode(TorchDispatchMode):
             if key is not None:
                 self._role(key, "norm-gain")
         if tag is not None and tag.kind == "stream":
-            self._tag(first_out, Tag("stream", normed=True))
+            self._tag(first_out, Tag("stream", normed=True, version=tag.version))
         else:
             self._tag(first_out, tag)
 
@@ -210,11 +225,11 @@ class ProvenanceMode(TorchDispatchMode):
         if stream is not None and branch is not None:
             tag, factor = branch
             if tag.writer is not None:
-                self.writes.append(ResidualWrite(tag.writer, factor, stream.normed, len(self.writes)))
+                self.writes.append(ResidualWrite(tag.writer, factor, stream.normed, len(self.writes), tag.version))
                 self._role(tag.writer, "writer")
-            self._tag(out, Tag("stream"))
+            self._tag(out, self._new_stream())
         elif stream is not None:
-            self._tag(out, Tag("stream"))
+            self._tag(out, self._new_stream())
         else:
             self._tag(out, ltag if ltag is not None and ltag.kind == "branch" else rtag or ltag)
 
@@ -225,7 +240,7 @@ class ProvenanceMode(TorchDispatchMode):
         if number is not None:
             if ltag is not None:
                 factor = None if ltag.factor is None else ltag.factor * (number if name.startswith("mul") else 1 / number)
-                self._tag(out, Tag(ltag.kind, ltag.normed, ltag.writer, factor, ltag.offset))
+                self._tag(out, Tag(ltag.kind, ltag.normed, ltag.writer, factor, ltag.offset, ltag.version))
             return
         rtag = self.tag_of(right)
         operands = ((left, ltag), (right, rtag))
@@ -236,23 +251,26 @@ class ProvenanceMode(TorchDispatchMode):
             if other_tag is not None and other_tag.kind == "gain":  # x_normed * (1 + w)
                 self._role(other_tag.writer, "norm-gain")
                 self.offsets[other_tag.writer] = other_tag.offset
-                self._tag(out, Tag("stream", normed=True))
+                self._tag(out, Tag("stream", normed=True, version=stream[1].version))
             elif key is not None:
                 self._role(key, "norm-gain" if stream[1].normed else "gain")
-                self._tag(out, Tag("stream", normed=stream[1].normed))
+                self._tag(out, Tag("stream", normed=stream[1].normed, version=stream[1].version))
+            elif other_tag is None and isinstance(other_tensor, torch.Tensor) and other_tensor.numel() == 1:
+                # A constant in a 0-dim tensor (Gemma's `embeds * normalizer`): still the stream.
+                self._tag(out, Tag("stream", normed=stream[1].normed, version=stream[1].version))
             elif other_tag is not None and other_tag.kind == "derived" and isinstance(other_tensor, torch.Tensor) \
                     and other_tensor.numel() < stream[0].numel():
-                self._tag(out, Tag("stream", normed=True))  # x * rsqrt(mean(x**2)): a hand-written norm
+                self._tag(out, Tag("stream", normed=True, version=stream[1].version))  # x * rsqrt(mean(x**2)): a hand-written norm
             else:
                 self._tag(out, Tag("derived"))
             return
-        for tensor, tag in operands:
+        for tensor, _tag in operands:
             key = self.param_key(tensor)
             if key is not None:
                 self._role(key, "gain")
         branch = next((tag for _, tag in operands if tag is not None and tag.kind == "branch"), None)
         if branch is not None:
-            self._tag(out, Tag("branch", writer=branch.writer, factor=None))
+            self._tag(out, Tag("branch", writer=branch.writer, factor=None, version=branch.version))
         elif ltag is not None or rtag is not None:
             self._tag(out, Tag("derived"))
 
@@ -261,7 +279,8 @@ class ProvenanceMode(TorchDispatchMode):
         if not tags:
             return
         branch = next((tag for tag in tags if tag.kind == "branch"), None)
-        tag = Tag("branch", writer=branch.writer, factor=None) if branch is not None else Tag("derived")
+        tag = Tag("branch", writer=branch.writer, factor=None, version=branch.version) if branch is not None \
+            else Tag("derived")
         for item in out if isinstance(out, (tuple, list)) else (out,):
             self._tag(item, tag)
 
@@ -319,4 +338,10 @@ def map_forward(model: torch.nn.Module, inputs: dict[str, Any] | tuple) -> Forwa
         for name in keys.get(key, []):
             result.norm_offsets[name] = offset
     result.writes = [(keys.get(w.param_key, []), w.factor, w.into_normed, w.order) for w in mode.writes]
+    result.layers = residual_layers([w.reads for w in mode.writes])
     return result
+
+
+def residual_layers(reads: list[int | None]) -> int:
+    """Distinct stream states read by the writes' branches; a write of unknown origin is its own."""
+    return len({read for read in reads if read is not None}) + sum(1 for read in reads if read is None)

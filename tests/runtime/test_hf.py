@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import pytest
 
@@ -80,10 +81,15 @@ def test_factory_through_the_cli(factories, capsys, monkeypatch):
     code = main(["check", str(path), "--runtime", "--isolated", "--format", "json", "--factory", f"{path}:tiny_llama"])
     findings = [f for f in json.loads(capsys.readouterr().out) if f["code"].startswith("INI1")]
     assert code == 1 and [f["code"] for f in findings] == ["INI101"]
-    # The init line lives in transformers, not in the checked file: the finding stays on the file
-    # and names the line of transformers' `_init_weights` (not its `normal_` wrapper).
-    source = findings[0]["details"]["source"]
-    assert findings[0]["path"] == str(path) and "transformers" in source and "initialization.py" not in source
+    # Reported where the writer is created: in transformers' modeling file, not the factory's
+    # file; the evidence names transformers' `_init_weights` line (not its `normal_` wrapper).
+    finding = findings[0]
+    assert finding["path"].endswith(os.path.join("models", "llama", "modeling_llama.py"))
+    with open(finding["path"]) as handle:
+        line = handle.read().splitlines()[finding["line"] - 1]
+    assert line.strip().startswith("self.o_proj = nn.Linear(") and finding["column"] == line.index("self") + 1
+    init = finding["evidence"][1]
+    assert "transformers" in init["path"] and "initialization.py" not in init["path"]
 
 
 CUSTOM = open(__file__.replace("test_hf.py", "hf_custom_model.py")).read()
@@ -94,7 +100,8 @@ def test_a_custom_pretrained_model_is_built_from_its_config_class(tmp_path, caps
     (tmp_path / "tiny_hf.py").write_text(CUSTOM)
     main(["check", "tiny_hf.py", "--runtime", "--isolated", "--format", "json", "--select", "INI1", "--config", "n_layer=4"])
     [finding] = json.loads(capsys.readouterr().out)
-    assert finding["code"] == "INI101" and "0.02/sqrt(4)" in finding["message"]
-    assert "nn.init.normal_(module.weight" in CUSTOM.splitlines()[finding["line"] - 1]
+    assert finding["code"] == "INI101" and "0.02/sqrt(4)" in finding["evidence"][0]["message"]
+    assert CUSTOM.splitlines()[finding["line"] - 1].strip() == "self.proj = nn.Linear(config.hidden, config.hidden)"
+    assert "nn.init.normal_(module.weight" in CUSTOM.splitlines()[finding["evidence"][1]["line"] - 1]
     main(["check", "tiny_hf.py", "--runtime", "--isolated", "--format", "json", "--select", "INI1", "--policy", "none"])
     assert json.loads(capsys.readouterr().out) == []

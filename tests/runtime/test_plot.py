@@ -53,3 +53,26 @@ def test_figure_is_written(divided_report, tmp_path):
     target = tmp_path / "depth.png"
     assert plot_reports([divided_report, divided_report], str(target)) == str(target)
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_axes_a_reader_can_trust(divided_report):
+    pytest.importorskip("matplotlib")
+    from matplotlib.ticker import MaxNLocator
+
+    from initlint.runtime.plot import draw
+
+    profile = depth_profile(dict(divided_report, built_by="build_model"))
+    # The attention and MLP writers expect the same std: one expected curve, not two on top.
+    [expected] = profile.expected_curves()
+    assert expected.label == "expected (h.*.attn.c_proj.weight, h.*.mlp.c_proj.weight)"
+    figure = draw([profile])
+    writer_axis, stream_axis = figure.axes
+    assert writer_axis.get_title() == "TinyGPT (built by build_model()): residual writers"
+    for axis in (writer_axis, stream_axis):
+        assert axis.get_yscale() == "linear" and axis.get_ylim()[0] == 0
+        locator = axis.xaxis.get_major_locator()
+        assert isinstance(locator, MaxNLocator) and all(tick == int(tick) for tick in axis.get_xticks())
+    # The tolerance band spans the policy's +-10% around the expected std.
+    [band] = writer_axis.collections
+    low, high = band.get_paths()[0].vertices[:, 1].min(), band.get_paths()[0].vertices[:, 1].max()
+    assert low == pytest.approx(0.9 * expected.values[0]) and high == pytest.approx(1.1 * expected.values[0])

@@ -34,17 +34,22 @@ def runtime_lines(out: str) -> list[str]:
     return [line for line in out.splitlines() if ": INI1" in line]
 
 
-def test_text_output_has_the_table_and_the_finding_at_the_init_line(zoo, capsys):
+def test_text_output_has_the_table_and_the_finding_at_the_writer_creation(zoo, capsys):
     code, out, err = run_cli(capsys, zoo, "--runtime", "--model", "GPT", "--config", "init=n-layer", "--isolated")
     assert code == 1, err
-    assert "writer     transformer.h.*.attn.c_proj.weight" in out
+    assert "residual writer  transformer.h.*.attn.c_proj.weight" in out
     [line] = runtime_lines(out)
-    path, row = line.split(":")[:2]
+    path, row, column = line.split(":")[:3]
     source = open(zoo).read().splitlines()
-    assert path == zoo and "torch.nn.init.normal_(param, mean=0.0, std=std)" in source[int(row) - 1]
-    assert "INI101 [GPT] residual writer" in line and "ratio 1.41" in line
+    # Where the static rules report a writer: the statement that creates its layer.
+    assert path == zoo and source[int(row) - 1].strip() == "self.c_proj = nn.Linear(config.n_embd, config.n_embd)"
+    assert int(column) == source[int(row) - 1].index("self") + 1
+    assert "INI101 residual writer transformer.h.*.attn.c_proj (+1 more): std 0.01, gpt2 expects 0.00707 (ratio 1.41)" in line
     code, out, _ = run_cli(capsys, zoo, "--runtime", "--config", "init=n-layer", "--isolated", "--format", "json")
     [finding] = [f for f in json.loads(out) if f["code"] == "INI101"]
+    measured, init = finding["evidence"]
+    assert "ratio 1.41" in measured["message"] and "n_layer instead of 2*n_layer" in measured["message"]
+    assert "torch.nn.init.normal_(param, mean=0.0, std=std)" in source[init["line"] - 1]
     callers = [source[n - 1] for n in finding["details"]["called_from_lines"]]
     assert any("0.02 / math.sqrt(depth)" in text for text in callers)
 
@@ -78,7 +83,8 @@ def test_factory(zoo, tmp_path, capsys):
     (tmp_path / "build.py").write_text("from gpt_zoo import make\n\ndef tiny():\n    return make('n-layer', n_layer=2)\n")
     code, out, _ = run_cli(capsys, zoo, "--runtime", "--factory", "build.py:tiny", "--format", "json", "--isolated")
     [finding] = [f for f in json.loads(out) if f["code"].startswith("INI1")]
-    assert finding["code"] == "INI101" and "0.02/sqrt(4)" in finding["message"] and finding["path"] == zoo
+    assert finding["code"] == "INI101" and finding["path"] == zoo  # the modeling file, not build.py
+    assert "0.02/sqrt(4)" in finding["evidence"][0]["message"] and finding["details"]["model"] == "GPT"
 
 
 def test_cannot_build_says_what_to_pass(tmp_path, monkeypatch, capsys):
@@ -95,9 +101,13 @@ def test_cannot_build_says_what_to_pass(tmp_path, monkeypatch, capsys):
                 return self.emb(ids)
     """))
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q")
-    assert runtime_lines(out) == [
-        "net.py:1:1: INI110 runtime check not run: cannot build Net: Net(vocab_size, width) needs values for "
-        "vocab_size, width; pass --config vocab_size=...,width=... or --factory FILE.py:CALLABLE"]
+    [line] = runtime_lines(out)
+    assert line.startswith("net.py:1:1: INI110 runtime check not run: tried Net: cannot build Net:")
+    code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "--format", "json")
+    [finding] = [f for f in json.loads(out) if f["code"] == "INI110"]
+    assert finding["details"]["error"] == ("tried Net: cannot build Net: Net(vocab_size, width) needs values for "
+                                           "vocab_size, width; pass --config vocab_size=...,width=... or --factory "
+                                           "FILE.py:CALLABLE")
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q", "--config", "vocab_size=16,width=4,depth=2")
     assert "Net() takes no argument depth" in out
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q", "--config", "vocab_size=16,width=4")
@@ -177,12 +187,15 @@ def test_findings_from_init_helpers_in_other_files(tmp_path, monkeypatch, capsys
     """))
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "--format", "json", "--select", "INI101")
     [finding] = json.loads(out)
-    # Checked together, the helper's line is the source; checked alone, the model file's call of it.
-    assert open("net.py").read().splitlines()[finding["line"] - 1].strip() == "init_all(self)"
+    # Reported at the writer's creation; the init op is evidence: checked alone, the model
+    # file's call of the helper; checked together, the helper's own line.
+    lines = open("net.py").read().splitlines()
+    assert (finding["path"], lines[finding["line"] - 1].strip()) == ("net.py", "self.proj = nn.Linear(32, 32)")
+    assert lines[finding["evidence"][1]["line"] - 1].strip() == "init_all(self)"
     assert finding["details"]["init_at"].endswith("inits.py:6")
     code, out, _ = run_cli(capsys, "net.py", "inits.py", "--runtime", "--isolated", "--format", "json", "--select", "INI101")
     [finding] = json.loads(out)
-    assert (finding["path"], finding["line"]) == ("inits.py", 6)
+    assert finding["path"] == "net.py" and (finding["evidence"][1]["path"], finding["evidence"][1]["line"]) == ("inits.py", 6)
 
 
 def test_static_and_runtime_writer_maps_are_compared():

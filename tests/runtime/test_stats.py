@@ -36,7 +36,7 @@ def _draw(requested: Requested, rows: int, n: int, seed: int) -> "torch.Tensor":
         values.uniform_(requested.low, requested.high, generator=generator)
     else:
         torch.nn.init.trunc_normal_(
-            values, requested.mean, requested.std, requested.low, requested.high, generator=generator
+            values, requested.mean, requested.nominal_std, requested.low, requested.high, generator=generator
         )
     return values
 

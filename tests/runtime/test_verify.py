@@ -143,7 +143,7 @@ def test_report_round_trips_and_prints():
 
     again = Report.from_dict(report.to_dict())
     assert again.codes() == report.codes() and str(again) == str(report)
-    assert "writer     transformer.h.*.attn.c_proj.weight" in str(report)
+    assert "residual writer  transformer.h.*.attn.c_proj.weight" in str(report)
 
 
 def test_deterministic():

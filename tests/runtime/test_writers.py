@@ -293,3 +293,27 @@ def test_a_forward_that_cannot_run_leaves_a_note_and_the_trace_findings():
     report = verify(NeedsTwoInputs, policy="gpt2", materialize=False)
     assert report.codes() == ["INI103"]  # the trace still sees the never-written `proj`
     assert any("residual writers not observed" in note for note in report.models[0].notes)
+
+
+def _example(name: str):
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("example, root, config, per_block", [
+    ("parallel_block", "ParallelGPT", "ParallelConfig", 1),
+    ("gpt2_nanogpt", "GPT", "GPTConfig", 2),
+])
+def test_residual_layers_count_branches_that_read_one_stream_state_once(example, root, config, per_block):
+    module = _example(example)
+    with torch.device("meta"):
+        model = getattr(module, root)(getattr(module, config)(n_layer=3, vocab_size=64))
+    fmap = map_forward(model, (torch.zeros(1, 8, dtype=torch.long, device="meta"),))
+    # Both blocks write twice (attention and MLP); a parallel block's branches read the same x.
+    assert len(fmap.writes) == 2 * 3 and fmap.layers == per_block * 3
