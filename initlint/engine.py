@@ -6,12 +6,7 @@ init plan) -> enabled rules -> positioned findings -> `# noqa` filter.
 
 from __future__ import annotations
 
-import ast
-import io
 import os
-import sys
-import tokenize
-import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
@@ -28,62 +23,16 @@ from initlint.rules.base import FixSpec, NodePositions as Positions
 from initlint.sourcetext import one_line, source_digest
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
-from initlint.nesting import nesting_problem
+# The guarded parse sits below the engine (the project layer parses siblings with it).
+from initlint.parsing import NUL_BYTES, decode, parse  # noqa: F401 (re-exported)
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
 
 #: Longest message an INI901/INI902 carries (exception texts can be huge).
 MAX_REASON_CHARS = 300
-NUL_BYTES = "cannot parse: the file contains NUL bytes (binary data?)"
 
 
 def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:
     return [rule for rule in all_rules() if is_enabled(rule.code, rule.default_enabled, settings, path)]
-
-
-def parse(source: str) -> cst.Module:
-    """LibCST's parse, refused up front where it would crash or take unbounded time."""
-    if "\0" in source:
-        line = source.count("\n", 0, source.index("\0")) + 1
-        raise UnparseableSource(NUL_BYTES, line)
-    problem = nesting_problem(source)
-    if problem is not None:
-        reason, line = problem
-        raise UnparseableSource(f"nesting too deep to analyse: {reason}", line)
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as error:
-        raise _syntax_error(source, error) from None
-    except RecursionError:
-        raise UnparseableSource("nesting too deep to analyse: the parser ran out of recursion depth") from None
-
-
-def _syntax_error(source: str, error: cst.ParserSyntaxError) -> UnparseableSource:
-    """Python's own message and position where Python rejects the file too (they are the
-    clearer ones); otherwise say that the syntax is newer than LibCST's grammar."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings of the user's code are not ours
-            compile(source, "<checked file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as python_error:
-        return UnparseableSource(
-            f"syntax error: {one_line(python_error.msg)}", python_error.lineno or 1, python_error.offset or 1
-        )
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    else:
-        version = f"{sys.version_info.major}.{sys.version_info.minor}"
-        reason = f"valid Python {version}, but LibCST {_libcst_version()} cannot parse it ({one_line(error.message)})"
-        return UnparseableSource(reason, error.raw_line or 1, error.raw_column + 1)
-    return UnparseableSource(f"cannot parse: {one_line(error.message)}", error.raw_line or 1, error.raw_column + 1)
-
-
-def _libcst_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("libcst")
-    except PackageNotFoundError:
-        return "(unknown version)"
 
 
 def internal_error(path: str, error: BaseException) -> Finding:
@@ -213,13 +162,6 @@ def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
         return [tool_finding("INI901", path, error.reason, error.line, error.column)]
     except (Exception, guard.BudgetExceeded) as error:
         return [internal_error(path, error)]
-
-
-def decode(data: bytes) -> str:
-    """Decode like Python does: PEP 263 cookie or BOM, else UTF-8."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
 
 
 def lint_file(path: str | os.PathLike, settings: Settings | None = None) -> list[Finding]:

@@ -20,7 +20,7 @@ from initlint.analysis.index import build_index, dotted_name
 from initlint.files import SKIPPED_DIRS
 from initlint.project.cache import FOLDER_NAME
 from initlint.project.layout import Location, is_regular_file, read_regular
-from initlint.project.resolve import CLASS, Symbol
+from initlint.project.symbols import CLASS, Symbol
 from initlint.project.store import ENTRY_POINTS, Parsed
 
 #: A project with more Python files than this is searched in its first files only (sorted walk).

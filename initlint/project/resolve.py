@@ -10,55 +10,23 @@ asks for the definition itself (`resolve_symbol`) is that one file's syntax tree
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
 
-from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.analysis.index import ModuleIndex
 from initlint.project.cache import DiskCache, default_cache_folder
 from initlint.project.layout import Layout, Location, find_root
 from initlint.project.store import Parsed, Store, Summary
+from initlint.project.symbols import CLASS, CONSTANT, EXTERNAL, FUNCTION, MODULE, UNKNOWN, Definition, Symbol, _unknown
 
-CLASS, FUNCTION, CONSTANT, MODULE, EXTERNAL, UNKNOWN = "class", "function", "constant", "module", "external", "unknown"
 #: Re-export chains longer than this are not followed (real ones are two or three deep).
 MAX_HOPS = 32
 #: Lookups one resolution may make: star imports that all import each other branch at every hop.
 MAX_LOOKUPS = 2000
 #: `Project(cache_folder=DEFAULT)`: `INITLINT_CACHE_DIR`, else `<root>/.initlint_cache`.
 DEFAULT = object()
-
-
-@dataclass(frozen=True)
-class Definition:
-    """The syntax behind a resolved name, and the index of the module it is written in."""
-
-    #: ClassDef, FunctionDef, or the value assigned to a constant
-    node: cst.CSTNode
-    info: ClassInfo | None
-    index: ModuleIndex
-    parsed: Parsed
-
-
-@dataclass(frozen=True)
-class Symbol:
-    kind: str
-    #: where it is defined (`mypkg.blocks.Block`), or the external name (`torch.nn.Linear`)
-    qualified: str
-    module: str | None = None
-    name: str | None = None
-    path: Path | None = None
-    #: the part of a dotted name past a class or function: `("build",)` for `Block.build`
-    attribute: tuple[str, ...] = ()
-    #: why an UNKNOWN symbol could not be resolved
-    reason: str = ""
-    definition: Definition | None = field(default=None, compare=False, repr=False)
-    #: where a MODULE symbol's module lives
-    location: Location | None = field(default=None, compare=False, repr=False)
-
-
-def _unknown(qualified: str, reason: str) -> Symbol:
-    return Symbol(UNKNOWN, qualified, reason=reason)
 
 
 class Project:

@@ -17,8 +17,11 @@ from pathlib import Path
 import libcst as cst
 
 from initlint.analysis.index import ModuleIndex, build_index, dotted_name
+from initlint.errors import UnparseableSource
+from initlint.parsing import decode, parse
 from initlint.project.cache import DiskCache
 from initlint.project.layout import read_regular
+from initlint.sourcetext import one_line
 
 #: Methods that initialise a model when someone calls them; the summary notes which a file uses.
 ENTRY_POINTS = ("_init_weights", "init_weights", "initialize_weights", "reset_parameters", "_reset_parameters", "init_parameters")
@@ -131,9 +134,6 @@ def summarise(parsed: Parsed) -> Summary:
 
 
 def _parse(data: bytes) -> Parsed | str:
-    # Imported here: the engine imports the rules, which import the analysis, which will import us.
-    from initlint.engine import UnparseableSource, decode, one_line, parse
-
     try:
         source = decode(data)
         module = parse(source)
