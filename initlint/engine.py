@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import libcst as cst
 
@@ -19,13 +19,16 @@ from initlint.config import Settings, is_enabled
 # callers; they live in leaf modules so that lower layers need not import the engine.
 from initlint.errors import UnparseableSource
 from initlint.findings import Edit, Evidence, Finding, Fix, Span, new_finding, tool_finding
-from initlint.rules.base import FixSpec, NodePositions as Positions
+from initlint.rules.base import EvidenceSpec, FixSpec, NodePositions as Positions
 from initlint.sourcetext import one_line, source_digest
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
 # The guarded parse sits below the engine (the project layer parses siblings with it).
 from initlint.parsing import NUL_BYTES, decode, parse  # noqa: F401 (re-exported)
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.linking import Linker, ProjectContext
 
 #: Longest message an INI901/INI902 carries (exception texts can be huge).
 MAX_REASON_CHARS = 300
@@ -76,10 +79,13 @@ def finding_of(
     return new_finding(rule.code, path, message, span, details=details, fix=fix, evidence=evidence, help=help)
 
 
-def _positioned_evidence(positions: Positions, violation: Violation) -> tuple[Evidence, ...]:
+def _positioned_evidence(positions: Positions, violation: Violation, linker: Linker | None) -> tuple[Evidence, ...]:
     steps = []
     for spec in violation.evidence:
-        if spec.node is not None:
+        place = linker.place(spec.node) if linker is not None and spec.node is not None else None
+        if place is not None:  # a step in a sibling file of the project: its own path and line
+            steps.append(Evidence(spec.message, place.line, place.column, place.path))
+        elif spec.node is not None:
             line, column, _, _ = _position(positions, spec.node)
             steps.append(Evidence(spec.message, line, column, spec.path))
         else:
@@ -87,24 +93,46 @@ def _positioned_evidence(positions: Positions, violation: Violation) -> tuple[Ev
     return tuple(steps)
 
 
-def _positioned_fix(positions: Positions, spec: FixSpec | None) -> Fix | None:
+def _positioned_fix(positions: Positions, spec: FixSpec | None, linker: Linker | None) -> Fix | None:
     if spec is None:
         return None
+    if linker is not None and any(linker.place(node) is not None for node, _ in spec.replacements):
+        return None  # a fix only ever edits the checked file
     edits = tuple(Edit(*_position(positions, node), text) for node, text in spec.replacements)
     return Fix(spec.description, edits, spec.safe)
 
 
-def check_module(module: cst.Module, path: str, settings: Settings, source: str | None = None) -> list[Finding]:
-    """Run the analysis and every enabled rule over an already parsed module."""
+def _in_checked_file(linker: Linker | None, violation: Violation, code: Callable[[cst.CSTNode], str]) -> Violation | None:
+    """A violation at a sibling file's code moves to the checked file's code that reaches it (the
+    `Block(...)` that builds the block whose layer is reported), with the real place as evidence;
+    None where the checked file has no such code."""
+    place = linker.place(violation.node) if linker is not None else None
+    if linker is None or place is None:
+        return violation
+    anchor = linker.anchor(violation.node)
+    if anchor is None:
+        return None
+    step = EvidenceSpec(f"the reported code is in {place.path}; this file reaches it through `{one_line(code(anchor), 60)}`", violation.node)
+    return replace(violation, node=anchor, evidence=(step, *violation.evidence))
+
+
+def check_module(module: cst.Module, path: str, settings: Settings, source: str | None = None, project: ProjectContext | None = None) -> list[Finding]:
+    """Run the analysis and every enabled rule over an already parsed module; with `project`,
+    names the module imports from its project on disk are followed (findings stay in `path`)."""
     from initlint.analysis import analyze
+    from initlint.analysis.linking import linker_of
 
     rules = [rule for rule in enabled_rules(settings, path) if not rule.emitted_by_engine]
     if not rules:
         return []
-    analysis = analyze(module, settings.analysis, source)
+    analysis = analyze(module, settings.analysis, source, project)
+    linker = linker_of(analysis.index)
     raised: list[tuple[type[Rule], Violation]] = []
     for rule in rules:
-        raised.extend((rule, violation) for violation in rule().check(analysis))
+        for violation in rule().check(analysis):
+            placed = _in_checked_file(linker, violation, analysis.code)
+            if placed is not None:
+                raised.append((rule, placed))
     if not raised:
         return []
     # Positions are only computed for files that have something to report.
@@ -113,11 +141,45 @@ def check_module(module: cst.Module, path: str, settings: Settings, source: str 
     for rule, violation in raised:
         span = _position(positions, violation.node)
         finding = finding_of(
-            rule, path, violation.message, span, violation.details, _positioned_fix(positions, violation.fix),
-            _positioned_evidence(positions, violation), violation.help,
+            rule, path, violation.message, span, violation.details, _positioned_fix(positions, violation.fix, linker),
+            _positioned_evidence(positions, violation, linker), violation.help,
         )
         findings.setdefault((finding.code, finding.line, finding.column, finding.message), finding)
     return sorted(findings.values(), key=Finding.sort_key)
+
+
+def project_context(path: str, settings: Settings) -> ProjectContext | None:
+    """The project on disk `path` belongs to, shared by every file of it checked in this process;
+    None for text not read from a file, or with `project-analysis = false`."""
+    if not settings.project_analysis or not os.path.isfile(path):
+        return None
+    from initlint.analysis.linking import ProjectContext
+    from initlint.project import DEFAULT, project_for
+
+    folder: object = DEFAULT
+    if settings.cache_dir is not None:
+        folder = os.path.join(settings.root or os.curdir, settings.cache_dir) if settings.cache_dir else None
+    try:
+        return ProjectContext(project_for(path, folder), path)
+    except (OSError, ValueError):
+        return None
+
+
+def parse_in_project(source: str, path: str, settings: Settings) -> tuple[cst.Module, ProjectContext | None]:
+    """The checked file's parse, shared with its project: a file another checked file already
+    reached is not parsed again, and one parsed here is not parsed again when a sibling reaches it."""
+    context = project_context(path, settings)
+    if context is None:
+        return parse(source), None
+    shared = context.project.shared_parse(path, source)
+    if shared is not None:
+        return shared.module, replace(context, index=shared.index)
+    from initlint.analysis.index import build_index
+
+    module = parse(source)
+    index = build_index(module)
+    context.project.add_source(path, source, module, index)
+    return module, replace(context, index=index)
 
 
 def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = None) -> list[Finding]:
@@ -152,9 +214,9 @@ def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
     """
 
     def work() -> list[Finding]:
-        module = parse(source)
+        module, project = parse_in_project(source, path, settings)
         guard.restart_clock()  # the analysis gets the whole budget (the parse is bounded apart)
-        return check_module(module, path, settings, source)
+        return check_module(module, path, settings, source, project)
 
     try:
         return guard.run_bounded(work, seconds=guard.DEFAULT_BUDGET.seconds_for(source))

@@ -65,9 +65,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("undecided_if_all_arms", "good"): "an undecided `and` test with tuple loops in each arm loses the init",
     ("uncertain_then_overwrite", "bad"): "an uncertain earlier init masks the certain generic redraw after it",
     ("several_roots", "bad"): "a head class that re-initialises every linear is not reported by root",
-    # Whole projects
-    ("imported_blocks", "bad"): "a block class imported from a sibling module is not resolved",
-    ("whole_project", "bad"): "an init applied from train.py with `partial(model._init_weights, ...)`",
 }
 
 

@@ -50,6 +50,8 @@ class CallSite:
     call: cst.Call
     #: the caller file's tree and index: evaluate `arguments` in it
     parsed: Parsed
+    #: what the receiver was last bound to before the call (`GPT(cfg).to(device)`), if the file says
+    receiver_value: cst.BaseExpression | None = None
 
 
 def project_files(root: Path, max_files: int = MAX_FILES) -> list[Path]:
@@ -162,7 +164,7 @@ def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]
         text = finder.text(receiver)
         start = positions[call].start
         owner = _receiver_class(project, module, imports, enclosing, text, value)
-        sites.append(CallSite(path, module.name if module is not None else None, start.line, start.column + 1, method, via, text, owner, arguments, call, parsed))
+        sites.append(CallSite(path, module.name if module is not None else None, start.line, start.column + 1, method, via, text, owner, arguments, call, parsed, value))
     return sites
 
 

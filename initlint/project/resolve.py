@@ -81,6 +81,14 @@ class Project:
         """Share a parse the caller already made (the checked file), so no one parses it again."""
         self.store.adopt(Path(os.path.realpath(path)), Parsed(source, module, index))
 
+    def shared_parse(self, path: str | os.PathLike, source: str) -> Parsed | None:
+        """The parse of `source` this run already made (another checked file reached `path`), if
+        any: the engine takes it instead of parsing the checked file again."""
+        found = self.store.parse_of_text(source)
+        if found is not None:
+            self.store.adopt(Path(os.path.realpath(path)), found)
+        return found
+
     def parsed_file(self, path: str | os.PathLike) -> Parsed | str:
         """The shared parse of a file (the checked one included), or why there is none: a file
         that another checked file already reached is not parsed again."""

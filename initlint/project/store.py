@@ -190,6 +190,11 @@ class Store:
         """The files whose syntax tree this run built or adopted."""
         return {path for path, found in self._files.items() if not isinstance(found, str) and found[0] in self._parsed}
 
+    def parse_of_text(self, source: str) -> Parsed | None:
+        """A parse already made of exactly this text (files are keyed by the hash of their bytes)."""
+        found = self._parsed.get(hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest())
+        return found if isinstance(found, Parsed) and found.source == source else None
+
     def adopt(self, path: Path, parsed: Parsed) -> None:
         """Take a parse made elsewhere: `path` then reads as `parsed.source`, parsed once."""
         data = parsed.source.encode("utf-8", "surrogatepass")
