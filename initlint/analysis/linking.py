@@ -196,6 +196,14 @@ class Linker:
         return relative if not relative.startswith("..") else str(path)
 
 
+    def in_project(self, path: Path) -> str:
+        """A path as a label (`scripts/train.py`): relative to the project root."""
+        try:
+            return Path(os.path.realpath(path)).relative_to(self.project.root).as_posix()
+        except ValueError:
+            return str(path)
+
+
 def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     stack = [node]
     while stack:
@@ -310,15 +318,22 @@ class LinkedInterpreter(Interpreter):
                 continue
             sites = [site for site in self.linker.project.find_calls(name, symbol) if _from_outside(site)]
             distinct = {(site.via, tuple(self.code(arg) for arg in site.arguments)) for site in sites}
-            for site in sites:
-                self._run_site(root, found, site, certain=len(distinct) == 1)
+            if len(distinct) == 1:
+                self._run_site(root, found, sites[0])
+            elif sites:
+                # Callers that run it differently (train.py and finetune.py): which one built the
+                # model cannot be told, so every parameter's init is undecided.
+                self.executed.add(id(found[1]))
+                self.linker.module(sites[0].path, sites[0].parsed)
+                why = f"{cls.name}.{name} called with different arguments in the project"
+                self.mark_unknown_targets([ModRef(root)], {}, Ctx(), sites[0].call, why)
 
-    def _run_site(self, root: ModuleNode, found: tuple[ClassInfo, cst.FunctionDef], site: CallSite, certain: bool) -> None:
+    def _run_site(self, root: ModuleNode, found: tuple[ClassInfo, cst.FunctionDef], site: CallSite) -> None:
         owner, func = found
         caller = self.linker.module(site.path, site.parsed)
         args, kwargs = self._in_module(caller, lambda: self._site_arguments(root, site))
-        where = f"{self.linker.display(site.path)}:{site.line} `{self.code(site.call)[:60]}`"
-        ctx = Ctx(certain=certain, via=(where, f"{owner.name}.{func.name.value}"))
+        where = f"{self.linker.in_project(site.path)}:{site.line} `{self.code(site.call)[:60]}`"
+        ctx = Ctx(via=(where, f"{owner.name}.{func.name.value}"))
         method = FuncRef(func, owner, ModRef(root))
         if site.via == "apply":
             for module in list(root.post_order()):

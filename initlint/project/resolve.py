@@ -314,6 +314,9 @@ def project_for(path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
     root = find_root(Path(os.path.realpath(path)))
     key = (root, cache_folder if cache_folder is DEFAULT else str(cache_folder))
     project = _PROJECTS.get(key)
+    if project is not None and project.store.changed():
+        del _PROJECTS[key]  # a file it read has changed since: start a new snapshot
+        project = None
     if project is None:
         if len(_PROJECTS) >= MAX_PROJECTS:
             del _PROJECTS[next(iter(_PROJECTS))]

@@ -10,6 +10,7 @@ read or parsed gets a summary carrying only the reason: a broken sibling resolve
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,6 +147,14 @@ def _parse(data: bytes) -> Parsed | str:
         return "cannot parse: too large or too deeply nested"
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_mtime_ns, found.st_size
+
+
 @dataclass
 class Counters:
     reads: int = 0
@@ -162,12 +171,20 @@ class Store:
         self._files: dict[Path, tuple[str, bytes] | str] = {}
         self._parsed: dict[str, Parsed | str] = {}
         self._summaries: dict[str, Summary] = {}
+        #: (mtime, size) of each file when it was read: a process that lives on (an editor, a
+        #: notebook calling `lint_file`) must not keep a sibling's old text
+        self._stamps: dict[Path, tuple[int, int] | None] = {}
+
+    def changed(self) -> bool:
+        """Whether a file read in this run has changed on disk since."""
+        return any(_stamp(path) != stamp for path, stamp in self._stamps.items())
 
     def read(self, path: Path) -> tuple[str, bytes] | str:
         """(sha256, bytes) of a file, or why it was not read."""
         found = self._files.get(path)
         if found is None:
             self.counters.reads += 1
+            self._stamps[path] = _stamp(path)
             data = read_regular(path)
             found = self._files[path] = (hashlib.sha256(data).hexdigest(), data) if isinstance(data, bytes) else data
         return found
