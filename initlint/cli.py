@@ -7,21 +7,30 @@ no file could be checked at all. Errors are one line on stderr, never a tracebac
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
 from types import ModuleType
-from typing import Sequence, TextIO
+from typing import NoReturn, Sequence, TextIO
 
 from initlint import __version__
-from initlint.config import Settings, load_settings, parse_code_list, validate_codes, with_overrides
-from initlint.files import UsageError, discover
+from initlint.config import Settings, SettingsResolver, parse_code_list, validate_codes, with_overrides
+from initlint.files import STDIN, UsageError, discover
 from initlint.findings import Finding
 from initlint.reporters import FORMATS, ReportOptions, render
 from initlint.reporters import statistics as statistics_report
 from initlint.rules import all_rules, rule_by_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake on the command line is one line (not a usage block), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = f"; `{self.prog} --help` lists the options"
+        self.exit(EXIT_ERROR, f"initlint: error: {message}{hint}\n")
 
 
 def _positive_int(text: str) -> int:
@@ -45,7 +54,8 @@ def _runtime_cli() -> ModuleType | None:
 
 
 def _add_check_arguments(check: argparse.ArgumentParser) -> None:
-    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or folders (default: .)")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or folders (default: .); - reads stdin")
+    check.add_argument("--stdin-filename", metavar="PATH", help="with -: the name the source on stdin is checked under (config, per-file-ignores)")
     selection = check.add_argument_group("rule selection (override [tool.initlint])")
     selection.add_argument("--select", type=parse_code_list, metavar="CODES", help="only these codes or prefixes (replaces the config's)")
     selection.add_argument("--extend-select", type=parse_code_list, metavar="CODES", help="also these codes, e.g. opt-in rules")
@@ -55,6 +65,7 @@ def _add_check_arguments(check: argparse.ArgumentParser) -> None:
     config = check.add_argument_group("configuration")
     config.add_argument("--config", metavar="PYPROJECT", help="read [tool.initlint] from this file instead of searching")
     config.add_argument("--isolated", action="store_true", help="read no pyproject.toml at all")
+    config.add_argument("--force-exclude", action="store_true", default=None, help="apply the excludes to files named on the command line too")
     output = check.add_argument_group("output")
     output.add_argument("--format", choices=FORMATS, default="text", help="default: text")
     output.add_argument("--show-source", action=argparse.BooleanOptionalAction, default=True, help="text: print the source line and a caret (default: on)")
@@ -65,14 +76,15 @@ def _add_check_arguments(check: argparse.ArgumentParser) -> None:
     run = check.add_argument_group("run")
     run.add_argument("-j", "--jobs", type=_positive_int, metavar="N", help="check files in N processes")
     run.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what is left")
-    run.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that change the model's numbers (INI002)")
+    run.add_argument("--unsafe-fixes", action="store_true", help="also apply (with --fix) or show fixes that change the model's numbers (INI002)")
+    run.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)")
     runtime = _runtime_cli()
     if runtime is not None:
         runtime.add_arguments(check)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="initlint", description=__doc__.split("\n", 1)[0])
+    parser = _Parser(prog="initlint", description=__doc__.split("\n", 1)[0])
     parser.add_argument("--version", action="version", version=f"initlint {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -85,26 +97,51 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("code")
 
     commands.add_parser("rules", help="list every rule, with whether it is on by default")
+    commands.add_parser(
+        "server", help="a language server on stdin/stdout for editors (needs initlint[lsp])",
+        description="Speak LSP on stdin/stdout: static diagnostics, quick fixes, rule docs on hover. See docs/editors.md.",
+    )
     return parser
 
 
-def settings_for(args: argparse.Namespace) -> Settings:
-    """The config file's settings with the command line on top."""
-    settings = Settings() if args.isolated else load_settings(args.paths, args.config)
+def _overlay(args: argparse.Namespace):
+    """The command line on top of a config file's settings (a function: each file may have its own)."""
 
     def flag(name: str) -> tuple[str, ...] | None:
-        value = getattr(args, name)
+        value = getattr(args, name, None)
         return None if value is None else validate_codes(value, f"--{name.replace('_', '-')}")
 
-    extend_select, extend_ignore = flag("extend_select"), flag("extend_ignore")
-    ignore = flag("ignore")
-    return with_overrides(
-        settings,
-        select=flag("select"),
-        extend_select=None if extend_select is None else settings.extend_select + extend_select,
-        ignore=(settings.ignore if ignore is None else ignore) + (extend_ignore or ()),
-        ignore_noqa=args.ignore_noqa or None,
-    )
+    select, extend_select, ignore, extend_ignore = (flag(name) for name in ("select", "extend_select", "ignore", "extend_ignore"))
+    force_exclude = getattr(args, "force_exclude", None)
+
+    def overlay(settings: Settings) -> Settings:
+        _check_runtime_table(settings)
+        return with_overrides(
+            settings,
+            select=select,
+            extend_select=None if extend_select is None else settings.extend_select + extend_select,
+            ignore=ignore,
+            extend_ignore=None if extend_ignore is None else settings.extend_ignore + extend_ignore,
+            ignore_noqa=args.ignore_noqa or None,
+            force_exclude=force_exclude,
+        )
+
+    return overlay
+
+
+def _check_runtime_table(settings: Settings) -> None:
+    """A typo under `[tool.initlint.runtime]` is an error in static runs too, not only with --runtime."""
+    table = settings.subtables.get("runtime")
+    runtime = _runtime_cli() if table else None
+    if table and runtime is not None:
+        try:
+            runtime.runtime_options(argparse.Namespace(), dict(table))
+        except UsageError as error:
+            raise UsageError(f"{settings.config_path}: {error}") from None
+
+
+def resolver_for(args: argparse.Namespace) -> SettingsResolver:
+    return SettingsResolver(_overlay(args), config=args.config, isolated=args.isolated)
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -113,21 +150,90 @@ def _use_color(choice: str, stream: TextIO) -> bool:
     return not os.environ.get("NO_COLOR") and hasattr(stream, "isatty") and stream.isatty()
 
 
-def _lint(files: list[str], settings: Settings, jobs: int | None):
-    from initlint.engine import lint_files
+def _stdin_name(args: argparse.Namespace) -> str:
+    return args.stdin_filename or STDIN
 
-    return lint_files(files, settings, jobs=jobs or 1)
+
+def _lint(files: list[str], resolver: SettingsResolver, args: argparse.Namespace):
+    """Each group of files under one configuration is linted with it; one merged result."""
+    from initlint.engine import RunResult, lint_files
+    from initlint.notebook import lint_path
+
+    groups: dict[str, tuple[Settings, list[str]]] = {}
+    for name in files:
+        settings = resolver.for_path(name)
+        groups.setdefault(settings.config_path, (settings, []))[1].append(name)
+    merged = RunResult()
+    with _progress(len(files), args) as advance:
+        for settings, names in groups.values():
+            result = lint_files(names, settings, jobs=args.jobs or 1, progress=advance, lint_one=lint_path)
+            merged.findings.extend(result.findings)
+            merged.files_checked += result.files_checked
+            merged.files_not_checked += result.files_not_checked
+    merged.findings.sort(key=Finding.sort_key)
+    return merged
+
+
+#: Fewer files than this finish before a progress bar would help.
+PROGRESS_MIN_FILES = 50
+
+
+def _progress(total: int, args: argparse.Namespace):
+    """A progress bar on stderr for long runs: only on a terminal, only for text output."""
+    from contextlib import nullcontext
+
+    wanted = total >= PROGRESS_MIN_FILES and args.format == "text" and not args.quiet and sys.stderr.isatty()
+    if not wanted:
+        return nullcontext(None)
+    try:
+        from rich.console import Console
+        from rich.progress import Progress
+    except ImportError:
+        return _PlainProgress(total)
+    return _RichProgress(Progress(transient=True, console=Console(stderr=True)), total)
+
+
+class _PlainProgress:
+    """`checked 120/2500 files` rewritten in place, when rich is not installed."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+
+    def __enter__(self):
+        return self.advance
+
+    def advance(self) -> None:
+        self.done += 1
+        if self.done % 10 == 0 or self.done == self.total:
+            sys.stderr.write(f"\rinitlint: checked {self.done}/{self.total} files")
+            sys.stderr.flush()
+
+    def __exit__(self, *exc) -> None:
+        sys.stderr.write("\r\033[K")
+
+
+class _RichProgress:
+    def __init__(self, progress, total: int) -> None:
+        self.progress, self.total = progress, total
+
+    def __enter__(self):
+        self.progress.__enter__()
+        task = self.progress.add_task("checking", total=self.total)
+        return lambda: self.progress.advance(task)
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
 
 
 def _fixer():
-    """`initlint.fixes.apply_fixes`, or a one-line error when this build has no fixes."""
+    """`initlint.fixes`, or a one-line error when this build has no fixes."""
     try:
-        from initlint.fixes import apply_fixes
+        from initlint import fixes
     except ModuleNotFoundError as error:
         if error.name != "initlint.fixes":
             raise
         raise UsageError("--fix is not available in this build (initlint.fixes is missing)") from None
-    return apply_fixes
+    return fixes
 
 
 def _run_runtime(files: list[str], args: argparse.Namespace, settings: Settings) -> list[Finding]:
@@ -135,18 +241,19 @@ def _run_runtime(files: list[str], args: argparse.Namespace, settings: Settings)
     if not getattr(args, "runtime", False):
         return []
     runtime = _runtime_cli()
-    return list(runtime.run_runtime(files, args, settings)) if runtime is not None else []
+    modules = [name for name in files if name.endswith((".py", ".pyi"))]  # a notebook is no importable module
+    return list(runtime.run_runtime(modules, args, settings)) if runtime is not None and modules else []
 
 
 def exit_code(findings: Sequence[Finding], nothing_checked: bool, exit_zero: bool) -> int:
+    if exit_zero:
+        return EXIT_CLEAN
     if nothing_checked:
         return EXIT_ERROR
-    if findings and not exit_zero:
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
+    return EXIT_FINDINGS if findings else EXIT_CLEAN
 
 
-def _report_fixes(report) -> None:
+def _report_fixes(report, verb: str = "fixed") -> None:
     """One stderr line per outcome of `--fix` (`initlint.fixes.FixReport`)."""
     if report.error:
         print(f"initlint: error: --fix: {report.error}", file=sys.stderr)
@@ -154,35 +261,130 @@ def _report_fixes(report) -> None:
         print(f"initlint: warning: --fix: {path}: {reason}", file=sys.stderr)
     if report.fixed:
         count, files = report.fixes_applied, len(report.fixed)
-        print(f"initlint: fixed {count} finding{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}", file=sys.stderr)
+        print(f"initlint: {verb} {count} finding{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}", file=sys.stderr)
+
+
+def _split_notebooks(findings: Sequence[Finding]) -> tuple[list[Finding], list[Finding]]:
+    from initlint.files import NOTEBOOK_SUFFIX
+
+    notebooks = [finding for finding in findings if finding.path.endswith(NOTEBOOK_SUFFIX)]
+    return [finding for finding in findings if not finding.path.endswith(NOTEBOOK_SUFFIX)], notebooks
+
+
+def _apply_fixes(findings: Sequence[Finding], unsafe: bool) -> None:
+    fixes = _fixer()
+    plain, notebooks = _split_notebooks(findings)
+    _report_fixes(fixes.apply_fixes(plain, unsafe=unsafe))
+    if notebooks:
+        from initlint.notebook import apply_notebook_fixes
+
+        _report_fixes(apply_notebook_fixes(notebooks, unsafe=unsafe)[0])
+
+
+def _print_diff(findings: Sequence[Finding], unsafe: bool, sources: dict[str, str]) -> bool:
+    """`--diff`: every fix as a unified diff on stdout, nothing written; True if any."""
+    fixes = _fixer()
+    plain, notebooks = _split_notebooks(findings)
+    on_disk = [finding for finding in plain if finding.path not in sources]
+    report, previews = fixes.preview_fixes(on_disk, unsafe=unsafe)
+    previews += _stdin_previews([f for f in plain if f.path in sources], unsafe, sources)
+    if notebooks:
+        from initlint.notebook import apply_notebook_fixes
+
+        notebook_report, notebook_previews = apply_notebook_fixes(notebooks, unsafe=unsafe, write=False)
+        report.skipped += notebook_report.skipped
+        report.fixed.update(notebook_report.fixed)
+        previews += notebook_previews
+    for path, old, new in previews:
+        sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+    _report_fixes(report, verb="would fix")
+    return bool(previews)
+
+
+def _stdin_previews(findings: list[Finding], unsafe: bool, sources: dict[str, str]) -> list[tuple[str, str, str]]:
+    from initlint.fixes import _apply, _overlapping
+
+    previews = []
+    for path, source in sources.items():
+        edits = sorted(
+            (edit for finding in findings if finding.path == path and finding.fix and (finding.fix.safe or unsafe) for edit in finding.fix.edits),
+            key=lambda e: (e.line, e.column, e.end_line, e.end_column),
+        )
+        if edits and not _overlapping(edits):
+            previews.append((path, source, _apply(source, edits)))
+    return previews
+
+
+def _lint_stdin(args: argparse.Namespace, resolver: SettingsResolver) -> tuple[list[Finding], dict[str, str], bool]:
+    """`initlint check -`: the source on stdin, checked as if it were `--stdin-filename`."""
+    from initlint.engine import decode, lint_source, one_line, tool_finding
+    from initlint.files import force_excluded
+
+    name = _stdin_name(args)
+    settings = resolver.for_path(name)
+    if args.fix:
+        raise UsageError("--fix cannot write back to stdin; use --diff")
+    data = sys.stdin.buffer.read()
+    if settings.force_exclude and force_excluded(name, settings):
+        return [], {}, False
+    try:
+        source = decode(data)
+    except (SyntaxError, ValueError, LookupError) as error:  # bad coding cookie, bad bytes
+        return [tool_finding("INI901", name, f"cannot decode: {one_line(str(error))}")], {}, True
+    findings = lint_source(source, name, settings)
+    return findings, {name: source}, all(finding.code == "INI901" for finding in findings) and bool(findings)
+
+
+def _lint_paths(args: argparse.Namespace, resolver: SettingsResolver):
+    """(findings, files, nothing_checked) for the paths given, after --fix when asked."""
+    files = list(discover(args.paths, resolver.for_path))
+    if not files:
+        return None
+    result = _lint(files, resolver, args)
+    if args.fix and not args.diff:
+        _apply_fixes(result.findings, args.unsafe_fixes)
+        result = _lint(files, resolver, args)
+    return list(result.findings), files, result.nothing_checked
 
 
 def run_check(args: argparse.Namespace) -> int:
-    settings = settings_for(args)
-    apply_fixes = _fixer() if args.fix else None
-    files = list(discover(args.paths, settings.exclude + settings.extend_exclude))
-    if not files:
-        print("initlint: warning: no Python files to check", file=sys.stderr)
-        return EXIT_CLEAN
-    result = _lint(files, settings, args.jobs)
-    if apply_fixes is not None:
-        _report_fixes(apply_fixes(result.findings, unsafe=args.unsafe_fixes))
-        result = _lint(files, settings, args.jobs)
-    findings = list(result.findings)
-    findings = sorted(findings + _run_runtime(files, args, settings), key=Finding.sort_key)
+    resolver = resolver_for(args)
+    sources: dict[str, str] = {}
+    if args.stdin_filename and args.paths == ["."]:
+        args.paths = [STDIN]  # as ruff: --stdin-filename without paths reads stdin
+    if args.paths == [STDIN]:
+        findings, sources, nothing_checked = _lint_stdin(args, resolver)
+        files = [_stdin_name(args)]
+    elif STDIN in args.paths:
+        raise UsageError("- (stdin) cannot be combined with other paths")
+    else:
+        linted = _lint_paths(args, resolver)
+        if linted is None:
+            print("initlint: warning: no Python files to check", file=sys.stderr)
+            return EXIT_CLEAN
+        findings, files, nothing_checked = linted
+    if args.diff:
+        changed = _print_diff(findings, args.unsafe_fixes, sources)
+        return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
+    findings = sorted(findings + _run_runtime(files, args, resolver.for_path(files[0])), key=Finding.sort_key)
+    _report(findings, args, len(files), sources)
+    return exit_code(findings, nothing_checked, args.exit_zero)
 
+
+def _report(findings: list[Finding], args: argparse.Namespace, files_checked: int, sources: dict[str, str]) -> None:
     options = ReportOptions(
         show_source=args.show_source and not args.quiet,
         color=_use_color(args.color, sys.stdout),
         summary=not args.quiet,
-        files_checked=len(files),
+        files_checked=files_checked,
+        unsafe_fixes=args.unsafe_fixes,
+        sources=sources,
     )
     sys.stdout.write(render(args.format, findings, options))
     if args.statistics:
         # Machine-readable formats keep stdout parseable: the table goes to stderr.
         stream = sys.stdout if args.format == "text" else sys.stderr
         stream.write(statistics_report.render(findings))
-    return exit_code(findings, result.nothing_checked, args.exit_zero)
 
 
 def run_rules() -> int:
@@ -202,10 +404,22 @@ def run_rule(code: str) -> int:
     return EXIT_CLEAN
 
 
+def run_server() -> int:
+    try:
+        from initlint.server import main as serve
+    except ModuleNotFoundError as error:
+        if error.name not in ("pygls", "lsprotocol") and not (error.name or "").startswith(("pygls.", "lsprotocol.")):
+            raise
+        raise UsageError("initlint server needs pygls: pip install 'initlint[lsp]'") from None
+    return serve()
+
+
 def run_explain(args: argparse.Namespace) -> int:
     from initlint.explain import explain_files
 
-    print(explain_files(list(discover(args.paths))), end="")
+    # Notebooks have no init plan of their own to show: their cells' line numbers would not match.
+    files = [name for name in discover(args.paths) if name.endswith((".py", ".pyi"))]
+    print(explain_files(files), end="")
     return EXIT_CLEAN
 
 
@@ -221,6 +435,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_rule(args.code)
         if args.command == "rules":
             return run_rules()
+        if args.command == "server":
+            return run_server()
         parser.print_help()
         return EXIT_ERROR
     except UsageError as error:

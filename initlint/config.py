@@ -56,8 +56,12 @@ class Settings:
     ignore: tuple[str, ...] = ()
     #: (glob, codes) pairs; globs match paths relative to `root` (or the bare file name).
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    exclude: tuple[str, ...] = ()
+    #: None: the default excludes (`files.DEFAULT_EXCLUDE`); a list replaces them.
+    exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
+    #: Apply the excludes to files named on the command line too (pre-commit passes names).
+    force_exclude: bool = False
+    extend_ignore: tuple[str, ...] = ()
     ignore_noqa: bool = False
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
     #: Follow imports into the checked file's project on disk (`project-analysis`).
@@ -71,6 +75,11 @@ class Settings:
     config_path: str = ""
     #: Sub-tables of `[tool.initlint]` (e.g. "runtime") as read; their owners validate them.
     subtables: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False, hash=False)
+
+    def excludes(self) -> tuple[str, ...]:
+        from initlint.files import DEFAULT_EXCLUDE
+
+        return (DEFAULT_EXCLUDE if self.exclude is None else self.exclude) + self.extend_exclude
 
     def ignored_for(self, path: str) -> tuple[str, ...]:
         """The codes `per-file-ignores` switches off for `path`."""
@@ -101,7 +110,8 @@ def code_matches(code: str, selectors: Iterable[str]) -> bool:
 
 
 def is_enabled(code: str, default_enabled: bool, settings: Settings, path: str = "") -> bool:
-    if code_matches(code, settings.ignore) or code_matches(code, settings.ignored_for(path)):
+    ignored = settings.ignore + settings.extend_ignore + settings.ignored_for(path)
+    if code_matches(code, ignored):
         return False
     if settings.select:
         return code_matches(code, settings.select) or code_matches(code, settings.extend_select)
@@ -205,9 +215,11 @@ _SETTINGS_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "select": ("select", _codes),
     "extend-select": ("extend_select", _codes),
     "ignore": ("ignore", _codes),
+    "extend-ignore": ("extend_ignore", _codes),
     "per-file-ignores": ("per_file_ignores", _per_file_ignores),
     "exclude": ("exclude", _string_list),
     "extend-exclude": ("extend_exclude", _string_list),
+    "force-exclude": ("force_exclude", _boolean),
     "project-analysis": ("project_analysis", _boolean),
     "cache-dir": ("cache_dir", _folder),
 }
@@ -273,6 +285,10 @@ def _initlint_table(data: Mapping[str, Any], path: Path) -> Mapping[str, Any] | 
     return table
 
 
+def _has_table(candidate: Path) -> bool:
+    return candidate.is_file() and _initlint_table(_read_toml(candidate), candidate) is not None
+
+
 def find_config(paths: Iterable[str]) -> Path | None:
     """The closest pyproject.toml with a `[tool.initlint]` table above the checked paths."""
     absolute = [os.path.abspath(path) for path in paths] or [os.path.abspath(os.curdir)]
@@ -284,7 +300,7 @@ def find_config(paths: Iterable[str]) -> Path | None:
         start = start.parent
     for folder in (start, *start.parents):
         candidate = folder / CONFIG_FILE
-        if candidate.is_file() and _initlint_table(_read_toml(candidate), candidate) is not None:
+        if _has_table(candidate):
             return candidate
     return None
 
@@ -307,3 +323,44 @@ def load_settings(paths: Iterable[str] = (), config: str | os.PathLike | None = 
 def with_overrides(settings: Settings, **overrides: Any) -> Settings:
     """Command-line values replace the config's; `None` means "flag not given"."""
     return replace(settings, **{key: value for key, value in overrides.items() if value is not None})
+
+
+class SettingsResolver:
+    """The settings that govern each file: the nearest `pyproject.toml` with a `[tool.initlint]`
+    table above it (a monorepo's sub-projects each keep their own), with the command line on top
+    (`overlay`). `--config` names one file for all; `isolated` reads none."""
+
+    def __init__(self, overlay: Callable[[Settings], Settings], config: str | None = None, isolated: bool = False) -> None:
+        self._overlay = overlay
+        self._fixed: Settings | None = None
+        if isolated:
+            self._fixed = overlay(Settings())
+        elif config is not None:
+            self._fixed = overlay(load_settings((), config))
+        self._by_folder: dict[Path, Path | None] = {}
+        self._by_config: dict[Path | None, Settings] = {}
+
+    def for_path(self, path: str) -> Settings:
+        if self._fixed is not None:
+            return self._fixed
+        absolute = Path(os.path.abspath(path))
+        config = self._config_above(absolute if absolute.is_dir() else absolute.parent)
+        if config not in self._by_config:
+            base = Settings() if config is None else load_settings((), config)
+            self._by_config[config] = self._overlay(base)
+        return self._by_config[config]
+
+    def _config_above(self, folder: Path) -> Path | None:
+        visited = []
+        found: Path | None = None
+        for current in (folder, *folder.parents):
+            if current in self._by_folder:
+                found = self._by_folder[current]
+                break
+            visited.append(current)
+            if _has_table(current / CONFIG_FILE):
+                found = current / CONFIG_FILE
+                break
+        for current in visited:
+            self._by_folder[current] = found
+        return found

@@ -188,9 +188,19 @@ def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = 
     if not might_define_model(source):
         return []
     try:
-        return finish(check_source(source, path, settings), source, path, settings)
+        judging = _judging_settings(settings, path)
+        findings = finish(check_source(source, path, judging), source, path, judging)
+        return findings if judging is settings else [f for f in findings if _code_enabled(f.code, settings, path)]
     except Exception as error:  # in selection or noqa: still one finding, never a traceback
         return [internal_error(path, error)]
+
+
+def _judging_settings(settings: Settings, path: str) -> Settings:
+    """`--select INI904` alone (as ruff's `--select RUF100`) must still know which directives
+    hide something: the rules `select` left out run too, and their findings are dropped later."""
+    if settings.ignore_noqa or not settings.select or not _code_enabled(noqa.UNUSED_CODE, settings, path):
+        return settings  # (with ignore_noqa nothing judges directives here: the flake8 plugin's case)
+    return replace(settings, select=(), extend_select=settings.extend_select + settings.select)
 
 
 def finish(findings: list[Finding], source: str, path: str, settings: Settings) -> list[Finding]:
@@ -274,15 +284,22 @@ class RunResult:
         return self.files_checked > 0 and self.files_not_checked == self.files_checked
 
 
-def lint_files(files: Iterable[str], settings: Settings | None = None, jobs: int = 1) -> RunResult:
-    """Lint every file, in `jobs` processes; the result is the same whatever `jobs` is."""
+def lint_files(
+    files: Iterable[str], settings: Settings | None = None, jobs: int = 1, progress: Callable[[], None] | None = None,
+    lint_one: Callable[[str, Settings], list[Finding]] | None = None,
+) -> RunResult:
+    """Lint every file, in `jobs` processes; the result is the same whatever `jobs` is.
+    `progress()` is called after each file (the CLI's progress bar); `lint_one` replaces
+    `lint_file` (the CLI's also reads notebooks; a module-level function, for the workers)."""
     from initlint.parallel import map_files
 
     settings = settings or Settings()
     result = RunResult()
-    for findings in map_files(lint_file, list(files), settings, jobs):
+    for findings in map_files(lint_one or lint_file, list(files), settings, jobs):
         result.files_checked += 1
         result.files_not_checked += any(finding.code == "INI901" for finding in findings)
         result.findings.extend(findings)
+        if progress is not None:
+            progress()
     result.findings.sort(key=Finding.sort_key)
     return result

@@ -44,6 +44,8 @@ class Evidence:
     line: int
     column: int = 1
     path: str | None = None
+    #: Notebooks: the 1-based code cell `line` counts in (None in a plain source file).
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,11 @@ class Finding:
     evidence: tuple[Evidence, ...] = field(default=(), compare=False, hash=False)
     #: What to write instead, one sentence (`= help:` in text output).
     help: str | None = field(default=None, compare=False, hash=False)
+    #: Notebooks: the 1-based code cell; `line`/`end_line` then count within that cell.
+    cell: int | None = None
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.line, self.column, self.code, self.message)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -224,3 +224,24 @@ def _restore(plan: _Planned) -> None:
     """Put the original bytes back, atomically as well."""
     temporary = _write_temporary(plan.path, plan.original)
     os.replace(temporary, plan.path)
+
+
+def preview_fixes(findings: Iterable[Finding], unsafe: bool = False) -> tuple[FixReport, list[tuple[str, str, str]]]:
+    """What `apply_fixes` would change, writing nothing (`--diff`): the report and, per file,
+    (path, old text, new text)."""
+    report = FixReport()
+    previews = []
+    by_path: dict[str, list[Fix]] = {}
+    for finding in findings:
+        if finding.fix is not None and (finding.fix.safe or unsafe):
+            by_path.setdefault(finding.path, []).append(finding.fix)
+    for name, fixes in sorted(by_path.items()):
+        try:
+            plan = _plan(name, fixes, report)
+        except _Refused as refusal:
+            report.skipped.append((name, str(refusal)))
+            continue
+        encoding, old = _decode(plan.original)
+        previews.append((name, old, plan.new.decode(encoding)))
+        report.fixed[name] = plan.applied
+    return report, previews

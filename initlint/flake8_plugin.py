@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
 from initlint import __version__
 from initlint.codes import CODES, INTERNAL_ERROR
-from initlint.prefilter import might_define_model
 from initlint.sourcetext import error_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,6 +90,9 @@ class InitlintChecker:
 
     def _results(self) -> list[Result]:
         source = "".join(self.lines)
+        # The pre-filter reads the knowledge registry: imported with the first file, not at start-up.
+        from initlint.prefilter import might_define_model
+
         if not might_define_model(source):
             return []
         cls = type(self)

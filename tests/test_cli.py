@@ -12,6 +12,7 @@ import pytest
 
 from initlint.cli import main
 from initlint.engine import lint_file
+from initlint.reporters import rule_url, shorten
 from sample_models import PLAIN, UNPARSEABLE, gpt_source, writer_lines
 
 
@@ -46,7 +47,8 @@ def test_exit_codes(project, capsys):
     assert code == 0 and "INI901" in out
     # Nothing could be checked at all: an error, not a finding.
     assert check(capsys, "broken.py")[0] == 2
-    assert check(capsys, "--exit-zero", "broken.py")[0] == 2
+    # --exit-zero means it: CI steps that only collect a report never fail (ruff does the same).
+    assert check(capsys, "--exit-zero", "broken.py")[0] == 0
 
 
 def test_no_python_files_is_a_warning(project, capsys):
@@ -92,14 +94,16 @@ def test_statistics(project, capsys):
 def test_json_matches_the_engine(project, capsys):
     code, out, _ = check(capsys, "--format", "json", ".")
     assert code == 1
-    assert json.loads(out) == [json.loads(json.dumps(broken_finding().to_dict()))]
+    expected = {**broken_finding().to_dict(), "url": rule_url("INI901"), "fixable": False}
+    assert json.loads(out) == [json.loads(json.dumps(expected))]
 
 
 def test_github_annotations(project, capsys):
     finding = broken_finding()
     code, out, _ = check(capsys, "--format", "github", ".")
     assert out.startswith(f"::error file=broken.py,line={finding.line},col={finding.column},")
-    assert out.endswith(f",title=INI901 unparseable-file::INI901 {finding.message}\n")
+    title = shorten(f"INI901 {finding.message}", 120).replace(":", "%3A").replace(",", "%2C")
+    assert out.endswith(f",title={title}::INI901 {finding.message}\n")
     assert out.count("\n") == 1
 
 
@@ -157,12 +161,12 @@ def test_reports_unscaled_writers_where_they_are_created(tmp_path, monkeypatch, 
 # --- colour ----------------------------------------------------------------------------------
 
 
-def _run_on_a_terminal(args: list[str], cwd, env: dict[str, str]) -> str:
-    """Run the CLI with stdout on a pseudo-terminal; return what it printed."""
+def _run_on_a_terminal(args: list[str], cwd, env: dict[str, str], stream: str = "stdout") -> str:
+    """Run the CLI with `stream` (stdout or stderr) on a pseudo-terminal, the other one
+    discarded; return what it printed there."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "initlint", *args], cwd=cwd, env=env, stdout=follower, stderr=subprocess.DEVNULL
-    )
+    streams = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, stream: follower}
+    process = subprocess.Popen([sys.executable, "-m", "initlint", *args], cwd=cwd, env=env, **streams)
     os.close(follower)
     chunks = []
     while True:
@@ -175,7 +179,7 @@ def _run_on_a_terminal(args: list[str], cwd, env: dict[str, str]) -> str:
         chunks.append(chunk)
     process.wait(timeout=60)
     os.close(leader)
-    return b"".join(chunks).decode()
+    return b"".join(chunks).decode(errors="replace")
 
 
 def test_colour_only_on_a_terminal_without_no_color(project):

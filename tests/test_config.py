@@ -195,3 +195,59 @@ def test_opt_in_rules_need_selecting():
     assert not is_enabled("INI903", False, Settings(select=("INI9",), ignore=("INI903",)))
     assert not is_enabled("INI901", True, Settings(select=("INI902",)))
     assert is_enabled("INI901", True, Settings(select=("INI902",), extend_select=("INI901",)))
+
+
+# --- file selection like ruff: default excludes, force-exclude, the nearest config per file ----
+
+
+def _checked(result) -> list[str]:
+    return sorted({line.split(":")[0] for line in result.stdout.splitlines() if ": INI" in line and not line.startswith(" ")})
+
+
+def test_exclude_replaces_the_default_excludes(tmp_path):
+    write(tmp_path / "env" / "policy.py", UNPARSEABLE)  # RL code keeps its environments in env/
+    write(tmp_path / "vendor" / "lib.py", UNPARSEABLE)
+    write(tmp_path / "model.py", UNPARSEABLE)
+    assert _checked(run_cli("check", "--isolated", ".", cwd=tmp_path)) == ["model.py", "vendor/lib.py"]
+    write(tmp_path / "pyproject.toml", '[tool.initlint]\nexclude = ["vendor"]\n')
+    assert _checked(run_cli("check", ".", cwd=tmp_path)) == ["env/policy.py", "model.py"]
+    write(tmp_path / "pyproject.toml", '[tool.initlint]\nextend-exclude = ["vendor"]\n')
+    assert _checked(run_cli("check", ".", cwd=tmp_path)) == ["model.py"]
+
+
+def test_force_exclude_applies_to_files_named_on_the_command_line(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.initlint]\nextend-exclude = ["generated"]\n')
+    write(tmp_path / "generated" / "model.py", UNPARSEABLE)
+    assert _checked(run_cli("check", "generated/model.py", cwd=tmp_path)) == ["generated/model.py"]
+    forced = run_cli("check", "--force-exclude", "generated/model.py", cwd=tmp_path)
+    assert (forced.returncode, forced.stdout) == (0, "")
+    write(tmp_path / "pyproject.toml", '[tool.initlint]\nextend-exclude = ["generated"]\nforce-exclude = true\n')
+    assert run_cli("check", "generated/model.py", cwd=tmp_path).stdout == ""
+
+
+def test_nearest_pyproject_governs_each_file(tmp_path):
+    """A monorepo: pre-commit passes files of both sub-projects in one run."""
+    write(tmp_path / "pyproject.toml", '[tool.initlint]\nignore = ["INI901"]\n')
+    write(tmp_path / "lib" / "broken.py", UNPARSEABLE)
+    write(tmp_path / "research" / "pyproject.toml", '[tool.initlint]\nextend-exclude = ["scratch"]\n')
+    write(tmp_path / "research" / "broken.py", UNPARSEABLE)
+    write(tmp_path / "research" / "scratch" / "broken.py", UNPARSEABLE)
+    write(tmp_path / "research" / "sub" / "pyproject.toml", '[project]\nname = "no-initlint-table"\n')
+    write(tmp_path / "research" / "sub" / "broken.py", UNPARSEABLE)
+    result = run_cli("check", "lib/broken.py", "research", cwd=tmp_path)
+    assert _checked(result) == ["research/broken.py", "research/sub/broken.py"], result.stdout + result.stderr
+    inside = run_cli("check", "broken.py", "../lib/broken.py", cwd=tmp_path / "research")
+    assert _checked(inside) == ["broken.py"]
+
+
+def test_extend_ignore_and_extend_select_are_config_keys(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.initlint]\nextend-ignore = ["INI901"]\nextend-select = ["INI904"]\n')
+    write(tmp_path / "broken.py", UNPARSEABLE)
+    write(tmp_path / "stale.py", "import torch\nx = 1  # noqa: INI001\n")
+    assert _checked(run_cli("check", ".", cwd=tmp_path)) == ["stale.py"]
+    # --ignore on the command line replaces `ignore`, not `extend-ignore`
+    assert _checked(run_cli("check", "--ignore", "INI904", ".", cwd=tmp_path)) == []
+    assert load_settings([str(tmp_path)]).extend_ignore == ("INI901",)
+    write(tmp_path / "pyproject.toml", '[tool.initlint]\nforce-exclude = "yes"\n')
+    bad = run_cli("check", ".", cwd=tmp_path)
+    assert bad.returncode == 2 and "force-exclude: expected true or false" in bad.stderr

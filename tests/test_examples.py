@@ -31,7 +31,7 @@ EXAMPLE_FILES = sorted(EXAMPLES.glob("*.py"))
 
 EXPECTATION_LINE = re.compile(r"^initlint:\s*(?P<body>.+?)\s*$", re.MULTILINE)
 CODE_AT_LINES = re.compile(r"^(?P<code>INI\d{3}) at lines? (?P<lines>\d+(?:\s*,\s*\d+)*)$")
-TEXT_FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>INI\d{3}) (?P<message>.+)$")
+TEXT_FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>INI\d{3})(?: \[\*\])? (?P<message>.+)$")
 
 Expected = Counter  # Counter[(code, line)]: a code reported twice on one line counts twice
 
@@ -76,6 +76,10 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 SOURCE_LINE = re.compile(r"^\s*(?P<line>\d+) \| (?P<text>.*)$")
 CARET_LINE = re.compile(r"^\s+\| \s*\^+$")
 SUMMARY_LINE = re.compile(r"^Found (?P<count>\d+) findings? in \d+ files?")
+#: Under a finding: its evidence (`--> path:line:col: text`), `= help:` and `= docs:`.
+EXPLANATION_LINE = re.compile(r"^\s+(?:--> \S+:\d+:\d+: .+|= (?:help|docs): .+)$")
+#: After the summary: what `--fix` / `--unsafe-fixes` would do.
+FIX_HINT_LINE = re.compile(r"^(?:\[\*\] \d+ fixable with `--fix[^`]*`\.)? ?(?:\d+ fix(?:es)? available with `--unsafe-fixes`\.)?$")
 
 
 def parse_text_report(stdout: str) -> list[dict]:
@@ -91,6 +95,8 @@ def parse_text_report(stdout: str) -> list[dict]:
         if summary:
             summaries.append(int(summary["count"]))
             index += 1
+            if index < len(lines) and lines[index] and FIX_HINT_LINE.match(lines[index]):
+                index += 1
             continue
         assert headline, f"unexpected line in the text report: {line!r}"
         finding = {**headline.groupdict(), "line": int(headline["line"]), "column": int(headline["column"])}
@@ -103,6 +109,8 @@ def parse_text_report(stdout: str) -> list[dict]:
             assert shown["text"] == source[finding["line"] - 1]
             assert index + 1 < len(lines) and CARET_LINE.match(lines[index + 1]), lines[index + 1 : index + 2]
             index += 2
+        while index < len(lines) and EXPLANATION_LINE.match(lines[index]):
+            index += 1
     assert summaries == ([len(findings)] if findings else []), summaries
     return findings
 

@@ -90,3 +90,46 @@ def test_hook_installs_without_torch(workspace, tmp_path):
         capture_output=True, text=True, timeout=60,
     )
     assert probe.stdout.split() == ["False", "True", "True"], probe.stderr
+
+
+def test_hook_honours_excludes_and_each_subprojects_config(workspace, tmp_path):
+    """pre-commit passes file names from the whole repository: `extend-exclude` still applies
+    (the hook runs with --force-exclude), and a sub-project's own pyproject governs its files."""
+    repo, env = workspace
+    bad = gpt_source()
+    (repo / "pyproject.toml").write_text('[tool.initlint]\nextend-exclude = ["generated"]\n', encoding="utf-8")
+    for folder in ("generated", "sub"):
+        (repo / folder).mkdir(exist_ok=True)
+        (repo / folder / "bad_model.py").write_text(bad, encoding="utf-8")
+    (repo / "sub" / "pyproject.toml").write_text('[tool.initlint]\nignore = ["INI001"]\n', encoding="utf-8")
+    git("add", ".", cwd=repo)
+    try:
+        result = try_repo(workspace, "bad_model.py", "generated/bad_model.py", "sub/bad_model.py")
+        assert result.returncode == 1, result.stdout + result.stderr
+        reported = {line.split(":")[0] for line in result.stdout.splitlines() if ": INI001 " in line}
+        assert reported == {"bad_model.py"}, result.stdout
+    finally:
+        git("rm", "-r", "-q", "--cached", "pyproject.toml", "generated", "sub", cwd=repo)
+        shutil.rmtree(repo / "generated")
+        shutil.rmtree(repo / "sub")
+        (repo / "pyproject.toml").unlink()
+
+
+def test_notebook_hook_reports_in_cell_coordinates(workspace):
+    nbformat = pytest.importorskip("nbformat")
+    repo, env = workspace
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# model"), nbformat.v4.new_code_cell(gpt_source())]
+    nbformat.write(notebook, str(repo / "model.ipynb"))
+    git("add", "model.ipynb", cwd=repo)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "initlint-jupyter", "--verbose", "--files", "model.ipynb"],
+            cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+        )
+        assert result.returncode == 1, result.stdout + result.stderr
+        for line in writer_lines(gpt_source()):
+            assert f"model.ipynb:cell 2:{line}:9: INI001 " in result.stdout, result.stdout
+    finally:
+        git("rm", "-q", "--cached", "model.ipynb", cwd=repo)
+        (repo / "model.ipynb").unlink()

@@ -116,7 +116,7 @@ def test_the_schema_check_is_real(sarif_validator):
 def test_github_annotation_escapes_data_and_properties():
     line = annotation(finding(path="dir,x/a:b.py", message="50% too large\nsee INI001", severity="warning"))
     assert line == (
-        "::warning file=dir%2Cx/a%3Ab.py,line=2,col=5,endLine=2,endColumn=9,title=INI901 unparseable-file"
+        "::warning file=dir%2Cx/a%3Ab.py,line=2,col=5,endLine=2,endColumn=9,title=INI901 50%25 too large"
         "::INI901 50%25 too large%0Asee INI001"
     )
     multi_line = annotation(finding(end_line=4, severity="note"))
@@ -174,3 +174,81 @@ def test_each_report_reads_the_file_as_it_is_now(tmp_path, monkeypatch):
     assert "old_layer" in render("text", [finding()], ReportOptions())
     Path("m.py").write_text("x = 1\nnew_layer = nn.Linear(4, 4)\n", encoding="utf-8")
     assert "new_layer" in render("text", [finding()], ReportOptions())
+
+
+# --- findings that read well: headline, evidence, help, doc link ------------------------------
+
+from initlint.findings import Evidence  # noqa: E402
+from initlint.reporters import rule_url, shorten  # noqa: E402
+
+
+def explained(path: str, **overrides) -> Finding:
+    """An INI001 the way the rewritten rules report it: headline, evidence steps, help."""
+    values = dict(
+        code="INI001", name="unscaled-residual-projection", path=path, line=2, column=1, end_line=2, end_column=6,
+        message="residual writer `h.*.attn.c_proj` has std 0.02, no depth factor", severity="warning",
+        evidence=(
+            Evidence("weight initialised by normal_(std=0.02)", 3, 5),
+            Evidence("added into the stream by `x = x + self.attn(x)`", 9, 9, path="other/block.py"),
+        ),
+        help="draw it with std=0.02 / math.sqrt(2 * config.n_layer)",
+    )
+    values.update(overrides)
+    return Finding(**values)
+
+
+def test_text_prints_evidence_help_and_doc_link_under_the_headline(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\nlayer = nn.Linear(4, 4)\n", encoding="utf-8")
+    lines = render("text", [explained(str(path))], ReportOptions(files_checked=1)).splitlines()
+    assert lines[0] == f"{path}:2:1: INI001 residual writer `h.*.attn.c_proj` has std 0.02, no depth factor"
+    assert lines[1:3] == ["    2 | layer = nn.Linear(4, 4)", "      | ^^^^^"]
+    assert lines[3] == f"   --> {path}:3:5: weight initialised by normal_(std=0.02)"
+    assert lines[4] == "   --> other/block.py:9:9: added into the stream by `x = x + self.attn(x)`"
+    assert lines[5] == "    = help: draw it with std=0.02 / math.sqrt(2 * config.n_layer)"
+    assert lines[6] == f"    = docs: {rule_url('INI001')}" and rule_url("INI001").endswith("#ini001-unscaled-residual-projection")
+    quiet = render("text", [explained(str(path))], ReportOptions(show_source=False, summary=False))
+    assert quiet.splitlines() == [lines[0]]
+
+
+def test_json_evidence_is_structured_with_positions():
+    (data,) = json.loads(render("json", [explained("m.py")]))
+    assert data["message"].startswith("residual writer") and len(data["message"]) <= 100
+    assert data["evidence"] == [
+        {"message": "weight initialised by normal_(std=0.02)", "line": 3, "column": 5, "path": "m.py", "cell": None},
+        {"message": "added into the stream by `x = x + self.attn(x)`", "line": 9, "column": 9, "path": "other/block.py", "cell": None},
+    ]
+    assert data["help"].startswith("draw it") and data["url"] == rule_url("INI001") and data["fixable"] is False
+
+
+def test_sarif_related_locations_and_help_uri(tmp_path, monkeypatch, sarif_validator):
+    monkeypatch.chdir(tmp_path)
+    log = sarif_log([explained("m.py")])
+    sarif_validator.validate(log)
+    (result,) = log["runs"][0]["results"]
+    first, second = result["relatedLocations"]
+    assert first["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 5}
+    assert first["message"]["text"] == "weight initialised by normal_(std=0.02)"
+    assert second["physicalLocation"]["artifactLocation"]["uri"] == "other/block.py"
+    assert {first["id"], second["id"]} == {0, 1}
+    descriptors = log["runs"][0]["tool"]["driver"]["rules"]
+    assert all(descriptor["helpUri"] == rule_url(descriptor["id"]) for descriptor in descriptors)
+
+
+def test_github_title_is_the_headline_and_the_body_the_evidence():
+    line = annotation(explained("m.py"))
+    title = line.split("title=", 1)[1].split("::", 1)[0]
+    assert title == "INI001 residual writer `h.*.attn.c_proj` has std 0.02%2C no depth factor"
+    body = line.split("::", 2)[2].split("%0A")
+    assert body[1] == "--> m.py:3:5: weight initialised by normal_(std=0.02)"
+    assert body[3].startswith("help: ") and body[4] == f"docs: {rule_url('INI001')}"
+
+
+def test_long_titles_are_cut_between_words_never_inside_a_name():
+    text = "INI003 `self.c_proj(self.gelu(self.c_fc(x))) / math.sqrt(2 * self.n_layer)` scales the output of residual writer `transformer.h.*.mlp.c_proj`"
+    short = shorten(text, 100)
+    assert len(short) <= 100 and short.endswith("...")
+    assert text.startswith(short[:-3]) and text[len(short) - 3] == " "
+    assert shorten("x" * 150, 100) == "x" * 150  # one name: whole, not cut
+    long = annotation(finding(message=text))
+    assert "transforme..." not in long and "title=INI901 INI003" in long

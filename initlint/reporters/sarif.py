@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from initlint import __version__
 from initlint.findings import Finding
+from initlint.reporters import rule_url
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -34,6 +35,7 @@ def _rule_descriptor(rule) -> dict[str, Any]:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _first_paragraph(rule.docs)},
         "help": {"text": rule.docs.strip(), "markdown": rule.documentation()},
+        "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": _LEVEL.get(rule.severity, "warning"), "enabled": rule.default_enabled},
         "properties": {"tags": ["pytorch", "initialization"]},
     }
@@ -72,6 +74,13 @@ def _result(finding: Finding, rule_index: dict[str, int], cwd: Path) -> dict[str
     }
     if finding.code in rule_index:
         result["ruleIndex"] = rule_index[finding.code]
+    if finding.evidence:
+        result["relatedLocations"] = [_related(finding, index, step, cwd) for index, step in enumerate(finding.evidence)]
+    if finding.help:
+        result["properties"] = {"help": finding.help}
+    if finding.cell is not None:
+        # Lines (the fix's too) count within the notebook's code cell.
+        result.setdefault("properties", {})["cell"] = finding.cell
     if finding.fix is not None:
         result["fixes"] = [
             {
@@ -91,6 +100,21 @@ def _result(finding: Finding, rule_index: dict[str, int], cwd: Path) -> dict[str
             }
         ]
     return result
+
+
+def _related(finding: Finding, index: int, step, cwd: Path) -> dict[str, Any]:
+    location: dict[str, Any] = {
+        "id": index,
+        "physicalLocation": {
+            "artifactLocation": _artifact_location(step.path or finding.path, cwd),
+            "region": _region(step.line, step.column, step.line, step.column),
+        },
+        "message": {"text": step.message},
+    }
+    cell = step.cell if step.cell is not None else (finding.cell if step.path is None else None)
+    if cell is not None:
+        location["properties"] = {"cell": cell}
+    return location
 
 
 def sarif_log(findings: Sequence[Finding], cwd: Path | None = None) -> dict[str, Any]:
