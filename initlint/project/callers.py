@@ -10,6 +10,7 @@ and only then a syntax tree, of the files left.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from pathlib import Path
 import libcst as cst
 
 from initlint.analysis.index import build_index, dotted_name
-from initlint.files import SKIPPED_DIRS
+from initlint.files import DEFAULT_EXCLUDE
 from initlint.project.cache import FOLDER_NAME
 from initlint.project.layout import Location, is_regular_file, read_regular
 from initlint.project.symbols import CLASS, Symbol
@@ -59,7 +60,7 @@ def project_files(root: Path, max_files: int = MAX_FILES) -> list[Path]:
     folders; links are not followed (no loops, nothing outside the root)."""
     found: list[Path] = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and d != FOLDER_NAME and not d.startswith(".") and not d.endswith(".egg-info"))
+        dirs[:] = sorted(d for d in dirs if not _skipped(d))
         for name in sorted(files):
             path = Path(folder) / name
             if name.endswith(".py") and not path.is_symlink() and is_regular_file(path):
@@ -67,6 +68,11 @@ def project_files(root: Path, max_files: int = MAX_FILES) -> list[Path]:
                 if len(found) >= max_files:
                     return found
     return found
+
+
+def _skipped(folder: str) -> bool:
+    """Virtual environments, builds, caches (the run's default excludes), hidden folders, ours."""
+    return folder == FOLDER_NAME or folder.startswith(".") or any(fnmatch.fnmatch(folder, pattern) for pattern in DEFAULT_EXCLUDE)
 
 
 class _Finder(cst.CSTVisitor):
