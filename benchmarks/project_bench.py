@@ -129,6 +129,11 @@ def scenarios(root: Path, warm: Path) -> list[tuple[str, object]]:
 
 
 def measure(label: str, root: Path, rounds: int) -> None:
+    # An unpacked wheel has no project marker: the engine would take the repository around
+    # `.corpus/` for its project. A marker makes the package its own project, as it is upstream.
+    marker = root / "pyproject.toml"
+    if not marker.exists():
+        marker.write_text(f"# initlint benchmark: {label} is a project of its own\n", encoding="utf-8")
     files = Project(root, cache_folder=None).python_files()
     sources = [decode(path.read_bytes()) for path in files]
     warm = Path(tempfile.mkdtemp(prefix="initlint-bench-"))

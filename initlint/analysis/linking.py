@@ -316,7 +316,8 @@ class LinkedInterpreter(Interpreter):
             found = self.index.find_method(cls, name)
             if found is None or id(found[1]) in self.executed:
                 continue
-            sites = [site for site in self.linker.project.find_calls(name, symbol) if _from_outside(site)]
+            # Only calls on a receiver built from this class are followed: only files naming it.
+            sites = [site for site in self.linker.project.find_calls(name, symbol, cls.name) if _from_outside(site)]
             distinct = {(site.via, tuple(self.code(arg) for arg in site.arguments)) for site in sites}
             if len(distinct) == 1:
                 self._run_site(root, found, sites[0])

@@ -48,7 +48,7 @@ class Project:
         self._members: dict[tuple, Symbol] = {}
         self._children: dict[tuple, Location | None] = {}
         #: method name -> its call sites in the project (`callers.find_calls`)
-        self.call_sites: dict[str, list] = {}
+        self.call_sites: dict[str | tuple[str, str], list] = {}
         self._lookups = 0
 
     @classmethod
@@ -246,11 +246,11 @@ class Project:
             self._files = project_files(self.root)
         return self._files
 
-    def find_calls(self, method: str, cls: Symbol | None = None) -> list:
+    def find_calls(self, method: str, cls: Symbol | None = None, mentioning: str | None = None) -> list:
         """Call sites of `method` in the project; see `callers.find_calls`."""
         from initlint.project.callers import find_calls
 
-        return find_calls(self, method, cls)
+        return find_calls(self, method, cls, mentioning)
 
 
 def _module_symbol(location: Location) -> Symbol:
