@@ -202,9 +202,11 @@ def find_calls(project, method: str, cls=None, mentioning: str | None = None) ->
     if sites is None:  # once per method and run: every checked file of a project asks the same
         sites = project.call_sites[key] = []
         for path in _candidates(project, method, mentioning):
-            parsed = project.store.parsed(path)
-            if isinstance(parsed, Parsed):
-                sites.extend(sites_in(project, path, parsed, method))
+            found = project.file_sites.get((path, method))
+            if found is None:  # a file's sites do not depend on the class asked about: read once
+                parsed = project.store.parsed(path)
+                found = project.file_sites[path, method] = sites_in(project, path, parsed, method) if isinstance(parsed, Parsed) else []
+            sites.extend(found)
     if cls is None:
         return list(sites)
     return [site for site in sites if not _other_class(site.receiver_class, cls)]

@@ -49,6 +49,8 @@ class Project:
         self._children: dict[tuple, Location | None] = {}
         #: method name -> its call sites in the project (`callers.find_calls`)
         self.call_sites: dict[str | tuple[str, str], list] = {}
+        #: (file, method) -> its call sites, whichever class a search was for
+        self.file_sites: dict[tuple[Path, str], list] = {}
         self._lookups = 0
 
     @classmethod
