@@ -15,6 +15,7 @@ from initlint.rules.evidence import short
 
 SCALING_NAMES = {
     "none": "no depth factor",
+    "negligible": "negligible depth factor",
     "sqrt_2l": "GPT-2 1/sqrt(2L)",
     "sqrt_l": "1/sqrt(L)",
     "per_layer": "per-layer",

@@ -105,9 +105,19 @@ def test_nothing_initialises_the_writers():
     assert findings == expected_findings(source)
 
 
-def test_an_init_function_the_constructor_never_applies_is_someone_elses_job():
-    """litgpt style: `_init_weights` exists but the training script applies it: stay silent."""
-    assert reported(gpt("", GENERIC_INIT)) == []
+def test_an_init_function_the_constructor_never_applies_is_assumed_applied_and_said_so():
+    """A library model whose `_init_weights` the training script applies: with no caller in the
+    file, it is analysed as `model.apply(model._init_weights)` and the evidence says so."""
+    source = gpt("", GENERIC_INIT, marks=True)
+    assert reported(source) == expected_findings(source)
+    finding = lint_source(source, "model.py", Settings(select=("INI001",)))[0]
+    assert "assuming `model.apply(model._init_weights)` is called, as no caller is in this file" in finding.evidence[0].message
+
+
+def test_an_init_function_called_elsewhere_in_the_file_is_not_assumed():
+    """A caller in the file passes its own arguments: that is the caller's analysis, not a guess."""
+    source = gpt("", GENERIC_INIT) + "\n\ndef build(config):\n    model = GPT(config)\n    model.apply(model._init_weights)\n"
+    assert reported(source) == []
 
 
 @pytest.mark.parametrize(
@@ -478,3 +488,86 @@ def test_init_and_forward_read_with_and_try_blocks_alike():
     assert reported(source) == expected_findings(source) != []
     stack = analyze(cst.parse_module(source)).stacks[0]
     assert stack.adds_per_block == 2 and sorted(w.ref.path for w in stack.writers) == ["attn.c_proj", "mlp.c_proj"]
+
+
+ENTRY_POINT = """
+def {name}(self{params}):
+    for pn, p in self.named_parameters():
+        if p.dim() == 2:
+            torch.nn.init.normal_(p, mean=0.0, std={std})
+        if pn.endswith("c_proj.weight"):
+            torch.nn.init.normal_(p, mean=0.0, std={scaled})
+"""
+
+
+@pytest.mark.parametrize("name, params", [("init_weights", ""), ("reset_parameters", ""), ("init_model_randomly", ", config")])
+@pytest.mark.parametrize("scaled", [True, False])
+def test_an_entry_point_no_one_in_the_file_calls_is_run_with_its_own_defaults(name, params, scaled):
+    """A library model's init method for its user to call after construction (torchtitan's
+    `init_weights()`, nanotron's `init_model_randomly(config)`): analysed as if called."""
+    depth_std = "0.02 / math.sqrt(2 * self.config.n_layer)" if scaled else "0.02"
+    init = ENTRY_POINT.format(name=name, params=params, std="0.02", scaled=depth_std)
+    source = gpt("", init, marks=not scaled)
+    assert reported(source) == expected_findings(source)
+    analysis = analyze(cst.parse_module(source))
+    via = final_init(analysis.stacks[0].writers[0].weight).op.via
+    assert via[0] == f"GPT.{name}, assuming `{name}()` is called, as no caller is in this file"
+
+
+ARMS = """
+self.apply(self._init_weights)
+
+def _init_weights(self, module):
+    if isinstance(module, nn.Linear):
+        if self.config.init_scheme == "normal":
+            torch.nn.init.normal_(module.weight, std={first})
+        else:
+            torch.nn.init.trunc_normal_(module.weight, std={second})
+"""
+
+
+@pytest.mark.parametrize(
+    "first, second, reported_",
+    [
+        ("0.02", "0.02", True),
+        ("0.02 / math.sqrt(2 * self.config.n_layer)", "0.02 / math.sqrt(2 * self.config.n_layer)", False),
+        ("0.02", "0.02 / math.sqrt(2 * self.config.n_layer)", False),  # depends on the arm: undecided
+    ],
+)
+def test_an_undecided_if_whose_arms_all_leave_the_writer_alike_is_decided(first, second, reported_):
+    init_call, _, init_function = ARMS.format(first=first, second=second).partition("\ndef ")
+    source = gpt(init_call, "def " + init_function, marks=reported_)
+    assert reported(source) == expected_findings(source)
+
+
+def test_a_certain_init_after_an_uncertain_one_decides_the_outcome():
+    init = """
+self.apply(self._init_weights)
+for pn, p in self.named_parameters():
+    if p.dim() == 2:
+        torch.nn.init.normal_(p, std=0.02)
+
+def _init_weights(self, module):
+    if isinstance(module, nn.Linear) and self.config.scale_writers:
+        torch.nn.init.normal_(module.weight, std=0.02 / math.sqrt(2 * self.config.n_layer))
+"""
+    init_call, _, init_function = init.partition("\ndef ")
+    source = gpt(init_call, "def " + init_function, marks=True)
+    assert reported(source) == expected_findings(source)
+
+
+@pytest.mark.parametrize("exponent, reported_", [("-0.05", True), ("-0.1", True), ("-0.25", False), ("-0.5", False)])
+def test_a_depth_exponent_near_zero_is_no_depth_factor(exponent, reported_):
+    """`** -0.05` (a shipped typo for -0.5) leaves 0.85 of the std at 12 layers; DeepNet's -1/4 is deliberate."""
+    init = f"""
+self.apply(self._init_weights)
+for pn, p in self.named_parameters():
+    if pn.endswith("c_proj.weight"):
+        torch.nn.init.normal_(p, mean=0.0, std=0.02 * (2 * config.n_layer) ** {exponent})
+"""
+    source = gpt(init, GENERIC_INIT, marks=reported_)
+    assert reported(source) == expected_findings(source)
+    if reported_:
+        finding = lint_source(source, "model.py", Settings(select=("INI001",)))[0]
+        assert "too weak for 1/sqrt(2 * n_layer)" in finding.message
+        assert any("a typo for -0.5?" in step.message for step in finding.evidence)

@@ -50,21 +50,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("adaln_parent_gates", "good"): "gates computed by the parent and passed in as arguments are not seen",
     ("runtime_config_numerator", "good"): "depth-muP `h * (scale_depth / sqrt(L))` over unscaled writers: INI003",
     ("attention_processor", "bad"): "attention computed by a processor object (`attn.to_out[0]`) is not followed",
-    # Construction
-    ("class_dict_registry", "bad"): "`ATTENTION_CLASSES[config.attn_implementation]` is not resolved",
-    ("block_factory_classmethod", "bad"): "blocks built by a class-method factory (`Block.build`) are not followed",
-    ("moduledict_update", "bad"): "`self.transformer.update(dict(h=...))` is not modelled",
-    ("dict_config", "good"): "depth from `cfg['n_layers']` is folded to a number: the depth factor is lost",
-    ("dict_config", "bad"): "depth from `cfg['n_layers']` is folded to a number: the depth factor is lost",
-    ("megatron_init_method", "bad"): "Megatron `init_method=` of model-parallel linears is not known",
-    ("identity_init_method", "bad"): "fairscale layers with `init_method=lambda x: x` are not known",
-    # Init plan
-    ("dim_guarded_loop", "bad"): "`if p.dim() == 2:` is undecided although a Linear weight is 2-D",
-    ("wrong_depth_exponent", "bad"): "`std *= (2 * n_layer) ** -0.05` is an unknown std, so nothing is reported",
-    ("explicit_entry_point", "bad"): "an `init_weights()` entry point the constructor never calls is ignored",
-    ("undecided_if_all_arms", "good"): "an undecided `and` test with tuple loops in each arm loses the init",
-    ("uncertain_then_overwrite", "bad"): "an uncertain earlier init masks the certain generic redraw after it",
-    ("several_roots", "bad"): "a head class that re-initialises every linear is not reported by root",
 }
 
 

@@ -276,3 +276,66 @@ def test_recipe_shows_one_entry_and_one_test():
     for module in re.findall(r"knowledge/(\w+)\.py", recipe):
         assert (KNOWLEDGE / f"{module}.py").is_file(), module
     assert textwrap.dedent(recipe).count("```python") >= 2
+
+
+# ------------------------------------------------------------------ tensor rank
+RANK_GUARDED_REINIT = """
+self.apply(self._init_weights)
+for pn, p in self.named_parameters():
+    if pn.endswith("c_proj.weight"):
+        torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
+for name, p in self.named_parameters():
+    if {test}:
+        nn.init.normal_(p, std=0.02)
+"""
+
+
+@pytest.mark.parametrize(
+    "test, redraws_matrices",
+    [
+        ("p.dim() == 2", True),
+        ("p.ndim >= 2", True),
+        ("len(p.shape) > 1", True),
+        ("p.data.ndimension() > 1 and 'ln' not in name", True),
+        ("len(p.size()) == 2", True),
+        ("p.dim() == 1", False),
+        ("p.dim() > 2", False),
+    ],
+)
+def test_a_rank_test_is_decided_from_the_layer_s_parameter_shapes(test, redraws_matrices):
+    """A Linear weight is 2-D, its bias and a norm's gain 1-D: a redraw of the matrices after the
+    scaled init overwrites the writers; one of the vectors (or of 3-D tensors) leaves them alone."""
+    source = gpt(RANK_GUARDED_REINIT.format(test=test), GENERIC_INIT, marks=redraws_matrices)
+    assert reported(source) == expected_findings(source)
+    analysis = analyze(cst.parse_module(source))
+    for writer in analysis.stacks[0].writers:
+        assert final_init(writer.weight).certain
+
+
+def test_tensor_rank_comes_from_the_registry():
+    assert static_files_naming("ndimension") == ["analysis/knowledge/torch_init.py"]
+
+
+# ------------------------------------------------------ Megatron's init-method factories
+MEGATRON_GOOD = Path(__file__).resolve().parent / "idioms" / "megatron_init_method" / "good.py"
+
+
+def test_megatron_init_method_factories_are_registry_entries():
+    assert static_files_naming("scaled_init_method_normal") == ["analysis/knowledge/parallel_layers.py"]
+
+
+@pytest.mark.parametrize(
+    "factory, expected",
+    [
+        ("scaled_init_method_normal(config.init_method_std, config.num_layers)", []),
+        ("scaled_init_method_normal(config.init_method_std, config.num_layers, multiplier=2.0)", []),
+        ("scaled_init_method_normal(config.init_method_std, config.num_layers, multiplier=1.0)", ["INI002"]),
+        ("init_method_normal(config.init_method_std)", ["INI001", "INI001"]),
+    ],
+)
+def test_scaled_init_method_normal_divides_sigma_by_sqrt_of_multiplier_times_depth(factory, expected):
+    """Megatron-core: std = sigma / sqrt(multiplier * num_layers), multiplier 2 by default."""
+    source = MEGATRON_GOOD.read_text(encoding="utf-8")
+    written = "scaled_init_method_normal(config.init_method_std, config.num_layers)"
+    assert written in source
+    assert [code for _, code in reported(source.replace(written, factory))] == expected

@@ -39,6 +39,9 @@ class Opaque:
     """An object we do not model (a config, an argument). Numeric use makes an atom of its name."""
 
     name: str
+    #: A root's parameter keeps its name as a symbol; a string default (`attn_implementation="sdpa"`)
+    #: is remembered here to pick an entry of a class table by it.
+    default: str | None = None
 
 
 @dataclass
@@ -69,6 +72,17 @@ class NewTensor:
     """`torch.ones(d)`, `torch.randn(a, b) * 0.02`: how a fresh nn.Parameter starts."""
 
     op: InitOp
+
+
+@dataclass(frozen=True)
+class InitMethod:
+    """An init function made by a registered factory (Megatron's init methods): applied to a
+    tensor, it leaves `std`; `node` is the factory call."""
+
+    kind: str
+    std: Monomial | None
+    label: str
+    node: cst.CSTNode = field(compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -129,7 +143,7 @@ def truth(value: Any) -> bool | None:
         return bool(value.value)
     if isinstance(value, Num):
         return value.value.const != 0 if value.value.is_constant else None
-    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, NewTensor)):
+    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, NewTensor, InitMethod)):
         return True
     if isinstance(value, Seq):
         return bool(value.items) if value.repeat is None else None

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from initlint.analysis import init_ops
-from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
+from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, InitMethod, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import Registry
+from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
 from initlint.analysis.knowledge.specs import LayerSpec
 from initlint.analysis.layers import default_std, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
@@ -46,6 +47,27 @@ class ModelBuilder:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
         return built.node
 
+    def run_entry_point(self, root: ModuleNode, module: cst.Module, executed: set[int]) -> None:
+        """A library model whose init is a method its user calls after construction: where this
+        file never calls it, run it as that user would, with its own defaults, and say so."""
+        if root.cls is None:
+            return
+        for name in self.knowledge.explicit_init_entry_points():
+            found = self.index.find_method(root.cls, name)
+            if found is None or id(found[1]) in executed or _used_in(module, name):
+                continue
+            owner, func = found
+            per_module = name in PER_MODULE_INIT_FUNCTIONS
+            if per_module and self.index.is_hf_pretrained(root.cls):
+                continue  # transformers applies it from `post_init()`, or the model opted out
+            method = FuncRef(func, owner, ModRef(root))
+            call = f"model.apply(model.{name})" if per_module else f"{name}()"
+            why = f"{owner.name}.{name}, assuming `{call}` is called, as no caller is in this file"
+            ctx = replace(self.root_context(), via=(why,))
+            for node in list(root.post_order()) if per_module else [None]:
+                self.call_function(method, [ModRef(node)] if node is not None else [], {}, ctx)
+            return
+
     def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
         if cls.name in self.building or len(self.building) > 16:
             return UNKNOWN
@@ -65,7 +87,7 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [Opaque(p.name.value) for p in func.params.params[1:]]
+                    args = [Opaque(p.name.value, _string_default(p)) for p in func.params.params[1:]]
                 self.call_function(FuncRef(func, owner, ModRef(node)), args, kwargs, replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)))
             finally:
                 self.building.pop()
@@ -76,7 +98,7 @@ class ModelBuilder:
             pname, kind = default.name, default.kind
             if pname == "bias" and isinstance(kwargs.get("bias"), Const) and kwargs["bias"].value is False:
                 continue
-            param = node.params.setdefault(pname, Param(pname, node))
+            param = node.params.setdefault(pname, Param(pname, node, ndim=default.ndim))
             via = (f"PyTorch's default init for {known.class_name}",)
             param.ops.append(InitOp(kind, default_std(default), None, via, True, init_ops.default_label(kind, known.class_name)))
 
@@ -108,12 +130,42 @@ class ModelBuilder:
                 child = node.add_child(name, ModuleNode(name=name, kind=sublayer.kind, type_name=class_name, created_at=call))
                 self.add_default_params(child, sublayer, {}, ctx)
         if known.init_from_argument:
-            weight = node.params.setdefault("weight", Param("weight", node))
-            node.params.setdefault("bias", Param("bias", node))
+            weight = node.params.setdefault("weight", Param("weight", node, ndim=2))
             method = kwargs.get(known.init_from_argument, UNKNOWN)
             label = f"{known.init_from_argument}= of {known.class_name}"
-            if isinstance(method, (FuncRef, Lambda)):
+            if isinstance(method, (FuncRef, Lambda, InitMethod)):
+                # What it records stands: `lambda x: x` leaves the weight as torch.empty left it.
                 self.call_value(method, [ParamRef(weight)], {}, replace(ctx, via=ctx.via + (label,)), call)
-            if not weight.ops:
+            else:
                 weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
         return ModRef(node)
+
+
+def _string_default(param: cst.Param) -> str | None:
+    default = param.default
+    value = default.evaluated_value if isinstance(default, cst.SimpleString) else None
+    return value if isinstance(value, str) else None
+
+
+class _UseFinder(cst.CSTVisitor):
+    """Whether `name` is called or passed on (`model.apply(model._init_weights)`) outside methods
+    of that same name (which delegate to the children's entry points: not callers of the model's)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node.name.value != self.name and not self.found
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.found = self.found or node.attr.value == self.name
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found = self.found or node.value == self.name
+
+
+def _used_in(module: cst.Module, name: str) -> bool:
+    finder = _UseFinder(name)
+    module.visit(finder)
+    return finder.found

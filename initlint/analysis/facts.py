@@ -56,6 +56,10 @@ def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
     weight = writer.weight
     final = final_init(weight) if weight is not None else None
     scaling = stack_scaling(analysis, stack, final.std) if final is not None and final.certain else None
+    if final is not None and final.alternatives:
+        scaling = _common_scaling([stack_scaling(analysis, stack, std) for std in final.alternatives])
+    if final is not None and final.certain and final.kind == "empty":
+        scaling = DepthScaling("none")  # uninitialised memory: whatever it holds, no depth factor
     runtime = tuple(scale for scale in writer.ref.scales if scale_atoms(analysis, scale.factor))
     return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime)
 
@@ -65,3 +69,8 @@ def writer_facts(analysis: "Analysis") -> list[WriterFacts]:
     if analysis.writer_facts is None:
         analysis.writer_facts = [facts_of(analysis, stack, writer) for stack in analysis.stacks for writer in stack.writers]
     return analysis.writer_facts
+
+
+def _common_scaling(scalings: list[DepthScaling]) -> DepthScaling | None:
+    """Whichever arm of an undecided `if` runs: known only where every arm scales alike."""
+    return scalings[-1] if len({scaling.kind for scaling in scalings}) == 1 else None

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import Const, NewTensor, ParamRef, as_number
-from initlint.analysis.knowledge.specs import Arg, InitSpec
+from initlint.analysis.abstract import UNKNOWN, Const, InitMethod, NewTensor, ParamRef, as_number
+from initlint.analysis.knowledge.specs import Arg, InitMethodFactory, InitSpec
 from initlint.analysis.model import InitOp, Param
 from initlint.analysis.values import Monomial
 
@@ -26,6 +26,8 @@ def default_label(kind: str, class_name: str) -> str:
         return f"PyTorch's default init of {class_name} (kaiming_uniform_(a=sqrt(5)), std = 1/sqrt(3*fan_in))"
     if kind == "normal":
         return f"PyTorch's default init of {class_name} (normal_(std=1))"
+    if kind == "empty":
+        return f"torch.empty in {class_name}'s constructor (uninitialised memory)"
     return f"PyTorch's default init of {class_name} ({kind})"
 
 
@@ -113,7 +115,7 @@ def record_init(interp: "Interpreter", target: Any, spec: InitSpec, args: list[A
         label = f"{fname}(std={source})" if source else f"{fname}"
         if std is not None and source.replace(".", "").replace("_", "").isalnum() and not source[:1].isdigit():
             label = f"{fname}(std={source} = {std.describe()})"  # `std=std`: show what it holds
-        op = InitOp(kind, std, call, ctx.via, ctx.certain, label)
+        op = InitOp(kind, std, call, ctx.via, ctx.certain, label, ctx.arm)
     if isinstance(target, NewTensor):
         return NewTensor(op)
     for param in params:
@@ -128,3 +130,23 @@ def scale_in_place(interp: "Interpreter", param: Param, operand: Any, statement:
         factor = factor.inverse(statement)
     label = f"{interp.code(statement.target)} {statement.operator.__class__.__name__.replace('Assign', '').lower()} {interp.code(statement.value)}"
     param.ops.append(InitOp("scale", factor, statement, ctx.via, ctx.certain, label))
+
+
+def make_init_method(interp: "Interpreter", factory: InitMethodFactory, args: list[Any], kwargs: dict[Any, Any], call: cst.Call) -> Any:
+    """A call of a registered init-method factory (`knowledge/parallel_layers.py`): the init
+    function they return, with its std worked out symbolically (sigma / sqrt(2 * num_layers))."""
+    std = as_number(_argument(factory.sigma, args, kwargs))
+    if std is not None and factory.depth is not None:
+        depth = as_number(_argument(factory.depth, args, kwargs))
+        multiplier = as_number(_argument(factory.multiplier, args, kwargs)) if factory.multiplier else Monomial.of(1.0)
+        over = (multiplier * depth).pow(Fraction(-1, 2), call) if depth is not None and multiplier is not None else None
+        std = std * over if over is not None else None
+    return InitMethod("normal", std, interp.code(call), call)
+
+
+def apply_init_method(method: InitMethod, args: list[Any], ctx: "Ctx") -> Any:
+    target = args[0] if args else None
+    if not isinstance(target, ParamRef):
+        return UNKNOWN
+    target.param.ops.append(InitOp(method.kind, method.std, method.node, ctx.via, ctx.certain, method.label, ctx.arm))
+    return target

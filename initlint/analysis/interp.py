@@ -21,12 +21,13 @@ import libcst as cst
 from initlint import guard
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
-    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef,
+    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, InitMethod, Lambda, Mapping, ModRef, Opaque, ParamRef,
     Seq, truth,
 )
 from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import REGISTRY
+from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import DeadInit, InitOp, Param
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
@@ -54,14 +55,35 @@ class Ctx:
     owner: ClassInfo | None = None
     self_value: Any = None
     repeat: Monomial | None = None
+    #: Inside one arm of an undecided `if` that has an `else`, reached on a certain path.
+    arm: tuple[int, int] | None = None
 
     def uncertain(self) -> "Ctx":
-        return replace(self, certain=False) if self.certain else self
+        return replace(self, certain=False, arm=None) if self.certain or self.arm else self
+
+    def in_arm(self, choice: cst.If, arm: int) -> "Ctx":
+        """One of two arms of `choice`: uncertain, but certain relative to the arm."""
+        return replace(self, certain=False, arm=(id(choice), arm)) if self.certain else self.uncertain()
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    return []
+
+
+def _only_value(values: list[Any]) -> Any:
+    """What a call returns when the paths that return give `values` and every other path raises."""
+    return values[0] if values and all(value is values[0] or value == values[0] for value in values) else UNKNOWN
 
 
 class _Return(Exception):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, raised: bool = False) -> None:
         self.value = value
+        #: A `raise`: the path ends without a value.
+        self.raised = raised
 
 
 class Interpreter(ModelBuilder, StatementWalker[Ctx]):
@@ -82,8 +104,13 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.running: list[int] = []
         #: Classes built as a part of another (on any path, taken or not): they are not roots.
         self.instantiated: set[str] = set()
+        #: Names that mean "number of blocks" (a dict config's entry by that name stays a symbol).
+        self.depth_names = frozenset(options.depth_names) | DEPTH_NAMES
         #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
         self.deliberate_scheme: str | None = None
+        #: Per running function, the values returned on paths that may not run: where every
+        #: other path raises (`if kind == "a": return cls(...)` then `raise`), the call returns one.
+        self.maybe_returned: list[list[Any]] = []
         #: `if` statements evaluated, by id: whether the body ever ran.
         self.branch_taken: dict[int, bool] = {}
         #: Init calls in the bodies of `if` statements whose test was false, by the statement's id.
@@ -165,15 +192,17 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         inner = replace(ctx, depth=ctx.depth + 1, owner=ref.owner or ctx.owner, self_value=self_value, repeat=None)
         body = func.body
         self.running.append(id(func))
+        self.maybe_returned.append([])
         try:
             if isinstance(body, cst.IndentedBlock):
                 self.exec_block(body.body, env, inner)
             else:
                 self.exec_block([body], env, inner)
         except _Return as ret:
-            return ret.value
+            return _only_value(self.maybe_returned[-1]) if ret.raised else ret.value
         finally:
             self.running.pop()
+            self.maybe_returned.pop()
         return Const(None)
 
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
@@ -187,6 +216,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             return self.eval(callee.node.body, env, ctx)
         if isinstance(callee, ClassRef):
             return self.instantiate(callee.cls, args, kwargs, call, ctx)
+        if isinstance(callee, InitMethod):
+            return init_ops.apply_init_method(callee, args, ctx)
         if isinstance(callee, ExtRef):
             return torch_semantics.call_external(self, callee.name, args, kwargs, ctx, call)
         if isinstance(callee, python_semantics.BoundMethod):
@@ -239,8 +270,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         """Run a block that may not run: a `return` inside it does not end the caller."""
         try:
             self.exec_block(stmts, env, ctx)
-        except _Return:
-            pass
+        except _Return as ret:
+            if not ret.raised and self.maybe_returned:
+                self.maybe_returned[-1].append(ret.value)
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         decided = truth(self.eval(stmt.test, env, ctx))
@@ -256,11 +288,11 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             elif isinstance(orelse, cst.Else):
                 self.exec_block(orelse.body.body, env, ctx)
         else:
-            self.exec_branch(stmt.body.body, env, ctx.uncertain())
+            self.exec_branch(stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain())
             if isinstance(orelse, cst.If):
-                self.exec_branch([orelse], env, ctx.uncertain())
+                self.exec_branch([orelse], env, ctx.in_arm(stmt, 1))
             elif isinstance(orelse, cst.Else):
-                self.exec_branch(orelse.body.body, env, ctx.uncertain())
+                self.exec_branch(orelse.body.body, env, ctx.in_arm(stmt, 1))
 
     def is_init_call(self, call: cst.Call) -> bool:
         """`nn.init.normal_(...)`, `p.data.normal_(...)`, a configured init helper: by the registry."""
@@ -284,6 +316,10 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             else:
                 items, inner = iterable.items[:MAX_LOOP_ITEMS], ctx
             for item in items:
+                # Each pass binds the loop variable afresh, on whatever path the loop runs: an
+                # earlier pass's value is not an alternative to merge with.
+                for name in _bound_names(stmt.target):
+                    env.names.pop(name, None)
                 self.assign(stmt.target, item, env, inner, stmt)
                 self.exec_block(stmt.body.body, env, inner)
             return
@@ -311,7 +347,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         elif isinstance(small, cst.Return):
             raise _Return(self.eval(small.value, env, ctx) if small.value is not None else Const(None))
         elif isinstance(small, cst.Raise):
-            raise _Return(UNKNOWN)
+            raise _Return(UNKNOWN, raised=True)
         elif isinstance(small, (cst.Import, cst.ImportFrom)):
             scratch = ModuleIndex()
             from initlint.analysis.index import _record_import

@@ -30,6 +30,9 @@ class InitOp:
     #: False when a condition we could not decide guards it, or a call we could not follow may do it.
     certain: bool = True
     label: str = ""
+    #: (id of an undecided `if` that has an `else`, 0 for its body or 1 for the rest): the op is
+    #: certain within that arm. Ops of both arms make the outcome one of two known inits.
+    arm: tuple[int, int] | None = None
 
 
 @dataclass(eq=False)
@@ -37,6 +40,8 @@ class Param:
     name: str
     owner: "ModuleNode"
     ops: list[InitOp] = field(default_factory=list)
+    #: `p.dim()`, where the layer or the factory call fixes it (a Linear weight is 2-D).
+    ndim: int | None = None
 
     @property
     def path(self) -> str:
@@ -121,6 +126,8 @@ class FinalInit:
     certain: bool
     #: Every op after the last absolute one (scales), with it.
     chain: tuple[InitOp, ...] = ()
+    #: Where an undecided `if` chooses between two inits: the std each arm leaves.
+    alternatives: tuple[Monomial | None, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -140,7 +147,8 @@ def final_init(param: Param) -> FinalInit:
                 std = None
             chain.append(op)
         elif op.certain:
-            std, last, chain = op.std, op, [op]
+            # It sets the parameter afresh on every path: what earlier, uncertain ops did is gone.
+            std, last, chain, certain = op.std, op, [op], True
         else:
             # An op that may or may not run leaves the outcome open.
             certain = False
@@ -149,7 +157,23 @@ def final_init(param: Param) -> FinalInit:
             certain = False
         if op.kind == "unknown":
             certain = False
+    if not certain:
+        after = chain[1:] if chain and chain[0] is last else chain
+        return _chosen_init(after) or FinalInit(std, last, certain, tuple(chain))
     return FinalInit(std, last, certain, tuple(chain))
+
+
+def _chosen_init(tail: list[InitOp]) -> FinalInit | None:
+    """The ops after the last certain one, when they are the two arms of one undecided `if`
+    (each arm sets the parameter afresh): one of the two arms' inits, for certain."""
+    arms = {op.arm for op in tail if op.kind not in ("scale", "unknown")}
+    if len(arms) != 2 or None in arms or len({arm[0] for arm in arms if arm is not None}) != 1:
+        return None
+    if any(op.kind in ("scale", "unknown") or op.arm is None or op.certain for op in tail):
+        return None
+    last_of = {op.arm: op for op in tail}
+    alternatives = tuple(last_of[arm].std for arm in sorted(last_of, key=lambda arm: arm[1] if arm else 0))
+    return FinalInit(tail[-1].std, tail[-1], True, (tail[-1],), alternatives)
 
 
 @dataclass(frozen=True)

@@ -202,8 +202,8 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         if isinstance(key, Const) and isinstance(key.value, int) and -len(base.items) <= key.value < len(base.items):
             return base.items[key.value]
         return UNKNOWN
-    if isinstance(base, Mapping):
-        return base.items.get(key.value, UNKNOWN) if isinstance(key, Const) else UNKNOWN
+    if isinstance(base, (Mapping, Opaque)):
+        return config_entry(interp, base, key, UNKNOWN)
     if isinstance(base, ModRef):
         children = base.node.children
         if isinstance(key, Const) and str(key.value) in children:
@@ -219,6 +219,22 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         except IndexError:
             return UNKNOWN
     return UNKNOWN
+
+
+def config_entry(interp: "Interpreter", config: Mapping | Opaque, key: Any, default: Any) -> Any:
+    """`cfg["n_layers"]`, `cfg.get("n_layer", 12)`: an entry of a dict config. A depth stays the
+    symbol it is named by, whatever number the defaults hold: the depth factor is `1/sqrt(2 * n_layers)`,
+    not a constant that happens to equal it."""
+    if isinstance(key, Opaque) and key.default is not None and isinstance(config, Mapping):
+        key = Const(key.default)  # `ATTENTION_CLASSES[attn_implementation]`, by the default
+    if not isinstance(key, Const) or not isinstance(key.value, str):
+        return UNKNOWN
+    if isinstance(config, Opaque):
+        return Opaque(key.value)  # like `config.n_layers` on a config we cannot see
+    value = config.items.get(key.value, default)
+    if key.value in interp.depth_names and as_number(value) is not None:
+        return Opaque(key.value)
+    return value
 
 
 def iterate(interp: "Interpreter", value: Any) -> Seq | None:

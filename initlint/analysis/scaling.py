@@ -40,6 +40,10 @@ def _close(value: float, target: float) -> bool:
     return abs(value - target) <= 0.02 * abs(target)
 
 
+#: Below this magnitude a depth exponent does not scale (DeepNet's (8N)^-1/4 is the weakest scheme).
+NEGLIGIBLE_EXPONENT = Fraction(1, 4)
+
+
 def classify(std: Monomial | None, depth_atoms: frozenset[str], base: Monomial | None = None) -> DepthScaling:
     if std is None:
         return DepthScaling("unknown")
@@ -55,6 +59,10 @@ def classify(std: Monomial | None, depth_atoms: frozenset[str], base: Monomial |
     power = std.power_of(name)
     if exp == Fraction(-1):
         return DepthScaling("small_init", name, power)
+    if 0 < -exp < NEGLIGIBLE_EXPONENT:
+        # No published scheme shrinks this slowly with depth ((2L)^-0.05 is 0.85 at 12 layers):
+        # a mistyped exponent, in effect no depth factor.
+        return DepthScaling("negligible", name, power)
     if exp != Fraction(-1, 2):
         return DepthScaling("other", name, power)
     ratio = _ratio_to_base(std, base, name)

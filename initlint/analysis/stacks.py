@@ -79,7 +79,9 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
         interp.incomplete = False
         try:
             root = interp.build_root(cls)
+            # A caller found in the project wins; with none, the single-file fallback runs it.
             linking.after_construction(interp, root)
+            interp.run_entry_point(root, module, interp.executed)
         except (BudgetExceeded, RecursionError):
             continue
         root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)

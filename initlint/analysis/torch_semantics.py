@@ -13,14 +13,16 @@ from initlint.analysis.abstract import (
     UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
     SuperRef, as_number,
 )
-from initlint.analysis.index import PRETRAINED_NAME_ENDINGS
+from initlint.analysis.index import PRETRAINED_NAME_ENDINGS, ClassInfo
 from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES, GRAD_MODES, HARMLESS_CALLS
 from initlint.analysis.knowledge.huggingface import GENERIC_INIT, GENERIC_INIT_STD
-from initlint.analysis.knowledge.torch_init import NORMAL
+from initlint.analysis.knowledge.torch_init import (
+    NORMAL, RANK_ATTRIBUTES, RANK_METHODS, SHAPE_ATTRIBUTES, SHAPE_METHODS,
+)
 from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
-from initlint.analysis.init_ops import record_init
-from initlint.analysis.python_semantics import BoundMethod, call_python_builtin, string_method
+from initlint.analysis.init_ops import make_init_method, record_init
+from initlint.analysis.python_semantics import BoundMethod, call_python_builtin, config_entry, string_method
 from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,28 +37,47 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         return ExtRef(f"{base.name}.{attr}")
     if isinstance(base, ModRef):
         return module_attr(interp, base.node, attr, ctx)
-    if isinstance(base, ParamRef):
-        if attr == "data":
-            return base
-        if interp.knowledge.tensor_method(attr) is not None:
-            return BoundMethod(base, attr)
-        return Opaque(attr)
-    if isinstance(base, NewTensor):
-        return BoundMethod(base, attr) if interp.knowledge.tensor_method(attr) is not None else Opaque(attr)
+    if isinstance(base, ParamRef) and attr == "data":
+        return base
+    if isinstance(base, (ParamRef, NewTensor)):
+        return _tensor_attr(interp, base, attr)
     if isinstance(base, SuperRef):
         return super_attr(interp, base, attr)
     if isinstance(base, ClassRef):
         found = interp.index.find_method(base.cls, attr)
         if found is not None:
-            return FuncRef(found[1], found[0])
+            return method_ref(found[1], found[0], None, base)
         if attr in base.cls.attributes:
             return interp.eval(base.cls.attributes[attr], Env(), ctx)
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping)):
         return BoundMethod(base, attr)
+    if isinstance(base, Opaque) and attr == "get":
+        return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
     if attr in DELIBERATE_CONFIG_NAMES:
         interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
     return Opaque(attr)
+
+
+def _tensor_attr(interp: "Interpreter", base: ParamRef | NewTensor, attr: str) -> Any:
+    if attr in RANK_ATTRIBUTES:
+        return _rank(base)
+    if attr in SHAPE_ATTRIBUTES:
+        return _shape(base)
+    if attr in RANK_METHODS or attr in SHAPE_METHODS or interp.knowledge.tensor_method(attr) is not None:
+        return BoundMethod(base, attr)
+    return Opaque(attr)
+
+
+def _rank(tensor: ParamRef | NewTensor) -> Any:
+    ndim = tensor.param.ndim if isinstance(tensor, ParamRef) else None
+    return Const(ndim) if ndim is not None else UNKNOWN
+
+
+def _shape(tensor: ParamRef | NewTensor) -> Any:
+    """A sequence of unknown sizes whose length is the tensor's rank, where that is known."""
+    rank = _rank(tensor)
+    return Seq([UNKNOWN] * rank.value) if isinstance(rank, Const) else UNKNOWN
 
 
 def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") -> Any:
@@ -69,7 +90,7 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
     if node.cls is not None:
         found = interp.index.find_method(node.cls, attr)
         if found is not None:
-            return FuncRef(found[1], found[0], ModRef(node))
+            return method_ref(found[1], found[0], ModRef(node), ClassRef(node.cls))
         for cls_name in [node.cls.name] + interp.index.base_chain(node.cls):
             cls = interp.index.classes.get(cls_name)
             if cls is not None and attr in cls.attributes:
@@ -84,6 +105,17 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
     if attr in ("weight", "bias") and node.kind in ("linear", "conv", "embedding", "norm"):
         return Const(None)  # `bias=False`
     return Opaque(attr)
+
+
+def method_ref(func: cst.FunctionDef, owner: ClassInfo, instance: Any, cls: ClassRef) -> FuncRef:
+    """A method looked up on an instance or a class: a class method binds the class (a block
+    factory `Block.build(i, config)` returns `cls(...)`), a static method binds nothing."""
+    decorators = {d.decorator.value for d in func.decorators if isinstance(d.decorator, cst.Name)}
+    if "classmethod" in decorators:
+        return FuncRef(func, owner, cls)
+    if "staticmethod" in decorators:
+        return FuncRef(func)
+    return FuncRef(func, owner, instance)
 
 
 def super_attr(interp: "Interpreter", ref: SuperRef, attr: str) -> Any:
@@ -206,6 +238,9 @@ def call_external(interp: "Interpreter", name: str, args: list[Any], kwargs: dic
         target = args[0] if args else kwargs.get("tensor", UNKNOWN)
         if isinstance(target, (ParamRef, NewTensor)):
             return record_init(interp, target, spec, args, kwargs, ctx, call, last)
+    method_factory = interp.knowledge.init_method_factory(name)
+    if method_factory is not None:
+        return make_init_method(interp, method_factory, args, kwargs, call)
     if last == "Parameter":
         value = args[0] if args else kwargs.get("data", UNKNOWN)
         if isinstance(value, (NewTensor, ParamRef)):
@@ -241,6 +276,10 @@ def _stdlib_name(name: str) -> str:
 def call_method(interp: "Interpreter", method: BoundMethod, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     receiver, name = method.receiver, method.name
     if isinstance(receiver, (ParamRef, NewTensor)):
+        if name in RANK_METHODS:
+            return _rank(receiver)
+        if name in SHAPE_METHODS:
+            return UNKNOWN if args or kwargs else _shape(receiver)
         spec = interp.knowledge.tensor_method(name)
         if spec is None:
             return UNKNOWN
@@ -255,6 +294,8 @@ def call_method(interp: "Interpreter", method: BoundMethod, args: list[Any], kwa
         if ctx.repeat is not None and receiver.repeat is None and not receiver.items[:-len(items) or None]:
             receiver.repeat = ctx.repeat
         return Const(None)
+    if isinstance(receiver, (Mapping, Opaque)) and name == "get" and args:
+        return config_entry(interp, receiver, args[0], args[1] if len(args) > 1 else Const(None))
     if isinstance(receiver, Mapping) and name in ("items", "keys", "values"):
         if name == "items":
             return Seq([Seq([Const(k), v]) for k, v in receiver.items.items()])
@@ -367,6 +408,24 @@ def _register_children(interp: "Interpreter", node: ModuleNode, name: str, args:
     return Const(None)
 
 
+def _update_children(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+    """`ModuleDict.update(dict(h=...))`: registers each entry as `module[key] = value` would."""
+    if node.kind != "container":
+        return UNKNOWN
+    source = args[0] if args else None
+    entries = dict(source.items) if isinstance(source, Mapping) else {}
+    if isinstance(source, Seq) and source.repeat is None:
+        entries = {pair.items[0].value: pair.items[1] for pair in source.items if _is_pair(pair)}
+    entries.update(kwargs)
+    for key, value in entries.items():
+        set_module_attr(interp, node, str(key), value, ctx, call)
+    return Const(None)
+
+
+def _is_pair(value: Any) -> bool:
+    return isinstance(value, Seq) and len(value.items) == 2 and isinstance(value.items[0], Const)
+
+
 def _register_parameter(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
     if len(args) == 2 and isinstance(args[0], Const):
         set_module_attr(interp, node, str(args[0].value), args[1], ctx, call)
@@ -397,6 +456,7 @@ MODULE_METHOD_HANDLERS: dict[str, ModuleMethod] = {
     "extend": _register_children,
     "add_module": _register_children,
     "register_module": _register_children,
+    "update": _update_children,
     "register_parameter": _register_parameter,
     **{name: _same_module for name in ("to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type")},
 }
@@ -432,4 +492,4 @@ def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: c
             continue
         std = _HF_STD if kind == "normal" else Monomial.of(0.0)
         label = "transformers' generic normal_(std=config.initializer_range)" if kind == "normal" else "zeros_"
-        param.ops.append(InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label))
+        param.ops.append(InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label, ctx.arm))

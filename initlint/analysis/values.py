@@ -102,6 +102,7 @@ class Monomial:
 
 
 def fraction_of(value: float) -> Fraction | None:
-    """Exponents we reason about are simple fractions (1/2, -1/2, 1, -1/4...)."""
-    frac = Fraction(value).limit_denominator(16)
+    """Exponents we reason about are simple fractions (1/2, -1/2, 1, -1/4...), or a typo's
+    (`** -0.05`, -1/20)."""
+    frac = Fraction(value).limit_denominator(100)
     return frac if abs(float(frac) - value) < 1e-9 else None

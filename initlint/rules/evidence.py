@@ -52,6 +52,8 @@ def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
         return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {describe_op(analysis, op)}", facts.writer.node.created_at)
     route = " -> ".join(step for step in op.via if step)
     via = f" (via {short(route, 120)})" if route else ""
+    if facts.final is not None and facts.final.alternatives:
+        via += "; the other arm of that undecided `if` scales it no differently"
     return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {op.label}{via}", op.node)
 
 

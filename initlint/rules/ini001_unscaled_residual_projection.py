@@ -14,6 +14,7 @@ from initlint.analysis.model import Analysis
 from initlint.rules.base import EvidenceSpec, Rule, Violation
 from initlint.rules.evidence import (
     add_step,
+    code_of,
     dead_depth_scaling,
     depth_step,
     describe_std,
@@ -72,7 +73,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             created = facts.writer.node.created_at
             if facts.stack.root.uncalled_init or facts.weight is None or created is None or not facts.in_prenorm_stream:
                 continue  # initialised by code outside this construction path, or not this rule's setting
-            unscaled = facts.scaling is not None and facts.scaling.kind == "none" and not facts.runtime_scales
+            unscaled = facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
             verdicts.setdefault(id(created), []).append(self._violation(analysis, facts, created) if unscaled else None)
         for found in verdicts.values():
             if all(v is not None for v in found):
@@ -81,14 +82,23 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
     def _violation(self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode) -> Violation:
         std, n = describe_std(facts.final.std if facts.final else None), facts.residual_adds
         ref = facts.writer.ref
+        final = facts.final
+        scaling = facts.scaling
+        if scaling is not None and scaling.kind == "negligible" and final is not None and final.std is not None:
+            exponent = final.std.exponent(scaling.atom or "")
+            claims = [f"depth factor {scaling.atom}^{exponent} too weak for 1/sqrt({{n}})", f"init std {std} has no effective depth factor"]
+        elif final is not None and final.kind == "empty":
+            claims = ["is left uninitialised (torch.empty): no depth factor 1/sqrt({n})", "is left uninitialised"]
+        else:
+            details = (f" std {std}", "") if final is not None and final.std is not None else ("",)
+            claims = [f"init{detail} has no depth factor 1/sqrt({{n}})" for detail in details]
         message = headline(
-            *(
-                f"residual writer `{name}` init{detail} has no depth factor 1/sqrt({n})"
-                for name in (facts.pattern, ref.path, ref.attr)
-                for detail in (f" std {std}", "")
-            )
+            *(f"residual writer `{name}` {claim.format(n=n)}" for name in (facts.pattern, ref.path, ref.attr) for claim in claims)
         )
         steps = [init_step(analysis, facts), add_step(analysis, facts.writer.add), depth_step(facts.stack, n)]
+        if scaling is not None and scaling.kind == "negligible" and scaling.power is not None:
+            code = code_of(analysis, scaling.power.node, 60)
+            steps.append(EvidenceSpec(f"`{code}` raises the depth to a power near 0, not -1/2 (a typo for -0.5?)", scaling.power.node))
         if facts.writer.ref.found_by != "data flow":
             steps.append(EvidenceSpec("found by its name: the data flow into it could not be followed", created))
         weight = facts.weight

@@ -16,15 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES
+from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
 from initlint.analysis.knowledge.parallel_layers import PARALLEL_LAYERS
-from initlint.analysis.knowledge.specs import InitSpec, LayerSpec, Library, TensorFactory
+from initlint.analysis.knowledge.specs import InitMethodFactory, InitSpec, LayerSpec, Library, TensorFactory
 from initlint.analysis.knowledge.timm import TIMM
 from initlint.analysis.knowledge.torch_init import TORCH_INIT
 from initlint.analysis.knowledge.torch_nn import TORCH_NN
 
-LIBRARIES = (TORCH_NN, TORCH_INIT, HUGGINGFACE, PARALLEL_LAYERS, TIMM, DELIBERATE_SCHEMES)
+LIBRARIES = (TORCH_NN, TORCH_INIT, HUGGINGFACE, PARALLEL_LAYERS, TIMM, DELIBERATE_SCHEMES, ENTRY_POINTS)
 _TORCH_NN_PREFIX = "torch.nn."
 
 
@@ -45,6 +45,7 @@ class Registry:
     _init_by_name: dict[str, InitSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
     _tensor_methods: dict[str, InitSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
     _tensor_factories: dict[str, TensorFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _init_method_factories: dict[str, InitMethodFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for library in self.libraries:
@@ -57,6 +58,7 @@ class Registry:
                 self._init_by_name.setdefault(_last(name), init)
             self._tensor_methods.update((_last(name), spec) for name, spec in library.tensor_methods)
             self._tensor_factories.update(library.tensor_factories)
+            self._init_method_factories.update(library.init_method_factories)
         for user_class, known in self.layer_aliases:
             self._layers[user_class] = self._layers[known]
 
@@ -94,6 +96,9 @@ class Registry:
     def tensor_factory(self, qualified: str) -> TensorFactory | None:
         return self._tensor_factories.get(qualified)
 
+    def init_method_factory(self, qualified: str) -> InitMethodFactory | None:
+        return self._init_method_factories.get(qualified)
+
     def invisible_on_meta(self) -> dict[str, InitSpec]:
         """`torch.nn.init` functions that emit nothing on the meta device, by their name there."""
         prefix = "torch.nn.init."
@@ -112,6 +117,11 @@ class Registry:
 
     def init_entry_points(self) -> frozenset[str]:
         return frozenset(name for library in self.libraries for name in library.init_entry_points)
+
+    def explicit_init_entry_points(self) -> tuple[str, ...]:
+        """Every method a model's user may call to run its init, in the order they are tried."""
+        extra = tuple(name for library in self.libraries for name in library.explicit_init_entry_points)
+        return tuple(sorted(self.init_entry_points())) + extra
 
     def deliberate_scheme_of_import(self, qualified: str) -> str | None:
         root = qualified.split(".")[0]

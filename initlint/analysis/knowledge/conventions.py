@@ -24,6 +24,8 @@ HARMLESS_CALLS = frozenset(
     {"print", "len", "id", "type", "repr", "str", "isinstance", "hasattr", "getattr", "list", "tuple", "sorted", "iter",
      "next", "warn", "info", "debug", "warning", "error", "sum", "numel", "no_grad", "enumerate", "zip", "dict", "set"}
 )
+#: Init methods written for `model.apply(...)`: called once per module, children first.
+PER_MODULE_INIT_FUNCTIONS = frozenset({"_init_weights"})
 #: Context managers of autograd: `with torch.no_grad():` leaves init code as it is.
 GRAD_MODES = frozenset({"no_grad", "inference_mode", "enable_grad"})
 #: Config fields that announce a parametrisation with its own depth rules (MiniCPM's muP, mup's).
@@ -35,3 +37,6 @@ DELIBERATE_CONFIG_NAMES = {
 }
 
 DELIBERATE_SCHEMES = Library(deliberate_imports=(("mup", "muP"), ("unit_scaling", "unit scaling (u-muP)")))
+#: Where a file never calls one of these, the analysis assumes the model's user does, with the
+#: method's own defaults (a library's model: nanotron, torchtitan-style `init_weights()`).
+ENTRY_POINTS = Library(explicit_init_entry_points=("init_model_randomly", "reset_parameters", "_init_weights"))

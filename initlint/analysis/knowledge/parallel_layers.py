@@ -1,18 +1,30 @@
 """Model-parallel linears of Megatron-LM and fairscale: the weight's init is the `init_method=`
-callable the caller passes. Known by qualified name only: a project's own class of the same
+callable the caller passes, usually made by Megatron's init-method factories. Known by qualified name only: a project's own class of the same
 name is mapped to one of these with `extend-layer-classes` in `[tool.initlint]`."""
 
 from __future__ import annotations
 
-from initlint.analysis.knowledge.specs import LayerSpec, Library
+from initlint.analysis.knowledge.specs import Arg, InitMethodFactory, LayerSpec, Library, ParamDefault
 
 _MODULES = ("megatron.core.tensor_parallel", "megatron.core.tensor_parallel.layers", "fairscale.nn.model_parallel.layers")
+
+#: The weight is allocated with torch.empty and handed to `init_method`; the bias is zeroed.
+_PARAMS = (ParamDefault("weight", "empty", None, ndim=2), ParamDefault("bias", "zeros", 0.0, ndim=1))
+_UTILS = ("megatron.core.utils", "megatron.model.utils", "megatron.legacy.model.utils")
+_SIGMA = Arg(0, ("sigma",), 0.02)
+#: `scaled_init_method_normal(sigma, num_layers, multiplier=2.0)`: std = sigma / sqrt(2 * num_layers),
+#: GPT-2's residual scaling (two writers per layer).
+_FACTORIES = {
+    "init_method_normal": InitMethodFactory(_SIGMA),
+    "scaled_init_method_normal": InitMethodFactory(_SIGMA, Arg(1, ("num_layers",), 0.0), Arg(2, ("multiplier",), 2.0)),
+}
 
 PARALLEL_LAYERS = Library(
     import_roots=("megatron", "fairscale"),
     layers=tuple(
-        (f"{module}.{name}", LayerSpec("linear", name, init_from_argument="init_method"))
+        (f"{module}.{name}", LayerSpec("linear", name, params=_PARAMS, init_from_argument="init_method"))
         for module in _MODULES
         for name in ("ColumnParallelLinear", "RowParallelLinear")
     ),
+    init_method_factories=tuple((f"{module}.{name}", factory) for module in _UTILS for name, factory in _FACTORIES.items()),
 )

@@ -48,6 +48,8 @@ class ParamDefault:
     #: The std it ends with (None: not known); with `over_sqrt_fan_in`, divided by sqrt(fan_in).
     std: float | None
     over_sqrt_fan_in: bool = False
+    #: How many dimensions the tensor has (`p.dim()`), where the layer fixes it.
+    ndim: int | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,16 @@ class LayerSpec:
 
 
 @dataclass(frozen=True)
+class InitMethodFactory:
+    """A function that returns an init method (Megatron's `init_method_normal(sigma)`): the
+    method draws normal(0, sigma), divided by sqrt(multiplier * depth) where `depth` is set."""
+
+    sigma: Arg
+    depth: Arg | None = None
+    multiplier: Arg | None = None
+
+
+@dataclass(frozen=True)
 class TensorFactory:
     """`torch.zeros(...)`, `torch.randn(...)`: a fresh tensor and the std its values have."""
 
@@ -88,11 +100,16 @@ class Library:
     #: In-place tensor methods (`torch.Tensor.normal_`).
     tensor_methods: tuple[tuple[str, InitSpec], ...] = ()
     tensor_factories: tuple[tuple[str, TensorFactory], ...] = ()
+    #: Functions returning an init method for a layer's `init_method=`.
+    init_method_factories: tuple[tuple[str, InitMethodFactory], ...] = ()
     #: Base classes that make a subclass an `nn.Module`.
     module_bases: tuple[str, ...] = ()
     #: Base classes whose init entry points apply the class's `_init_weights` to every module.
     pretrained_bases: tuple[str, ...] = ()
     #: Methods of a `pretrained_bases` model that run that init (`post_init`).
     init_entry_points: tuple[str, ...] = ()
+    #: Methods a model offers its user to run its init after construction (nanotron's
+    #: `init_model_randomly`), besides the `init_entry_points`; `PER_MODULE` ones go to `apply`.
+    explicit_init_entry_points: tuple[str, ...] = ()
     #: Imports that announce a deliberate parametrisation with its own init rules: module -> scheme.
     deliberate_imports: tuple[tuple[str, str], ...] = ()

@@ -17,6 +17,13 @@ KAIMING_NORMAL = InitSpec("kaiming_normal", fan="fan_in")
 CONSTANT_INVISIBLE = InitSpec("constant", invisible_on_meta=True)
 
 _INIT = "torch.nn.init"
+
+#: Tensor members that tell how many dimensions it has (`if p.dim() == 2:` picks the matrices).
+RANK_METHODS = ("dim", "ndimension")
+RANK_ATTRIBUTES = ("ndim",)
+#: Members that give its shape as a sequence (`len(p.shape) > 1`, `len(p.size())`).
+SHAPE_METHODS = ("size",)
+SHAPE_ATTRIBUTES = ("shape",)
 TORCH_INIT = Library(
     init_functions=(
         (f"{_INIT}.normal_", NORMAL),

@@ -5,20 +5,27 @@ from __future__ import annotations
 from initlint.analysis.knowledge.specs import Library, LayerSpec, ParamDefault
 
 #: `reset_parameters()` of Linear and ConvNd: kaiming_uniform_(a=sqrt(5)), std = 1/sqrt(3 * fan_in).
-KAIMING_DEFAULT = ParamDefault("weight", "default", 3 ** -0.5, over_sqrt_fan_in=True)
-LINEAR_PARAMS = (KAIMING_DEFAULT, ParamDefault("bias", "default", None))
-NORM_PARAMS = (ParamDefault("weight", "ones", 0.0), ParamDefault("bias", "zeros", 0.0))
+def kaiming_default(ndim: int) -> tuple[ParamDefault, ParamDefault]:
+    """Linear (2-D weight) and ConvNd (N+2-D weight): both draw kaiming_uniform_(a=sqrt(5))."""
+    return (
+        ParamDefault("weight", "default", 3 ** -0.5, over_sqrt_fan_in=True, ndim=ndim),
+        ParamDefault("bias", "default", None, ndim=1),
+    )
+
+
+LINEAR_PARAMS = kaiming_default(2)
+NORM_PARAMS = (ParamDefault("weight", "ones", 0.0, ndim=1), ParamDefault("bias", "zeros", 0.0, ndim=1))
 
 _LAYERS: dict[str, LayerSpec] = {
     "Linear": LayerSpec("linear", "Linear", params=LINEAR_PARAMS),
     "LazyLinear": LayerSpec("linear", "LazyLinear", ("Linear",), params=LINEAR_PARAMS),
-    "Bilinear": LayerSpec("linear", "Bilinear", params=LINEAR_PARAMS),
-    "Conv1d": LayerSpec("conv", "Conv1d", params=LINEAR_PARAMS),
-    "Conv2d": LayerSpec("conv", "Conv2d", params=LINEAR_PARAMS),
-    "Conv3d": LayerSpec("conv", "Conv3d", params=LINEAR_PARAMS),
-    "Embedding": LayerSpec("embedding", "Embedding", params=(ParamDefault("weight", "normal", 1.0),)),
+    "Bilinear": LayerSpec("linear", "Bilinear", params=kaiming_default(3)),
+    "Conv1d": LayerSpec("conv", "Conv1d", params=kaiming_default(3)),
+    "Conv2d": LayerSpec("conv", "Conv2d", params=kaiming_default(4)),
+    "Conv3d": LayerSpec("conv", "Conv3d", params=kaiming_default(5)),
+    "Embedding": LayerSpec("embedding", "Embedding", params=(ParamDefault("weight", "normal", 1.0, ndim=2),)),
     "LayerNorm": LayerSpec("norm", "LayerNorm", params=NORM_PARAMS),
-    "RMSNorm": LayerSpec("norm", "RMSNorm", params=(ParamDefault("weight", "ones", 0.0),)),
+    "RMSNorm": LayerSpec("norm", "RMSNorm", params=(ParamDefault("weight", "ones", 0.0, ndim=1),)),
     "GroupNorm": LayerSpec("norm", "GroupNorm", params=NORM_PARAMS),
     "BatchNorm1d": LayerSpec("norm", "BatchNorm1d", params=NORM_PARAMS),
     "BatchNorm2d": LayerSpec("norm", "BatchNorm2d", params=NORM_PARAMS),
@@ -32,7 +39,10 @@ _LAYERS: dict[str, LayerSpec] = {
     "MultiheadAttention": LayerSpec(
         "attention",
         "MultiheadAttention",
-        params=(ParamDefault("in_proj_weight", "xavier_uniform", None), ParamDefault("in_proj_bias", "zeros", 0.0)),
+        params=(
+            ParamDefault("in_proj_weight", "xavier_uniform", None, ndim=2),
+            ParamDefault("in_proj_bias", "zeros", 0.0, ndim=1),
+        ),
         sublayers=(("out_proj", "torch.nn.Linear"),),
     ),
 }
