@@ -28,28 +28,8 @@ SETTINGS = Settings(select=("INI0",))
 # by what each costs on real code is in docs/precision.md.
 NOT_YET: dict[tuple[str, str], str] = {
     # Forward data flow
-    ("explicit_forward_call", "bad"): "`self.attention.forward(h)` is not read as a call of the sublayer: no adds",
-    ("lambda_branch", "bad"): "a branch behind a lambda attribute is not followed",
-    ("mlp_dict_loop", "bad"): "an MLP run as a loop over `self.mlp.values()` is not followed",
-    ("norm_inside_sequential", "bad"): "a branch whose nn.Sequential starts with its own LayerNorm loses its writer",
-    ("sequential_ordereddict", "bad"): "`nn.Sequential(OrderedDict(...))` children are not modelled",
     ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
-    ("pair_modulelist", "bad"): "`for attn, ff in self.layers` over ModuleList pairs is not unpacked",
-    ("pair_modulelist_index", "bad"): "`layer[0](x)` on ModuleList pairs is not resolved",
-    ("optional_cross_attention", "bad"): "cross-attention off by default is counted as a third add: INI002 silent",
-    (
-        "identity_first_norm",
-        "bad",
-    ): "`if layer_idx == 0: norm = nn.Identity()` leaves pre-norm undecided: INI002 silent",
-    ("dropout_add_helper", "bad"): "a `dropout_add(x, residual, ...)` helper is not read as a residual add",
-    ("moe_3d_experts", "good"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
-    ("moe_3d_experts", "bad"): "the router `gate` is taken for the writer; 3-D expert weights are not seen",
-    ("moe_einsum_index_add", "good"): "the router is taken for the writer; einsum/index_add_ experts not followed",
-    ("moe_einsum_index_add", "bad"): "the router is taken for the writer; einsum/index_add_ experts not followed",
     ("moe_or_dense_flag", "bad"): "the FFN chosen by `MoE(...) if config.use_moe else MLP(...)` is not resolved",
-    ("adaln_parent_gates", "good"): "gates computed by the parent and passed in as arguments are not seen",
-    ("runtime_config_numerator", "good"): "depth-muP `h * (scale_depth / sqrt(L))` over unscaled writers: INI003",
-    ("attention_processor", "bad"): "attention computed by a processor object (`attn.to_out[0]`) is not followed",
 }
 
 

@@ -111,6 +111,8 @@ class FuncRef:
 @dataclass(frozen=True)
 class Lambda:
     node: cst.Lambda
+    #: The variables where it was written (`m = self.mlp; self.mlpf = lambda x: m.c_proj(...)`).
+    closure: Any = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ class ModelBuilder:
             return UNKNOWN
         if not root:
             self.instantiated.add(cls.name)
-        node = ModuleNode(name="", kind="module", type_name=cls.name, cls=cls, created_at=call)
+        node = ModuleNode(name="", kind="module", type_name=cls.name, cls=cls, created_at=call, built_certain=ctx.certain)
         for base in self.index.base_chain(cls):
             if base not in self.index.classes:
                 known = layer_type(self.knowledge, base)

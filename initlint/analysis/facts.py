@@ -30,6 +30,9 @@ class WriterFacts:
     scaling: DepthScaling | None
     #: Factors on the writer's branch in `forward` that involve depth or width.
     runtime_scales: tuple[RuntimeScale, ...]
+    #: One of those factors also has a tunable multiplier (MiniCPM's `scale_depth / sqrt(L)`):
+    #: a designed depth parametrisation, not a stray constant.
+    tuned_runtime_scale: bool = False
 
     @property
     def weight(self) -> Param | None:
@@ -48,8 +51,8 @@ class WriterFacts:
 
 
 def writer_pattern(stack: Stack, writer: Writer) -> str:
-    container = stack.container.path
-    return f"{container}.*.{writer.ref.path}" if container else f"*.{writer.ref.path}"
+    container, path = stack.container.path, writer.ref.display
+    return f"{container}.*.{path}" if container else f"*.{path}"
 
 
 def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
@@ -61,7 +64,10 @@ def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
     if final is not None and final.certain and final.kind == "empty":
         scaling = DepthScaling("none")  # uninitialised memory: whatever it holds, no depth factor
     runtime = tuple(scale for scale in writer.ref.scales if scale_atoms(analysis, scale.factor))
-    return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime)
+    tuned = any(
+        exponent > 0 and name not in scale_atoms(analysis, scale.factor) for scale in runtime for name, exponent in scale.factor.atoms
+    )
+    return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime, tuned)
 
 
 def writer_facts(analysis: "Analysis") -> list[WriterFacts]:

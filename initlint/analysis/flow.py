@@ -8,7 +8,7 @@ from typing import Any
 
 from initlint.analysis.abstract import UNKNOWN
 from initlint.analysis.knowledge.conventions import NORM_HINTS, PASS_THROUGH_HINTS
-from initlint.analysis.model import ModuleNode, RuntimeScale
+from initlint.analysis.model import ModuleNode, Param, RuntimeScale
 
 
 class Stream:
@@ -41,6 +41,8 @@ class Branch:
     gated: bool = False
     #: Passed through a sigmoid/softmax/tanh: a gate rather than content.
     squashed: bool = False
+    #: Parameters of a module used as the weight matrix (3-D MoE experts: `h @ self.down_proj[e]`).
+    matrices: tuple[Param, ...] = ()
 
 
 def is_norm(node: ModuleNode) -> bool:
@@ -67,7 +69,14 @@ def merge(values: list[Any]) -> object:
     if branches:
         last = tuple(dict.fromkeys(m for b in branches for m in b.last))
         normed = None if any(b.normed is None for b in branches) else all(b.normed for b in branches)
-        return Branch(last, normed, tuple(s for b in branches for s in b.scales), any(b.gated for b in branches), any(b.renormalised for b in branches))
+        return Branch(
+            last,
+            normed,
+            tuple(s for b in branches for s in b.scales),
+            renormalised=any(b.renormalised for b in branches),
+            gated=any(b.gated for b in branches),
+            matrices=tuple(dict.fromkeys(p for b in branches for p in b.matrices)),
+        )
     for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED):
         if marker in values:
             return marker

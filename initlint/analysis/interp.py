@@ -361,10 +361,12 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             env.names[target.value] = merge_uncertain(env.names, target.value, value, ctx)
         elif isinstance(target, (cst.Tuple, cst.List)):
             items = value.items if isinstance(value, Seq) and value.repeat is None else None
+            if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
+                items = [ModRef(child) for child in value.node.children.values()]  # `for attn, ff in self.layers`
             elements = target.elements
             for i, element in enumerate(elements):
                 part = items[i] if items is not None and len(items) == len(elements) else UNKNOWN
-                if isinstance(value, ModRef) and i == 0:
+                if isinstance(value, ModRef) and i == 0 and items is None:
                     part = value  # `out, _ = self.attn(...)`
                 self.assign(element.value, part, env, ctx, stmt)
         elif isinstance(target, cst.Attribute):
@@ -485,7 +487,7 @@ _EXPRESSIONS: dict[type, Expression] = {
         lambda interp, node, env, ctx: python_semantics.comprehension(interp, node, env, ctx),
     ),
     cst.Subscript: lambda interp, node, env, ctx: python_semantics.subscript(interp, node, env, ctx),
-    cst.Lambda: lambda interp, node, env, ctx: Lambda(node),
+    cst.Lambda: lambda interp, node, env, ctx: Lambda(node, env),
     cst.NamedExpr: Interpreter._named_expression,
 }
 

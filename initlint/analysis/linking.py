@@ -396,10 +396,11 @@ class LinkedForwardReader(ForwardReader):
         super().__init__(interp)
         self.linked_interp = interp
 
-    def _read(self, node: ModuleNode, depth: int) -> Any:
+    def _read(self, node: ModuleNode, depth: int, *more: Any, **named: Any) -> Any:
+        # Whatever else the reader passes (the block a loop owner reads for) goes through as is.
         if node.cls is None:
-            return ForwardReader._read(self, node, depth)
-        return self.linked_interp.inside(node.cls, lambda: ForwardReader._read(self, node, depth))
+            return ForwardReader._read(self, node, depth, *more, **named)
+        return self.linked_interp.inside(node.cls, lambda: ForwardReader._read(self, node, depth, *more, **named))
 
 
 def interpreter(module: cst.Module, index: ModuleIndex, options: AnalysisOptions, context: ProjectContext | None) -> Interpreter:

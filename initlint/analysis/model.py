@@ -68,6 +68,11 @@ class ModuleNode:
     #: Children assigned on another path of an undecided `if` (`self.encoder = A(...) if flag else B(...)`):
     #: only one exists at run time, so they are traversed too but never looked up by name.
     alternatives: list[tuple[str, "ModuleNode"]] = field(default_factory=list)
+    #: Assigned under a condition the analysis could not decide, in an `__init__` that ran
+    #: unconditionally (`if config.add_cross_attention: self.crossattention = ...`): may not exist.
+    optional: bool = False
+    #: Built on a path that always runs: only then does a condition inside its `__init__` make a child optional.
+    built_certain: bool = True
     #: transformers' `_is_hf_initialized`: an inner model's `post_init()` already ran on it.
     hf_initialized: bool = False
     #: On roots: init functions of the model its construction never runs (something else applies them).
@@ -197,6 +202,9 @@ class ResidualAdd:
     prenorm: bool | None = None
     #: A learned gate (LayerScale, ReZero alpha) multiplies the branch.
     gated: bool = False
+    #: Behind an undecided test, through a layer that may not exist (cross-attention off by
+    #: default): not on the default path, so not counted in N.
+    optional: bool = False
 
 
 @dataclass
@@ -217,6 +225,14 @@ class WriterRef:
     attr: str
     found_by: str  # "data flow" or "name"
     scales: list[RuntimeScale] = field(default_factory=list)
+    #: The parameter written: a layer's `weight`, or a matrix parameter of the module at `path`
+    #: (MoE experts stored as one 3-D tensor, `down_proj`).
+    param: str = "weight"
+
+    @property
+    def display(self) -> str:
+        """The writer as a message names it, relative to the block: `mlp.experts.down_proj`."""
+        return self.path if self.param == "weight" else f"{self.path}.{self.param}"
 
 
 @dataclass
@@ -229,7 +245,16 @@ class Writer:
 
     @property
     def weight(self) -> Param | None:
-        return self.node.params.get("weight")
+        return self.node.params.get(self.ref.param)
+
+    @property
+    def created_at(self) -> cst.CSTNode | None:
+        """Where the written matrix is made: the layer's construction, or the parameter's."""
+        if self.ref.param == "weight":
+            return self.node.created_at
+        weight = self.weight
+        made = [op.node for op in weight.ops[:1] if op.node is not None] if weight is not None else []
+        return made[0] if made else self.node.created_at
 
 
 @dataclass
@@ -247,12 +272,18 @@ class Stack:
     reference_std: Monomial | None = None
 
     @property
+    def default_adds(self) -> list[ResidualAdd]:
+        """The adds on the default path: what N counts (the runtime derives N the same way)."""
+        return [add for add in self.adds if not add.optional]
+
+    @property
     def adds_per_block(self) -> int:
-        return len({id(add.statement) for add in self.adds})
+        return len({id(add.statement) for add in self.default_adds})
 
     @property
     def prenorm(self) -> bool:
-        return bool(self.adds) and all(add.prenorm for add in self.adds)
+        adds = self.default_adds
+        return bool(adds) and all(add.prenorm for add in adds)
 
 
 @dataclass

@@ -162,7 +162,22 @@ _ORDERINGS: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
+def _one_layer_test(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    """`layer_idx == 0` on the representative block of a stack: it holds for one layer of N, so
+    the representative (standing for the layers in general) takes the other path."""
+    if not isinstance(comparison, (cst.Equal, cst.NotEqual)):
+        return None
+    index = Monomial.atom(LAYER_INDEX)
+    for a, b in ((left, right), (right, left)):
+        if isinstance(a, Num) and a.value == index and isinstance(b, Const) and isinstance(b.value, int):
+            return isinstance(comparison, cst.NotEqual)
+    return None
+
+
 def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    one_layer = _one_layer_test(comparison, left, right)
+    if one_layer is not None:
+        return one_layer
     if isinstance(comparison, (cst.Is, cst.IsNot)):
         return _negated(_identity(left, right), isinstance(comparison, cst.IsNot))
     if isinstance(comparison, (cst.In, cst.NotIn)):
@@ -409,7 +424,15 @@ def _sequence(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[An
 
 
 def _dict(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
-    merged = dict(args[0].items) if args and isinstance(args[0], Mapping) else {}
+    """`dict(a=...)`, `dict(mapping)`, and `OrderedDict([("c_fc", ...), ...])` from key-value pairs,
+    in order (`nn.Sequential(OrderedDict(...))` names its children by those keys)."""
+    source = args[0] if args else None
+    merged = dict(source.items) if isinstance(source, Mapping) else {}
+    if isinstance(source, Seq) and source.repeat is None:
+        for pair in source.items:
+            if not (isinstance(pair, Seq) and len(pair.items) == 2 and isinstance(pair.items[0], Const)):
+                return UNKNOWN
+            merged[pair.items[0].value] = pair.items[1]
     merged.update(kwargs)
     return Mapping(merged)
 
@@ -476,7 +499,7 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     "str": _str,
     "repr": _str,
     **dict.fromkeys(("list", "tuple", "sorted", "reversed"), _sequence),
-    "dict": _dict,
+    **dict.fromkeys(("dict", "collections.OrderedDict"), _dict),
     "super": _super,
     **dict.fromkeys(("sqrt", "pow", "exp", "log", "rsqrt"), _math_power),
     **dict.fromkeys(("re.match", "re.search", "re.fullmatch"), _regex_match),

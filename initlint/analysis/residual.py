@@ -17,17 +17,23 @@ from typing import Any, Sequence
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Env, ModRef, ParamRef, as_number, truth
+from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, Seq, as_number, truth
+from initlint.analysis.index import ClassInfo
 from initlint.analysis.interp import BudgetExceeded, Ctx, Interpreter
 from initlint.analysis.flow import (
     CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, is_gate, is_norm, is_pass_through, join, merge,
 )
-from initlint.analysis.knowledge.conventions import NORM_FUNCTIONS, SQUASHING, WRITER_NAMES
+from initlint.analysis.knowledge.conventions import ACCUMULATE_IN_PLACE, FRESH_TENSORS, MATRIX_PRODUCTS, NORM_FUNCTIONS, SQUASHING, WRITER_NAMES
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 
 MAX_FORWARD_DEPTH = 6
+#: A writer found: the layer (or the module owning a matrix parameter), how it was found, the
+#: runtime scales after it, and which of its parameters is the written matrix.
+_Found = tuple[ModuleNode, str, tuple[RuntimeScale, ...], str]
+#: Children of a container a `for` in `forward` is read for, one after the other.
+MAX_UNROLL = 16
 
 
 @dataclass
@@ -38,6 +44,13 @@ class _Flow:
     statement: cst.CSTNode | None = None
     #: How many modules deep the reading is (`forward` of a child of a child...).
     depth: int = 0
+    #: How many undecided `if` arms enclose the statement being read.
+    undecided: int = 0
+    #: The block the adds belong to, when it is not `node` itself: a classless pair
+    #: (`ModuleList([attn, ff])`) whose adds are written in the loop of its owner's `forward`.
+    block: ModuleNode | None = None
+    #: Adds count only inside the loop over that block's container.
+    recording: bool = True
 
 
 class ForwardReader(StatementWalker[_Flow]):
@@ -47,31 +60,32 @@ class ForwardReader(StatementWalker[_Flow]):
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
-        flow = self._read(block, depth=0)
+        flow = self._read(block, depth=0) if block.cls is not None else self._read_owner_loop(block)
         if flow is None:
             return []
-        if any(value is NORMED or value is MAYBE_NORMED for value in flow.returns):
+        # (An owner's `forward` returning `self.norm(x)` after the loop is the final norm, not the block's.)
+        if flow.block is None and any(value is NORMED or value is MAYBE_NORMED for value in flow.returns):
             # The block renormalises the stream before handing it on (Conformer): post-norm in effect.
             for add in flow.adds:
                 add.prenorm = False
         return flow.adds
 
-    def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[tuple[ModuleNode, str, tuple[RuntimeScale, ...]]], bool]:
-        """The linear layers whose output is `node`'s output, with scales after them; and whether
-        `node` normalises its input first."""
+    def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]:
+        """The linear layers (or matrix parameters: 3-D experts) whose output is `node`'s output,
+        with scales after them; and whether `node` normalises its input first."""
         key = id(node)
         if key in self._writers:
             return self._writers[key]
         self._writers[key] = ([], False)  # recursion guard
         result: tuple[Any, ...] = ([], False)
         if node.kind in ("linear", "conv"):
-            result = ([(node, "data flow", ())], False)
+            result = ([(node, "data flow", (), "weight")], False)
         elif node.kind == "sequential" and node.children:
             layers = [c for c in node.children.values() if not is_pass_through(c)]
             if layers:
                 result = self.writers_of(layers[-1], depth + 1)
         elif node.kind == "attention" and "out_proj" in node.children:
-            result = ([(node.children["out_proj"], "data flow", ())], False)
+            result = ([(node.children["out_proj"], "data flow", (), "weight")], False)
         elif node.kind == "module" and node.cls is not None and depth < MAX_FORWARD_DEPTH:
             flow = self._read(node, depth + 1)
             found: list[Any] = []
@@ -80,7 +94,7 @@ class ForwardReader(StatementWalker[_Flow]):
                 branches = [value for value in flow.returns if isinstance(value, Branch)]
                 # Paths that end in different layers (a fused-kernel path beside the eager one)
                 # leave the writer undecided: keep only what every path agrees on.
-                common = set.intersection(*(set(map(id, b.last)) for b in branches)) if branches else set()
+                common = set.intersection(*(set(map(id, b.last + b.matrices)) for b in branches)) if branches else set()
                 out = merge(branches)
                 if isinstance(out, Branch):
                     normed = out.normed
@@ -88,28 +102,34 @@ class ForwardReader(StatementWalker[_Flow]):
                         if id(last) not in common:
                             continue
                         inner, _ = self.writers_of(last, depth + 1)
-                        found.extend((w, how, scales + out.scales) for w, how, scales in inner)
+                        found.extend((w, how, scales + out.scales, param) for w, how, scales, param in inner)
+                    found.extend((p.owner, "data flow", out.scales, p.name) for p in out.matrices if id(p) in common)
             if not found:
                 found = self._by_name(node)
             result = (found, normed)
         self._writers[key] = result
         return result
 
+    def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool:
+        """A module with parameters and no sub-layers that uses them as weight matrices (3-D
+        experts) is a layer, not a LayerScale-like gate."""
+        return any(param != "weight" for _, _, _, param in self.writers_of(module, depth)[0])
+
     def _by_name(self, node: ModuleNode) -> list[Any]:
         names = WRITER_NAMES + tuple(self.interp.options.writer_names)
         for name in names:
             child = node.children.get(name)
             if child is not None and child.kind in ("linear", "conv"):
-                return [(child, "name", ())]
+                return [(child, "name", (), "weight")]
         return []
 
     # ---------------------------------------------------------------- reading
-    def _read(self, node: ModuleNode, depth: int) -> _Flow | None:
+    def _read(self, node: ModuleNode, depth: int, block: ModuleNode | None = None) -> _Flow | None:
         found = self.interp.index.find_method(node.cls, "forward") if node.cls is not None else None
         if found is None:
             return None
         _, func = found
-        flow = _Flow(node, depth=depth)
+        flow = _Flow(node, depth=depth, block=block, recording=block is None)
         env = Env()
         params = [p.name.value for p in func.params.params]
         if len(params) < 2:
@@ -117,7 +137,9 @@ class ForwardReader(StatementWalker[_Flow]):
         env.names[params[0]] = ModRef(node)
         env.names[params[1]] = STREAM
         for name in params[2:]:
-            env.names[name] = UNKNOWN
+            # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
+            # in by the parent, gates a branch as one computed here from `c` does.
+            env.names[name] = CONDITIONED
         try:
             self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow)
         except BudgetExceeded:
@@ -125,6 +147,15 @@ class ForwardReader(StatementWalker[_Flow]):
         except RecursionError:
             return None
         return flow
+
+    def _read_owner_loop(self, block: ModuleNode) -> _Flow | None:
+        """A block without a class of its own (a pair `ModuleList([attn, ff])`): its adds are in
+        the loop of its container's owner's `forward`."""
+        container = block.parent
+        owner = container.parent if container is not None else None
+        if owner is None or owner.cls is None:
+            return None
+        return self._read(owner, depth=0, block=block)
 
     def tick(self) -> None:
         self.interp.tick()
@@ -142,13 +173,37 @@ class ForwardReader(StatementWalker[_Flow]):
         else:
             self.walk_block(stmt.body.body if decided else else_body, env, flow)
 
+    def on_for(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
+        iterable = self._eval(stmt.iter, env, flow, flow.depth)
+        if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
+            self._block_loop(stmt, env, flow)
+            return
+        items = _module_items(iterable)
+        for item in items[:MAX_UNROLL] if items is not None else [UNKNOWN]:
+            _bind(stmt.target, item, env)
+            self.walk_block(stmt.body.body, env, flow)
+
+    def _block_loop(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
+        """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
+        and what it carries from one iteration to the next is the stream."""
+        assert flow.block is not None
+        _bind(stmt.target, ModRef(flow.block), env)
+        for name in _assigned_names(stmt.body):
+            if name in env.names:
+                env.names[name] = STREAM
+        flow.recording = True
+        self.walk_block(stmt.body.body, env, flow)
+        flow.recording = False
+
     def _undecided_if(self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
+        flow.undecided += 1
         self.walk_block(body, env, flow)
         after_body = env.names
         env.names = dict(before)
         self.walk_block(else_body, env, flow)
+        flow.undecided -= 1
         names = after_body.keys() | env.names.keys()
         joined = {name: join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
         if any(joined[n] is MAYBE_NORMED and after_body.get(n) is not MAYBE_NORMED and env.names.get(n) is not MAYBE_NORMED for n in names):
@@ -180,30 +235,40 @@ class ForwardReader(StatementWalker[_Flow]):
     def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
         if isinstance(target, cst.Name):
             env.names[target.value] = value
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and isinstance(value, Branch):
+            # `out[mask] = expert(x[mask])`: the tensor now holds that content too.
+            name = target.value.value
+            env.names[name] = merge([env.names.get(name, UNKNOWN), value])
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, element in enumerate(target.elements):
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
-                self._assign(element.value, value if i == 0 or value is CONDITIONED else UNKNOWN, env)
+                # `norm, gate_msa, ... = self.attn_norm(x, emb=t)`: what a layer hands out beside
+                # its output is computed by that layer, so a branch it multiplies is gated.
+                self._assign(element.value, value if i == 0 or value is CONDITIONED else CONDITIONED if isinstance(value, Branch) else UNKNOWN, env)
 
     def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any:
         for stream, branch in ((left, right), (right, left)):
-            if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None:
+            if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None and flow.recording:
+                block = flow.block or flow.node
                 add = ResidualAdd(flow.node.cls, node, flow.statement or node, prenorm=branch.normed, gated=branch.gated or branch.renormalised)
-                add.writers = self._writer_refs(flow.node, branch)
+                add.writers = self._writer_refs(block, branch)
+                add.optional = flow.undecided > 0 and any(_may_not_exist(m, block) for m in branch.last)
                 flow.adds.append(add)
                 return STREAM
         return merge([left, right])
 
     def _writer_refs(self, block: ModuleNode, branch: Branch) -> list[WriterRef]:
         refs: list[WriterRef] = []
-        for last in branch.last:
-            writers, _ = self.writers_of(last)
-            for writer, how, scales in writers:
-                relative = writer.path[len(block.path) + 1:] if block.path else writer.path
-                owner = writer.parent.cls if writer.parent is not None and writer.parent.cls is not None else block.cls
-                if owner is None:
-                    continue
-                refs.append(WriterRef(relative, owner, writer.name, how, list(scales) + list(branch.scales)))
+        found = [w for last in branch.last for w in self.writers_of(last)[0]]
+        found.extend((p.owner, "data flow", (), p.name) for p in branch.matrices)
+        for writer, how, scales, param in found:
+            relative = writer.path[len(block.path) + 1:] if block.path else writer.path
+            # A matrix parameter is created by its own module's `__init__`; a layer by its parent's.
+            owner = (writer.cls if param != "weight" else _creator(writer)) or block.cls
+            if owner is None:
+                continue
+            attr = writer.name if param == "weight" else param
+            refs.append(WriterRef(relative, owner, attr, how, list(scales) + list(branch.scales), param))
         return refs
 
     def _scale(self, value: Any, other: Any, other_node: cst.BaseExpression, operator: cst.CSTNode, env: Env, whole: cst.CSTNode) -> Any:
@@ -243,16 +308,13 @@ class ForwardReader(StatementWalker[_Flow]):
         if isinstance(node, cst.Attribute):
             base = self._eval(node.value, env, flow, depth)
             if isinstance(base, ModRef):
-                child = base.node.children.get(node.attr.value)
-                if child is not None:
-                    return ModRef(child)
-                param = base.node.params.get(node.attr.value)
-                return ParamRef(param) if param is not None else UNKNOWN
+                return _member(base.node, node.attr.value)
             return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
-            if isinstance(base, ModRef) and len(base.node.children) >= 1:
-                return ModRef(next(iter(base.node.children.values())))
+            if isinstance(base, ModRef):
+                index = self._value(node.slice[0].slice.value, env) if isinstance(node.slice[0].slice, cst.Index) else UNKNOWN
+                return _indexed(base.node, index)
             if any(isinstance(element.slice, cst.Slice) for element in node.slice):
                 return UNKNOWN  # `outputs[1:]`: the attention weights riding along, not the output
             return base
@@ -285,6 +347,8 @@ class ForwardReader(StatementWalker[_Flow]):
             if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
                 return self._scale(right, left, node.left, node.operator, env, node)
         if isinstance(node.operator, cst.MatrixMultiply):
+            if isinstance(right, ParamRef):
+                return _through_matrix(left, right)  # `h @ self.down_proj[e]`: a 3-D expert weight
             return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
         return merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
 
@@ -292,9 +356,10 @@ class ForwardReader(StatementWalker[_Flow]):
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
         carried = merge([a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, Branch)])
         func = node.func
-        if isinstance(func, cst.Subscript):
-            callee = self._eval(func, env, flow, depth)
-            return self._apply_module(callee.node, carried, depth) if isinstance(callee, ModRef) else carried
+        if isinstance(func, cst.Name) and func.value not in env.names:
+            return self._call_global(func.value, node, args, flow, depth, carried)
+        if isinstance(func, (cst.Subscript, cst.Name)):
+            return self._call_value(self._eval(func, env, flow, depth), node, args, flow, depth, carried)
         if not isinstance(func, cst.Attribute):
             return carried
         name = func.attr.value
@@ -302,18 +367,21 @@ class ForwardReader(StatementWalker[_Flow]):
         if name == "linear" and weights and carried is not UNKNOWN:
             # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
             return self._apply_module(weights[0].param.owner, carried, depth)
+        if name in MATRIX_PRODUCTS and weights:
+            return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
+        if name in FRESH_TENSORS:
+            return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
+        if name in ACCUMULATE_IN_PLACE and isinstance(func.value, cst.Name) and isinstance(args[-1:] and args[-1], Branch):
+            merged = merge([env.names.get(func.value.value, UNKNOWN), args[-1]])
+            env.names[func.value.value] = merged
+            return merged
         if weights:
             return UNKNOWN  # a fused kernel fed with raw weights: its output is not ours to trace
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
         receiver = self._eval(func.value, env, flow, depth)
         if isinstance(receiver, ModRef):
-            child = receiver.node.children.get(name)
-            if child is not None:
-                return self._apply_module(child, carried, depth)
-            if receiver.node is flow.node and receiver.node.cls is not None:
-                return self._method(receiver.node, name, args, depth) or carried
-            return UNKNOWN  # `self.experts.reduce(...)`: another module's helper, not its forward
+            return self._module_call(receiver.node, name, node, args, flow, depth, carried)
         if name in NORM_FUNCTIONS:
             return NORMED if carried is STREAM else carried
         if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
@@ -323,20 +391,64 @@ class ForwardReader(StatementWalker[_Flow]):
             return receiver
         return carried
 
-    def _method(self, node: ModuleNode, name: str, args: list[Any], depth: int) -> Any:
+    def _module_call(self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        """`module.name(...)`: a child or lambda it holds, its own `forward`, its children, a helper."""
+        member = _member(module, name)
+        if isinstance(member, (ModRef, Lambda)):
+            return self._call_value(member, call, args, flow, depth, carried)
+        if name in ("forward", "__call__") and module is not flow.node:
+            return self._apply_module(module, carried, depth)  # `self.attention.forward(h)`
+        if name in ("values", "children") and module.kind in ("container", "sequential"):
+            return Seq([ModRef(child) for child in module.children.values()])
+        if module is flow.node and module.cls is not None:
+            return self._method(module, name, call, args, flow, depth) or carried
+        return UNKNOWN  # `self.experts.reduce(...)`: another module's helper, not its forward
+
+    def _method(self, node: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
         """A helper method of the same module (`self._attn(q, k, v)`): what it returns."""
         found = self.interp.index.find_method(node.cls, name) if node.cls is not None else None
-        if found is None or depth >= MAX_FORWARD_DEPTH or name == "forward":
+        if found is None or name == "forward":
             return None
-        _, func = found
-        env = Env()
-        params = [p.name.value for p in func.params.params]
-        if params:
-            env.names[params[0]] = ModRef(node)
-        for pname, value in zip(params[1:], args):
-            env.names[pname] = value
-        inner = _Flow(node, depth=depth + 1)
+        return self._inline(found[1], [ModRef(node)] + args, call, flow, depth)
+
+    def _call_global(self, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        """A function of the file (`dropout_add(out, residual, p, training)`) runs with its arguments."""
+        func = self.interp.index.functions.get(name)
+        if func is None:
+            return carried
+        result = self._inline(func, args, call, flow, depth)
+        return carried if result is None else result
+
+    def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        if isinstance(callee, ModRef):
+            cls = callee.node.cls
+            if cls is not None and self.interp.index.find_method(cls, "forward") is None:
+                # A plain callable object (diffusers' attention processor): its `__call__` runs with
+                # the arguments given, the calling module among them (`self.processor(self, x)`).
+                found = self.interp.index.find_method(cls, "__call__")
+                if found is not None:
+                    result = self._inline(found[1], [callee] + args, call, flow, depth)
+                    return carried if result is None else result
+            return self._apply_module(callee.node, carried, depth)
+        if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
+            # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
+            closure = callee.closure.names if isinstance(callee.closure, Env) else {}
+            env = Env({k: v for k, v in closure.items() if isinstance(v, ModRef)})
+            for param, value in zip(callee.node.params.params, args):
+                env.names[param.name.value] = value
+            return self._eval(callee.node.body, env, flow, depth + 1)
+        return carried
+
+    def _inline(self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int) -> Any:
+        """Read a helper's body with the caller's values; its adds are the caller's, at the call."""
+        if depth >= MAX_FORWARD_DEPTH:
+            return None
+        env = Env(_bind_arguments(func, args, call))
+        inner = _Flow(flow.node, depth=depth + 1, undecided=flow.undecided, block=flow.block)
         self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner)
+        for add in inner.adds:
+            add.node, add.statement = call, flow.statement or call
+            flow.adds.append(add)
         return merge(inner.returns) if inner.returns else None
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
@@ -351,7 +463,12 @@ class ForwardReader(StatementWalker[_Flow]):
             return carried
         if is_pass_through(module):
             return carried
-        if isinstance(carried, Branch) and is_gate(module):
+        if module.kind == "sequential" and module.children:
+            # nn.Sequential runs its children in order: a LayerNorm first normalises the branch input.
+            for child in list(module.children.values())[:MAX_UNROLL]:
+                carried = self._apply_module(child, carried, depth)
+            return carried
+        if isinstance(carried, Branch) and is_gate(module) and not self._multiplies_by_matrix(module, depth):
             return replace(carried, gated=True)
         normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
         if carried is MAYBE_NORMED or isinstance(carried, Branch) and carried.normed is None:
@@ -359,3 +476,121 @@ class ForwardReader(StatementWalker[_Flow]):
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
         return Branch((module,), normed)
+
+
+def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
+    """Whether `module`, inside `block`, was built only under a condition `__init__` left undecided."""
+    node: ModuleNode | None = module
+    while node is not None and node is not block:
+        if node.optional:
+            return True
+        node = node.parent
+    return False
+
+
+def _member(node: ModuleNode, name: str) -> Any:
+    """`self.name` in `forward`: a child, a parameter, or a module or lambda stored on it."""
+    child = node.children.get(name)
+    if child is not None:
+        return ModRef(child)
+    param = node.params.get(name)
+    if param is not None:
+        return ParamRef(param)
+    stored = node.attrs.get(name)
+    return stored if isinstance(stored, (ModRef, Lambda)) else UNKNOWN
+
+
+def _indexed(node: ModuleNode, index: Any) -> Any:
+    """`layer[1]`, `self.to_out[0]`, `self.experts[e]`: the child that index selects."""
+    children = list(node.children.values())
+    if len(children) == 1 and children[0].repeat is not None:
+        return ModRef(children[0])  # any index of a stack selects its representative
+    key = index.value if isinstance(index, Const) else None
+    if isinstance(key, int) and not isinstance(key, bool) and -len(children) <= key < len(children):
+        return ModRef(children[key])
+    if isinstance(key, str) and key in node.children:
+        return ModRef(node.children[key])
+    return UNKNOWN
+
+
+def _module_items(value: Any) -> list[Any] | None:
+    """What a `for` over modules iterates: a container's children (one for a repeated stack)."""
+    if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
+        return [ModRef(child) for child in value.node.children.values()]
+    if isinstance(value, Seq) and value.repeat is None and value.items:
+        return list(value.items)
+    return None
+
+
+def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
+    """A loop target: `for attn, ff in self.layers` unpacks the pair into its two children."""
+    if isinstance(target, cst.Name):
+        env.names[target.value] = value
+        return
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return
+    parts: list[Any] = []
+    if isinstance(value, ModRef):
+        parts = [ModRef(child) for child in value.node.children.values()]
+    elif isinstance(value, Seq):
+        parts = list(value.items)
+    for i, element in enumerate(target.elements):
+        _bind(element.value, parts[i] if len(parts) == len(target.elements) else UNKNOWN, env)
+
+
+class _Assigned(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+
+def _assigned_names(body: cst.BaseSuite) -> set[str]:
+    visitor = _Assigned()
+    body.visit(visitor)
+    return visitor.names
+
+
+def _creator(node: ModuleNode) -> ClassInfo | None:
+    """The class whose `__init__` created `node`: its nearest ancestor with a class
+    (`self.net = nn.Sequential(...)` creates `net.3` in FeedForward)."""
+    parent = node.parent
+    while parent is not None and parent.cls is None:
+        parent = parent.parent
+    return parent.cls if parent is not None else None
+
+
+def _through_matrix(content: Any, weight: ParamRef) -> Any:
+    """Content multiplied by a parameter matrix of a module: that parameter writes the result."""
+    if not (content is STREAM or content is NORMED or content is MAYBE_NORMED or isinstance(content, Branch)):
+        return UNKNOWN
+    normed: bool | None = content is NORMED or isinstance(content, Branch) and bool(content.normed)
+    if content is MAYBE_NORMED or isinstance(content, Branch) and content.normed is None:
+        normed = None
+    return Branch((), normed, matrices=(weight.param,))
+
+
+def _bind_arguments(func: cst.FunctionDef, args: list[Any], call: cst.Call) -> dict[str, Any]:
+    """The helper's parameters bound as Python binds them: `args` holds any leading bound values
+    (`self`) and then one value per argument of `call`, keywords bound by name."""
+    lead = len(args) - len(call.args)
+    positional, named = list(args[:lead]), {}
+    for arg, value in zip(call.args, args[lead:]):
+        if arg.keyword is not None:
+            named[arg.keyword.value] = value
+        elif arg.star:
+            break  # `*rest`: what follows cannot be placed
+        else:
+            positional.append(value)
+    params = func.params
+    ordered = list(params.posonly_params) + list(params.params)
+    bound = {param.name.value: positional[i] for i, param in enumerate(ordered) if i < len(positional)}
+    for param in ordered + list(params.kwonly_params):
+        bound.setdefault(param.name.value, named.get(param.name.value, UNKNOWN))
+    return bound

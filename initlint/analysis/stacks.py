@@ -45,7 +45,7 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
         if container.kind not in ("container", "sequential") or len(container.children) != 1:
             continue
         block = next(iter(container.children.values()))
-        if block.repeat is None or block.kind != "module" or block.cls is None:
+        if block.repeat is None or not (block.kind == "module" and block.cls is not None or block.kind in ("container", "sequential")):
             continue
         adds = reader.residual_adds(block)
         writers: list[Writer] = []

@@ -139,6 +139,7 @@ def set_module_attr(interp: "Interpreter", node: ModuleNode, name: str, value: A
             node.alternatives.append((name, child))  # the other arm of an undecided `if`
         else:
             node.add_child(name, child)
+            child.optional = not ctx.certain and node.built_certain
         if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
             child.created_at = stmt
         if ctx.repeat is not None:

@@ -49,7 +49,7 @@ def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
     """The init that decides the writer's std (its constructor when nothing else reaches it)."""
     op = facts.final.op if facts.final is not None else None
     if op is None or op.node is None:
-        return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {describe_op(analysis, op)}", facts.writer.node.created_at)
+        return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {describe_op(analysis, op)}", facts.writer.created_at)
     route = " -> ".join(step for step in op.via if step)
     via = f" (via {short(route, 120)})" if route else ""
     if facts.final is not None and facts.final.alternatives:

@@ -70,7 +70,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         # A layer instance may be a writer of several roots: report it only if every one agrees.
         verdicts: dict[int, list[Violation | None]] = {}
         for facts in writer_facts(analysis):
-            created = facts.writer.node.created_at
+            created = facts.writer.created_at
             if facts.stack.root.uncalled_init or facts.weight is None or created is None or not facts.in_prenorm_stream:
                 continue  # initialised by code outside this construction path, or not this rule's setting
             unscaled = facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales

@@ -101,5 +101,5 @@ because it changes the model's initial weights: that is the point, but review it
 
 
 def _one_add_per_statement(facts: WriterFacts) -> list[ResidualAdd]:
-    adds = {id(add.statement): add for add in facts.stack.adds}
+    adds = {id(add.statement): add for add in facts.stack.default_adds}
     return list(adds.values())

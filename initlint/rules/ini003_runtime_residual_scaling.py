@@ -66,6 +66,8 @@ No automatic fix: removing the factor changes the model's function.
             return
         reported: set[int] = set()
         for facts in writer_facts(analysis):
+            if facts.tuned_runtime_scale and not (facts.scaling is not None and facts.scaling.has_depth_factor):
+                continue  # a designed runtime parametrisation over unscaled writers; twice is still a bug
             for scale in facts.runtime_scales:
                 if id(scale.node) not in reported:
                     reported.add(id(scale.node))
@@ -78,7 +80,7 @@ No automatic fix: removing the factor changes the model's function.
         ref = facts.writer.ref
         factor = f"`{short(scale.source, 40)}`"
         message = headline(
-            *(template.format(name=name, factor=factor) for name in (facts.pattern, ref.path, ref.attr)),
+            *(template.format(name=name, factor=factor) for name in (facts.pattern, ref.display, ref.attr)),
             template.format(name=ref.attr, factor="a factor"),
         )
         steps = (add_step(analysis, facts.writer.add), init_step(analysis, facts))

@@ -19,6 +19,17 @@ PASS_THROUGH_HINTS = ("dropout", "drop_path", "drop", "identity")
 #: Functional calls in `forward` that normalise, and that squash a branch into a gate.
 NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
 SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
+#: Functional calls in `forward` that multiply their input by a weight given as an argument
+#: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
+MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm"})
+#: Calls that make a new tensor, whatever tensor they are given (`torch.zeros_like(x)`).
+FRESH_TENSORS = frozenset(
+    {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "new_zeros", "new_ones", "new_empty",
+     "new_full", "zeros", "ones", "empty", "full", "arange"}
+)
+#: In-place tensor methods that accumulate their last argument into the receiver
+#: (`out.index_add_(0, idx, expert_out)`): the receiver then holds that content too.
+ACCUMULATE_IN_PLACE = frozenset({"index_add_", "scatter_add_", "index_copy_", "index_put_", "add_", "copy_"})
 #: Callables that receive modules or tensors without initialising them.
 HARMLESS_CALLS = frozenset(
     {"print", "len", "id", "type", "repr", "str", "isinstance", "hasattr", "getattr", "list", "tuple", "sorted", "iter",
