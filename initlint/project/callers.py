@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
 
 from initlint.analysis.index import build_index, dotted_name
+from initlint.analysis.positions import LazyPositions
 from initlint.files import DEFAULT_EXCLUDE
 from initlint.project.cache import FOLDER_NAME
 from initlint.project.layout import Location, is_regular_file, read_regular
@@ -36,9 +37,6 @@ _BUILDERS = frozenset({"from_pretrained", "from_config", "from_name", "from_args
 class CallSite:
     path: Path
     module: str | None
-    line: int
-    #: 1-based, as findings are
-    column: int
     method: str
     #: "call" for `x.method(...)`, "apply" for `m.apply(x.method)` or `m.apply(partial(x.method, ...))`
     via: str
@@ -53,6 +51,21 @@ class CallSite:
     parsed: Parsed
     #: what the receiver was last bound to before the call (`GPT(cfg).to(device)`), if the file says
     receiver_value: cst.BaseExpression | None = None
+    #: the caller file's positions, computed only for the sites whose line someone reads
+    positions: LazyPositions | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def line(self) -> int:
+        return self._start()[0]
+
+    @property
+    def column(self) -> int:
+        """1-based, as findings are."""
+        return self._start()[1]
+
+    def _start(self) -> tuple[int, int]:
+        found = self.positions.get(self.call) if self.positions is not None else None
+        return (found.start.line, found.start.column + 1) if found is not None else (1, 1)
 
 
 def project_files(root: Path, max_files: int = MAX_FILES) -> list[Path]:
@@ -156,8 +169,6 @@ def _receiver_class(project, module: Location | None, imports: dict[str, str], e
 
 
 def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]:
-    from initlint.analysis.positions import LazyPositions
-
     finder = _Finder(method)
     parsed.module.visit(finder)
     if not finder.hits:
@@ -168,9 +179,8 @@ def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]
     sites = []
     for call, via, receiver, arguments, enclosing, value in finder.hits:
         text = finder.text(receiver)
-        start = positions[call].start
         owner = _receiver_class(project, module, imports, enclosing, text, value)
-        sites.append(CallSite(path, module.name if module is not None else None, start.line, start.column + 1, method, via, text, owner, arguments, call, parsed, value))
+        sites.append(CallSite(path, module.name if module is not None else None, method, via, text, owner, arguments, call, parsed, value, positions))
     return sites
 
 
