@@ -153,10 +153,10 @@ class Project:
         parsed = self.store.parsed(symbol.path)
         if isinstance(parsed, str):
             return _unknown(symbol.qualified, f"{symbol.path}: {parsed}")
-        index = parsed.index
-        info = index.classes.get(symbol.name) if symbol.kind == CLASS else None
-        tables = {FUNCTION: index.functions, CONSTANT: index.constants}
-        node = info.node if info is not None else tables.get(symbol.kind, {}).get(symbol.name)
+        index, name = parsed.index, symbol.name or ""
+        info = index.classes.get(name) if symbol.kind == CLASS else None
+        tables: dict[str, dict[str, cst.CSTNode]] = {FUNCTION: dict(index.functions), CONSTANT: dict(index.constants)}
+        node = info.node if info is not None else tables.get(symbol.kind, {}).get(name)
         if node is None:  # a name the index does not record (`a, b = f()`): known, without syntax
             return symbol if symbol.kind == CONSTANT else _unknown(symbol.qualified, f"{symbol.path} no longer defines {symbol.name}")
         return replace(symbol, definition=Definition(node, info, index, parsed))
@@ -186,7 +186,7 @@ class Project:
     def _walk(self, location: Location, parts: list[str], seen: frozenset) -> Symbol:
         current = _module_symbol(location)
         for position, name in enumerate(parts):
-            if current.kind != MODULE:
+            if current.kind != MODULE or current.location is None:
                 return _extended(current, tuple(parts[position:]))
             current = self._member(current.location, name, seen)
         return current
@@ -208,7 +208,7 @@ class Project:
         qualified = f"{location.name}.{name}"
         summary = self.store.summary(location.path) if location.path is not None else None
         usable = summary is not None and summary.error is None
-        if usable:
+        if summary is not None and usable:
             kind = _defined_kind(summary, name)
             if kind is not None:
                 return Symbol(kind, qualified, location.name, name, location.path)
@@ -221,7 +221,7 @@ class Project:
         child = self._child(location, name)
         if child is not None:
             return _module_symbol(child)
-        if usable:
+        if summary is not None and usable:
             return self._through_stars(location, name, summary, seen)
         if summary is not None:
             return _unknown(qualified, f"{location.path}: {summary.error}")
@@ -232,7 +232,7 @@ class Project:
         for star in summary.star_imports:
             target, first = self._made_absolute(location, star, _absolute_module)
             source = self._resolve_absolute(target, seen, first) if target is not None else None
-            if source is None or source.kind != MODULE:
+            if source is None or source.kind != MODULE or source.location is None:
                 return _unknown(qualified, f"{name} may come from `from {star} import *` in {location.name}")
             found = self._walk(source.location, [name], seen)
             if found.kind != UNKNOWN:

@@ -67,10 +67,11 @@ class Summary:
         try:
             if data["version"] != SUMMARY_VERSION:
                 return None
+            names = {key: tuple(map(str, data[key])) for key in ("functions", "constants", "star_imports", "entry_refs")}
             summary = cls(
                 {str(k): str(v) for k, v in data["imports"].items()},
                 {str(k): (tuple(map(str, b)), tuple(map(str, m))) for k, (b, m) in data["classes"].items()},
-                *(tuple(map(str, data[key])) for key in ("functions", "constants", "star_imports", "entry_refs")),
+                names["functions"], names["constants"], names["star_imports"], names["entry_refs"],
                 error=None if data["error"] is None else str(data["error"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
