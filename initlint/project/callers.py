@@ -10,6 +10,7 @@ and only then a syntax tree, of the files left.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import os
 from dataclasses import dataclass, field
@@ -168,9 +169,34 @@ def _receiver_class(project, module: Location | None, imports: dict[str, str], e
     return project.resolve_symbol(module, name) if module is not None else None
 
 
+def _statements_to_walk(parsed: Parsed, method: str) -> list[cst.CSTNode]:
+    """The top-level statements that use `method` as an attribute (found with `ast`, a tenth of
+    LibCST's walk), plus every top-level line (module-level bindings and imports): the LibCST
+    walk then skips the rest of a large file. The whole module where `ast` disagrees."""
+    body: list[cst.CSTNode] = list(parsed.module.body)
+    try:
+        tree = ast.parse(parsed.source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return body
+    chosen: list[cst.CSTNode] = []
+    position = 0
+    for statement in body:
+        count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        covered = tree.body[position : position + count]
+        position += count
+        if isinstance(statement, cst.SimpleStatementLine) or any(_uses(node, method) for node in covered):
+            chosen.append(statement)
+    return chosen if position == len(tree.body) else body
+
+
+def _uses(node: ast.AST, method: str) -> bool:
+    return any(isinstance(inner, ast.Attribute) and inner.attr == method for inner in ast.walk(node))
+
+
 def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]:
     finder = _Finder(method)
-    parsed.module.visit(finder)
+    for statement in _statements_to_walk(parsed, method):
+        statement.visit(finder)
     if not finder.hits:
         return []
     module = project.layout.location_of(path)
