@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from initlint.analysis import analyze
 from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
 from initlint.analysis.facts import writer_facts
@@ -53,7 +55,7 @@ def _role(param: Param, writers: set[int]) -> str:
     return param.owner.kind if param.owner.kind != "module" else "parameter"
 
 
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
+def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
     for index, row in enumerate(rows):

@@ -19,7 +19,8 @@ import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, Seq, as_number, truth
 from initlint.analysis.index import ClassInfo
-from initlint.analysis.interp import BudgetExceeded, Ctx, Interpreter
+from initlint.analysis.interp import Ctx, Interpreter
+from initlint.errors import StepBudgetExceeded
 from initlint.analysis.flow import (
     CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, is_gate, is_norm, is_pass_through, join, merge,
 )
@@ -142,7 +143,7 @@ class ForwardReader(StatementWalker[_Flow]):
             env.names[name] = CONDITIONED
         try:
             self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow)
-        except BudgetExceeded:
+        except StepBudgetExceeded:
             raise
         except RecursionError:
             return None

@@ -10,7 +10,7 @@ import libcst as cst
 from initlint.analysis.facts import writer_pattern
 from initlint.analysis.index import ModuleIndex, build_index
 from initlint.analysis import linking
-from initlint.analysis.interp import BudgetExceeded
+from initlint.errors import StepBudgetExceeded
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import Analysis, ModuleNode, Stack, Writer
 from initlint.analysis.residual import ForwardReader
@@ -82,7 +82,7 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
             # A caller found in the project wins; with none, the single-file fallback runs it.
             linking.after_construction(interp, root)
             interp.run_entry_point(root, module, interp.executed)
-        except (BudgetExceeded, RecursionError):
+        except (StepBudgetExceeded, RecursionError):
             continue
         root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
         root.incomplete = interp.incomplete
@@ -95,7 +95,7 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
     for root in analysis.roots:
         try:
             analysis.stacks.extend(_stacks_of(root, reader))
-        except (BudgetExceeded, RecursionError):
+        except (StepBudgetExceeded, RecursionError):
             continue
     # The container's repeat count decides what the depth is called; the common names stay
     # synonyms (HF configs alias `n_layer` to `num_hidden_layers` through `attribute_map`).
