@@ -59,11 +59,7 @@ FRONT_END = 6
 
 #: Cycles known at the time of writing, each as the sorted tuple of its modules; remove an
 #: entry once the cycle is gone (the test fails on a stale entry too).
-KNOWN_CYCLES: set[tuple[str, ...]] = {
-    # The interpreter and its Python/torch call semantics call into each other (issue 8: the
-    # semantics registry and the shared statement walker take this apart).
-    ("initlint.analysis.interp", "initlint.analysis.python_semantics", "initlint.analysis.torch_semantics"),
-}
+KNOWN_CYCLES: set[tuple[str, ...]] = set()
 
 
 def layer_of(module: str) -> int:

@@ -150,3 +150,10 @@ def truth(value: Any) -> bool | None:
     if isinstance(value, Seq):
         return bool(value.items) if value.repeat is None else None
     return None
+
+
+def merge_uncertain(bindings: dict[Any, Any], name: str, value: Any, ctx: Any) -> Any:
+    """A binding made on a path that may not run: keep it only if it agrees with what was there."""
+    if ctx.certain or name not in bindings or bindings[name] == value:
+        return value
+    return UNKNOWN

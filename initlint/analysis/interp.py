@@ -22,7 +22,7 @@ from initlint import guard
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, InitMethod, Lambda, Mapping, ModRef, Opaque, ParamRef,
-    Seq, truth,
+    Seq, merge_uncertain, truth,
 )
 from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
@@ -38,13 +38,6 @@ from initlint.errors import StepBudgetExceeded as BudgetExceeded
 MAX_STEPS = 400_000
 MAX_CALL_DEPTH = 24
 MAX_LOOP_ITEMS = 4000
-
-
-def merge_uncertain(bindings: dict[Any, Any], name: str, value: Any, ctx: "Ctx") -> Any:
-    """A binding made on a path that may not run: keep it only if it agrees with what was there."""
-    if ctx.certain or name not in bindings or bindings[name] == value:
-        return value
-    return UNKNOWN
 
 
 @dataclass(frozen=True)

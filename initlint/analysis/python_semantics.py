@@ -298,34 +298,13 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
     return Seq(results, repeat)
 
 
-def call_python_builtin(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def call_python_builtin(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode, extra: "dict[str, Builtin] | None" = None) -> Any:
     """Builtins and a few stdlib functions (`math`, `re`, `functools.partial`); None if not one
-    (or not called in a form we model), so the caller treats it as a call from elsewhere."""
-    handler = BUILTIN_HANDLERS.get(name)
+    (or not called in a form we model), so the caller treats it as a call from elsewhere.
+    `extra` holds builtins whose meaning depends on modules (`isinstance`, `setattr`): the torch
+    layer passes them in, so this module never imports it."""
+    handler = (extra or {}).get(name) or BUILTIN_HANDLERS.get(name)
     return handler(interp, name, args, kwargs, ctx, call) if handler is not None else None
-
-
-def _isinstance(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
-    from initlint.analysis import torch_semantics
-
-    return torch_semantics.isinstance_of(interp, args[0], args[1]) if len(args) == 2 else None
-
-
-def _attribute_probe(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
-    from initlint.analysis import torch_semantics
-
-    if len(args) >= 2 and isinstance(args[1], Const):
-        return torch_semantics.attribute_probe(interp, name, args, ctx)
-    return None
-
-
-def _setattr(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
-    from initlint.analysis import torch_semantics
-
-    if len(args) == 3 and isinstance(args[1], Const) and isinstance(args[0], ModRef):
-        torch_semantics.set_module_attr(interp, args[0].node, str(args[1].value), args[2], ctx, call)
-        return Const(None)
-    return None
 
 
 def _len(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
@@ -482,11 +461,6 @@ def _partial(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any
 
 Builtin = Callable[["Interpreter", str, list[Any], dict[Any, Any], "Ctx", cst.CSTNode], Any]
 BUILTIN_HANDLERS: dict[str, Builtin] = {
-    "isinstance": _isinstance,
-    "hasattr": _attribute_probe,
-    "getattr": _attribute_probe,
-    "setattr": _setattr,
-    "object.__setattr__": _setattr,
     "len": _len,
     "range": _range,
     "enumerate": _enumerate,

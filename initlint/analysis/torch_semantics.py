@@ -11,7 +11,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import (
     UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
-    SuperRef, as_number,
+    SuperRef, as_number, merge_uncertain,
 )
 from initlint.analysis.index import PRETRAINED_NAME_ENDINGS, ClassInfo
 from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES, GRAD_MODES, HARMLESS_CALLS
@@ -22,7 +22,7 @@ from initlint.analysis.knowledge.torch_init import (
 from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.init_ops import make_init_method, record_init
-from initlint.analysis.python_semantics import BoundMethod, call_python_builtin, config_entry, string_method
+from initlint.analysis.python_semantics import Builtin, BoundMethod, call_python_builtin, config_entry, string_method
 from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -156,8 +156,6 @@ def set_module_attr(interp: "Interpreter", node: ModuleNode, name: str, value: A
     if name in node.params and isinstance(value, Const) and value.value is None:
         del node.params[name]
         return
-    from initlint.analysis.interp import merge_uncertain
-
     node.attrs[name] = merge_uncertain(node.attrs, name, value, ctx)
 
 
@@ -254,7 +252,10 @@ def call_external(interp: "Interpreter", name: str, args: list[Any], kwargs: dic
     known = layer_type(interp.knowledge, name)
     if known is not None:
         return interp.construct_layer(name, known, args, kwargs, call, ctx)
-    builtin = call_python_builtin(interp, short if short in ("object.__setattr__",) or "." not in short else _stdlib_name(short), args, kwargs, ctx, call)
+    builtin = call_python_builtin(
+        interp, short if short in ("object.__setattr__",) or "." not in short else _stdlib_name(short), args, kwargs, ctx, call,
+        MODULE_AWARE_BUILTINS,
+    )
     if builtin is not None:
         return builtin
     if last in GRAD_MODES:
@@ -494,3 +495,31 @@ def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: c
         std = _HF_STD if kind == "normal" else Monomial.of(0.0)
         label = "transformers' generic normal_(std=config.initializer_range)" if kind == "normal" else "zeros_"
         param.ops.append(InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label, ctx.arm))
+
+
+# Builtins whose answer depends on what a module is: the Python layer consults them through
+# `call_python_builtin(..., extra=...)` without importing this module.
+def _isinstance(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    return isinstance_of(interp, args[0], args[1]) if len(args) == 2 else None
+
+
+def _attribute_probe(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    if len(args) >= 2 and isinstance(args[1], Const):
+        return attribute_probe(interp, name, args, ctx)
+    return None
+
+
+def _setattr(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+    if len(args) == 3 and isinstance(args[1], Const) and isinstance(args[0], ModRef):
+        set_module_attr(interp, args[0].node, str(args[1].value), args[2], ctx, call)
+        return Const(None)
+    return None
+
+
+MODULE_AWARE_BUILTINS: dict[str, Builtin] = {
+    "isinstance": _isinstance,
+    "hasattr": _attribute_probe,
+    "getattr": _attribute_probe,
+    "setattr": _setattr,
+    "object.__setattr__": _setattr,
+}
