@@ -19,9 +19,13 @@ ratio within a round, each round timing the reference next to every figure):
 * a whole-project check as the engine will run it: every file's parse taken from the project
   (`Project.parsed_file`, shared with the files that import it), then its imports and their
   definitions; the parses are counted in, so this is the figure for the 1.5x target;
-* the callers of every init entry point (`Project.find_calls`), cold and warm.
+* the callers of every init entry point (`Project.find_calls`), cold and warm;
+* the whole check through the engine (`engine.lint_files` over every file: parse, analysis with
+  the project wired in, rules), cold and warm, next to the same engine run with
+  `project-analysis = false` (each file on its own, as before the project layer).
 
 The target for a whole-project check is at most 1.5x the sum of the parses.
+    python benchmarks/project_bench.py --src DIR           # any unpacked project folder
 """
 
 from __future__ import annotations
@@ -85,6 +89,18 @@ def callers_all(root: Path, cache: Path) -> int:
     return sum(len(project.find_calls(name)) for name in ENTRY_POINTS)
 
 
+def engine_check(root: Path, cache: Path | None, project_analysis: bool = True) -> tuple[int, int]:
+    """The engine over every file of the project, as `initlint check <root>` runs it: (files, findings)."""
+    from initlint.config import Settings
+    from initlint.engine import lint_files
+    from initlint.project import resolve
+
+    resolve._PROJECTS.clear()  # a fresh run: no project snapshot kept from the previous round
+    settings = Settings(project_analysis=project_analysis, cache_dir=str(cache) if cache is not None else "")
+    files = [str(path) for path in Project(root, cache_folder=None).python_files()]
+    return len(files), len(lint_files(files, settings).findings)
+
+
 def resolve_in(root: Path, cache: Path, definitions: bool) -> tuple[object, Counter]:
     return resolve_all(Project(root, cache_folder=cache), definitions)
 
@@ -104,13 +120,20 @@ def scenarios(root: Path, warm: Path) -> list[tuple[str, object]]:
         ("+ load definitions", lambda r, c: resolve_in(r, c, True)),
         ("whole project, every file", whole_project),
         ("callers of init entry points", callers_all),
+        ("engine check, project analysis", engine_check),
     ]:
         rows.append((f"{what}, cold cache", lambda action=action: on_empty_cache(action, root)))
         rows.append((f"{what}, warm cache", lambda action=action: action(root, warm)))
+    rows.append(("engine check, each file alone", lambda: engine_check(root, None, project_analysis=False)))
     return rows
 
 
 def measure(label: str, root: Path, rounds: int) -> None:
+    # An unpacked wheel has no project marker: the engine would take the repository around
+    # `.corpus/` for its project. A marker makes the package its own project, as it is upstream.
+    marker = root / "pyproject.toml"
+    if not marker.exists():
+        marker.write_text(f"# initlint benchmark: {label} is a project of its own\n", encoding="utf-8")
     files = Project(root, cache_folder=None).python_files()
     sources = [decode(path.read_bytes()) for path in files]
     warm = Path(tempfile.mkdtemp(prefix="initlint-bench-"))
@@ -137,6 +160,8 @@ def measure(label: str, root: Path, rounds: int) -> None:
 
 
 def _detail(result) -> str:
+    if isinstance(result, tuple) and isinstance(result[0], int):
+        return f"  {result[0]} files, {result[1]} findings"
     if isinstance(result, tuple):
         counters = result[0]
         return f"  parses {counters.parses}, summaries from disk {counters.disk_hits}"
@@ -147,8 +172,12 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=REPO / ".corpus", help="download and unpack folder")
     parser.add_argument("--package", choices=BENCHED, help="only this package")
+    parser.add_argument("--src", type=Path, help="an unpacked project folder to measure instead of the pinned wheels")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per figure (default 3)")
     options = parser.parse_args(argv)
+    if options.src is not None:
+        measure(str(options.src), options.src, options.rounds)
+        return 0
     packages = [p for p in PACKAGES if p.name in BENCHED and options.package in (None, p.name)]
     download(packages, options.corpus / "dl")
     cst.parse_module("import torch\n")  # import and first-call costs are not charged to a package

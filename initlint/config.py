@@ -64,6 +64,11 @@ class Settings:
     extend_ignore: tuple[str, ...] = ()
     ignore_noqa: bool = False
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
+    #: Follow imports into the checked file's project on disk (`project-analysis`).
+    project_analysis: bool = True
+    #: Where the project summaries are kept between runs (`cache-dir`); "" turns the disk cache
+    #: off, None keeps the default (`INITLINT_CACHE_DIR`, else `<project root>/.initlint_cache`).
+    cache_dir: str | None = None
     #: The folder of the pyproject.toml the settings came from ("" = current directory).
     root: str = ""
     #: The pyproject.toml the settings came from, if any.
@@ -174,6 +179,12 @@ def _boolean(value: Any, where: str) -> bool:
     return value
 
 
+def _folder(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected a folder path (\"\" for no disk cache), got {_describe(value)}")
+    return value.strip()
+
+
 def _per_file_ignores(value: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: expected a table of glob = [codes], got {_describe(value)}")
@@ -215,6 +226,8 @@ _SETTINGS_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "exclude": ("exclude", _string_list),
     "extend-exclude": ("extend_exclude", _string_list),
     "force-exclude": ("force_exclude", _boolean),
+    "project-analysis": ("project_analysis", _boolean),
+    "cache-dir": ("cache_dir", _folder),
 }
 _ANALYSIS_KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "depth-names": ("depth_names", _dotted_names),

@@ -6,14 +6,9 @@ init plan) -> enabled rules -> positioned findings -> `# noqa` filter.
 
 from __future__ import annotations
 
-import ast
-import io
 import os
-import sys
-import tokenize
-import warnings
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import libcst as cst
 
@@ -23,71 +18,24 @@ from initlint.config import Settings, is_enabled
 # callers; they live in leaf modules so that lower layers need not import the engine.
 from initlint.errors import UnparseableSource
 from initlint.findings import Edit, Evidence, Finding, Fix, Span, new_finding, tool_finding
-from initlint.rules.base import FixSpec, NodePositions as Positions
+from initlint.rules.base import EvidenceSpec, FixSpec, NodePositions as Positions
 from initlint.sourcetext import one_line, source_digest
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
-from initlint.nesting import nesting_problem, size_problem, without_data_tables
+# The guarded parse sits below the engine (the project layer parses siblings with it).
+from initlint.parsing import NUL_BYTES, decode, parse  # noqa: F401 (re-exported)
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
-from initlint.safety import read_regular_file, require_ascii_compatible
+from initlint.safety import read_regular_file
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.linking import Linker, ProjectContext
 
 #: Longest message an INI901/INI902 carries (exception texts can be huge).
 MAX_REASON_CHARS = 300
-NUL_BYTES = "cannot parse: the file contains NUL bytes (binary data?)"
 
 
 def enabled_rules(settings: Settings, path: str = "") -> list[type[Rule]]:
     return [rule for rule in all_rules() if is_enabled(rule.code, rule.default_enabled, settings, path)]
-
-
-def parse(source: str) -> cst.Module:
-    """LibCST's parse, refused up front where it would crash or take unbounded time."""
-    if "\0" in source:
-        line = source.count("\n", 0, source.index("\0")) + 1
-        raise UnparseableSource(NUL_BYTES, line)
-    problem = nesting_problem(source)
-    if problem is not None:
-        reason, line = problem
-        raise UnparseableSource(f"nesting too deep to analyse: {reason}", line)
-    source = without_data_tables(source)
-    too_large = size_problem(source)
-    if too_large is not None:
-        raise UnparseableSource(f"too large to analyse: {too_large}")
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as error:
-        raise _syntax_error(source, error) from None
-    except RecursionError:
-        raise UnparseableSource("nesting too deep to analyse: the parser ran out of recursion depth") from None
-
-
-def _syntax_error(source: str, error: cst.ParserSyntaxError) -> UnparseableSource:
-    """Python's own message and position where Python rejects the file too (they are the
-    clearer ones); otherwise say that the syntax is newer than LibCST's grammar."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings of the user's code are not ours
-            compile(source, "<checked file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as python_error:
-        return UnparseableSource(
-            f"syntax error: {one_line(python_error.msg)}", python_error.lineno or 1, python_error.offset or 1
-        )
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    else:
-        version = f"{sys.version_info.major}.{sys.version_info.minor}"
-        reason = f"valid Python {version}, but LibCST {_libcst_version()} cannot parse it ({one_line(error.message)})"
-        return UnparseableSource(reason, error.raw_line or 1, error.raw_column + 1)
-    return UnparseableSource(f"cannot parse: {one_line(error.message)}", error.raw_line or 1, error.raw_column + 1)
-
-
-def _libcst_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("libcst")
-    except PackageNotFoundError:
-        return "(unknown version)"
 
 
 def internal_error(path: str, error: BaseException) -> Finding:
@@ -131,10 +79,13 @@ def finding_of(
     return new_finding(rule.code, path, message, span, details=details, fix=fix, evidence=evidence, help=help)
 
 
-def _positioned_evidence(positions: Positions, violation: Violation) -> tuple[Evidence, ...]:
+def _positioned_evidence(positions: Positions, violation: Violation, linker: Linker | None) -> tuple[Evidence, ...]:
     steps = []
     for spec in violation.evidence:
-        if spec.node is not None:
+        place = linker.place(spec.node) if linker is not None and spec.node is not None else None
+        if place is not None:  # a step in a sibling file of the project: its own path and line
+            steps.append(Evidence(spec.message, place.line, place.column, place.path))
+        elif spec.node is not None:
             line, column, _, _ = _position(positions, spec.node)
             steps.append(Evidence(spec.message, line, column, spec.path))
         else:
@@ -142,24 +93,46 @@ def _positioned_evidence(positions: Positions, violation: Violation) -> tuple[Ev
     return tuple(steps)
 
 
-def _positioned_fix(positions: Positions, spec: FixSpec | None) -> Fix | None:
+def _positioned_fix(positions: Positions, spec: FixSpec | None, linker: Linker | None) -> Fix | None:
     if spec is None:
         return None
+    if linker is not None and any(linker.place(node) is not None for node, _ in spec.replacements):
+        return None  # a fix only ever edits the checked file
     edits = tuple(Edit(*_position(positions, node), text) for node, text in spec.replacements)
     return Fix(spec.description, edits, spec.safe)
 
 
-def check_module(module: cst.Module, path: str, settings: Settings, source: str | None = None) -> list[Finding]:
-    """Run the analysis and every enabled rule over an already parsed module."""
+def _in_checked_file(linker: Linker | None, violation: Violation, code: Callable[[cst.CSTNode], str]) -> Violation | None:
+    """A violation at a sibling file's code moves to the checked file's code that reaches it (the
+    `Block(...)` that builds the block whose layer is reported), with the real place as evidence;
+    None where the checked file has no such code."""
+    place = linker.place(violation.node) if linker is not None else None
+    if linker is None or place is None:
+        return violation
+    anchor = linker.anchor(violation.node)
+    if anchor is None:
+        return None
+    step = EvidenceSpec(f"the reported code is in {place.path}; this file reaches it through `{one_line(code(anchor), 60)}`", violation.node)
+    return replace(violation, node=anchor, evidence=(step, *violation.evidence))
+
+
+def check_module(module: cst.Module, path: str, settings: Settings, source: str | None = None, project: ProjectContext | None = None) -> list[Finding]:
+    """Run the analysis and every enabled rule over an already parsed module; with `project`,
+    names the module imports from its project on disk are followed (findings stay in `path`)."""
     from initlint.analysis import analyze
+    from initlint.analysis.linking import linker_of
 
     rules = [rule for rule in enabled_rules(settings, path) if not rule.emitted_by_engine]
     if not rules:
         return []
-    analysis = analyze(module, settings.analysis, source)
+    analysis = analyze(module, settings.analysis, source, project)
+    linker = linker_of(analysis.index)
     raised: list[tuple[type[Rule], Violation]] = []
     for rule in rules:
-        raised.extend((rule, violation) for violation in rule().check(analysis))
+        for violation in rule().check(analysis):
+            placed = _in_checked_file(linker, violation, analysis.code)
+            if placed is not None:
+                raised.append((rule, placed))
     if not raised:
         return []
     # Positions are only computed for files that have something to report.
@@ -168,11 +141,45 @@ def check_module(module: cst.Module, path: str, settings: Settings, source: str 
     for rule, violation in raised:
         span = _position(positions, violation.node)
         finding = finding_of(
-            rule, path, violation.message, span, violation.details, _positioned_fix(positions, violation.fix),
-            _positioned_evidence(positions, violation), violation.help,
+            rule, path, violation.message, span, violation.details, _positioned_fix(positions, violation.fix, linker),
+            _positioned_evidence(positions, violation, linker), violation.help,
         )
         findings.setdefault((finding.code, finding.line, finding.column, finding.message), finding)
     return sorted(findings.values(), key=Finding.sort_key)
+
+
+def project_context(path: str, settings: Settings) -> ProjectContext | None:
+    """The project on disk `path` belongs to, shared by every file of it checked in this process;
+    None for text not read from a file, or with `project-analysis = false`."""
+    if not settings.project_analysis or not os.path.isfile(path):
+        return None
+    from initlint.analysis.linking import ProjectContext
+    from initlint.project import DEFAULT, project_for
+
+    folder: object = DEFAULT
+    if settings.cache_dir is not None:
+        folder = os.path.join(settings.root or os.curdir, settings.cache_dir) if settings.cache_dir else None
+    try:
+        return ProjectContext(project_for(path, folder), path)
+    except (OSError, ValueError):
+        return None
+
+
+def parse_in_project(source: str, path: str, settings: Settings) -> tuple[cst.Module, ProjectContext | None]:
+    """The checked file's parse, shared with its project: a file another checked file already
+    reached is not parsed again, and one parsed here is not parsed again when a sibling reaches it."""
+    context = project_context(path, settings)
+    if context is None:
+        return parse(source), None
+    shared = context.project.shared_parse(path, source)
+    if shared is not None:
+        return shared.module, replace(context, index=shared.index)
+    from initlint.analysis.index import build_index
+
+    module = parse(source)
+    index = build_index(module)
+    context.project.add_source(path, source, module, index)
+    return module, replace(context, index=index)
 
 
 def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = None) -> list[Finding]:
@@ -217,9 +224,9 @@ def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
     """
 
     def work() -> list[Finding]:
-        module = parse(source)
+        module, project = parse_in_project(source, path, settings)
         guard.restart_clock()  # the analysis gets the whole budget (the parse is bounded apart)
-        return check_module(module, path, settings, source)
+        return check_module(module, path, settings, source, project)
 
     try:
         return guard.run_bounded(work, seconds=guard.DEFAULT_BUDGET.seconds_for(source))
@@ -227,14 +234,6 @@ def check_source(source: str, path: str, settings: Settings) -> list[Finding]:
         return [tool_finding("INI901", path, error.reason, error.line, error.column)]
     except (Exception, guard.BudgetExceeded) as error:
         return [internal_error(path, error)]
-
-
-def decode(data: bytes) -> str:
-    """Decode like Python does: PEP 263 cookie or BOM, else UTF-8."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    require_ascii_compatible(encoding)
-    text = data.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
 
 
 def lint_file(path: str | os.PathLike, settings: Settings | None = None) -> list[Finding]:

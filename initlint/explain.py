@@ -6,7 +6,9 @@ from initlint.analysis import analyze
 from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
 from initlint.analysis.facts import writer_facts
 from initlint import guard
-from initlint.engine import UnparseableSource, decode, parse
+from initlint.analysis.linking import describe_place, linker_of
+from initlint.config import Settings
+from initlint.engine import UnparseableSource, decode, parse_in_project
 from initlint.safety import read_regular_file
 from initlint.rules.evidence import short
 
@@ -29,8 +31,18 @@ def _source(analysis: Analysis, final: FinalInit) -> str:
         return "-"
     if op.node is None:
         return "constructor default"
-    route = " -> ".join(step for step in op.via[1:] if step)
-    return f"line {analysis.line_of(op.node)}" + (f" ({short(route, 60)})" if route else "")
+    # The root's constructor opens most routes and goes without saying; a caller elsewhere does not.
+    steps = op.via[1:] if op.via and op.via[0].endswith(".__init__") else op.via
+    route = " -> ".join(step for step in steps if step)
+    return describe_place(analysis.index, op.node, analysis.line_of) + (f" ({short(route, 60)})" if route else "")
+
+
+def _layer_file(analysis: Analysis, param: Param) -> str:
+    """The file that creates the parameter's layer, where that is not the file explained."""
+    linker = linker_of(analysis.index)
+    created = param.owner.created_at
+    place = linker.place(created) if linker is not None and created is not None else None
+    return f"{place.path}:{place.line}" if place is not None else ""
 
 
 def _role(param: Param, writers: set[int]) -> str:
@@ -61,7 +73,7 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
             f" — {stack.container.path or 'blocks'}: {stack.block.type_name} x {stack.depth_source.removeprefix('1*')}, "
             f"{stack.adds_per_block} residual add(s) per block, {prenorm}"
         )
-    rows = [("parameter", "role", "final init", "std", "depth scaling", "set at")]
+    rows = [("parameter", "role", "final init", "std", "depth scaling", "set at", "layer from")]
     facts_of_weight = {id(facts.weight): facts for facts in writer_facts(analysis) if facts.stack.root is root}
     for name, param, tied in display_parameters(root):
         final = final_init(param)
@@ -78,6 +90,7 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
                 final.std.describe() if final.std is not None else "?",
                 SCALING_NAMES[scaling] if facts is not None else "",
                 _source(analysis, final),
+                _layer_file(analysis, param),
             )
         )
     lines = [header]
@@ -90,10 +103,11 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
     return lines
 
 
-def explain_source(source: str, path: str) -> str:
+def explain_source(source: str, path: str, settings: Settings | None = None) -> str:
     """The plan table for one file; a file that cannot be analysed gets one line, never a traceback."""
     def render() -> str:
-        analysis = analyze(parse(source), source=source)
+        module, project = parse_in_project(source, path, settings or Settings())
+        analysis = analyze(module, (settings or Settings()).analysis, source, project)
         if not analysis.roots:
             return f"{path}: no nn.Module model classes found\n"
         out = [f"{path}"]

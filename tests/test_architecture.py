@@ -34,7 +34,11 @@ LAYERS = {
     "initlint.config": 1,
     "initlint.files": 1,
     "initlint.guard": 1,
+    # the guarded parse shared by the engine and the project layer
+    "initlint.parsing": 1,
     "initlint.analysis": 2,
+    # the checked file's project on disk: beside the analysis, which follows names into it
+    "initlint.project": 2,
     "initlint.rules": 3,
     # the engine and what it drives; the runtime verifier beside it
     "initlint.engine": 4,

@@ -30,11 +30,6 @@ NOT_YET: dict[tuple[str, str], str] = {
     # Forward data flow
     ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
     ("moe_or_dense_flag", "bad"): "the FFN chosen by `MoE(...) if config.use_moe else MLP(...)` is not resolved",
-    # Construction
-    # Init plan
-    # Whole projects
-    ("imported_blocks", "bad"): "a block class imported from a sibling module is not resolved",
-    ("whole_project", "bad"): "an init applied from train.py with `partial(model._init_weights, ...)`",
 }
 
 

@@ -92,18 +92,29 @@ class ModuleIndex:
     def is_hf_pretrained(self, cls: ClassInfo) -> bool:
         return any(base in HF_PRETRAINED_BASES or base.endswith(_PRETRAINED_SUFFIXES) for base in self.base_chain(cls))
 
-    def find_method(self, cls: ClassInfo, name: str) -> tuple[ClassInfo, cst.FunctionDef] | None:
-        """Method lookup through the local base chain (MRO approximated depth-first)."""
-        seen: set[str] = set()
-        stack = [cls]
-        while stack:
-            current = stack.pop(0)
-            if current.name in seen:
+    def bases_of(self, cls: ClassInfo) -> list[ClassInfo]:
+        """The bases of `cls` whose definition can be read (here: those defined in this file)."""
+        return [self.classes[base] for base in cls.bases if base in self.classes]
+
+    def mro(self, cls: ClassInfo) -> list[ClassInfo]:
+        """`cls` and the bases whose definition can be read (MRO approximated breadth-first)."""
+        order: list[ClassInfo] = []
+        seen: set[int] = set()
+        pending = [cls]
+        while pending:
+            current = pending.pop(0)
+            if id(current) in seen:
                 continue
-            seen.add(current.name)
+            seen.add(id(current))
+            order.append(current)
+            pending.extend(self.bases_of(current))
+        return order
+
+    def find_method(self, cls: ClassInfo, name: str) -> tuple[ClassInfo, cst.FunctionDef] | None:
+        """Method lookup through the base chain (`mro`)."""
+        for current in self.mro(cls):
             if name in current.methods:
                 return current, current.methods[name]
-            stack.extend(self.classes[b] for b in current.bases if b in self.classes)
         return None
 
     def module_classes(self) -> list[ClassInfo]:

@@ -9,7 +9,8 @@ import libcst as cst
 
 from initlint.analysis.facts import writer_pattern
 from initlint.analysis.index import ModuleIndex, build_index
-from initlint.analysis.interp import BudgetExceeded, Interpreter
+from initlint.analysis import linking
+from initlint.analysis.interp import BudgetExceeded
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import Analysis, ModuleNode, Stack, Writer
 from initlint.analysis.residual import ForwardReader
@@ -26,12 +27,9 @@ def _init_like(name: str) -> bool:
 def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set[int]) -> list[str]:
     """Init functions of the model that its construction never runs: something else applies them."""
     names: list[str] = []
-    classes = {node.cls.name: node.cls for _, node in root.named_modules() if node.cls is not None}
+    classes = {id(node.cls): node.cls for _, node in root.named_modules() if node.cls is not None}
     for cls in classes.values():
-        for owner_name in [cls.name] + index.base_chain(cls):
-            owner = index.classes.get(owner_name)
-            if owner is None:
-                continue
+        for owner in index.mro(cls):
             for name, func in owner.methods.items():
                 if _init_like(name) and id(func) not in executed:
                     names.append(f"{owner.name}.{name}")
@@ -61,11 +59,12 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     return stacks
 
 
-def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: str | None = None) -> Analysis:
+def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: str | None = None, project: linking.ProjectContext | None = None) -> Analysis:
+    """The analysis of one file; with `project`, names imported from its project are followed."""
     options = options or AnalysisOptions()
-    index = build_index(module)
+    interp = linking.interpreter(module, project.index if project is not None and project.index is not None else build_index(module), options, project)
+    index = interp.index
     analysis = Analysis(module=module, options=options, index=index, source=source)
-    interp = Interpreter(index, module, options)
     for imported in index.imports.values():
         scheme = interp.knowledge.deliberate_scheme_of_import(imported)
         if scheme:
@@ -80,6 +79,8 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
         interp.incomplete = False
         try:
             root = interp.build_root(cls)
+            # A caller found in the project wins; with none, the single-file fallback runs it.
+            linking.after_construction(interp, root)
             interp.run_entry_point(root, module, interp.executed)
         except (BudgetExceeded, RecursionError):
             continue
@@ -90,7 +91,7 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     used = interp.instantiated | {node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None}
     analysis.roots = [tree for tree in reversed(trees) if tree.cls is not None and tree.cls.name not in used]
-    reader = ForwardReader(interp)
+    reader = linking.forward_reader(interp)
     for root in analysis.roots:
         try:
             analysis.stacks.extend(_stacks_of(root, reader))

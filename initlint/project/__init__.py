@@ -14,7 +14,8 @@ The contract with the interpreter is docs/project-analysis.md.
 from __future__ import annotations
 
 from initlint.project.callers import CallSite
-from initlint.project.resolve import CLASS, CONSTANT, DEFAULT, EXTERNAL, FUNCTION, MODULE, UNKNOWN, Definition, Project, Symbol, project_for
+from initlint.project.resolve import DEFAULT, Project, project_for
+from initlint.project.symbols import CLASS, CONSTANT, EXTERNAL, FUNCTION, MODULE, UNKNOWN, Definition, Symbol
 from initlint.project.store import ENTRY_POINTS, Parsed
 
 __all__ = [

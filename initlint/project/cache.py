@@ -55,6 +55,7 @@ class DiskCache:
         return self.folder is not None
 
     def _entry(self, digest: str) -> Path:
+        assert self.folder is not None  # callers check `enabled` first
         return self.folder / "summaries" / digest[:2] / f"{digest}.json"
 
     def get(self, digest: str):
@@ -80,7 +81,7 @@ class DiskCache:
             self.folder = None
 
     def _prepare(self) -> None:
-        if self._prepared:
+        if self._prepared or self.folder is None:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         ignore = self.folder / ".gitignore"

@@ -10,17 +10,20 @@ and only then a syntax tree, of the files left.
 
 from __future__ import annotations
 
+import ast
+import fnmatch
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
 
 from initlint.analysis.index import build_index, dotted_name
-from initlint.files import SKIPPED_DIRS
+from initlint.analysis.positions import LazyPositions
+from initlint.files import DEFAULT_EXCLUDE
 from initlint.project.cache import FOLDER_NAME
 from initlint.project.layout import Location, is_regular_file, read_regular
-from initlint.project.resolve import CLASS, Symbol
+from initlint.project.symbols import CLASS, Symbol
 from initlint.project.store import ENTRY_POINTS, Parsed
 
 #: A project with more Python files than this is searched in its first files only (sorted walk).
@@ -35,9 +38,6 @@ _BUILDERS = frozenset({"from_pretrained", "from_config", "from_name", "from_args
 class CallSite:
     path: Path
     module: str | None
-    line: int
-    #: 1-based, as findings are
-    column: int
     method: str
     #: "call" for `x.method(...)`, "apply" for `m.apply(x.method)` or `m.apply(partial(x.method, ...))`
     via: str
@@ -50,6 +50,23 @@ class CallSite:
     call: cst.Call
     #: the caller file's tree and index: evaluate `arguments` in it
     parsed: Parsed
+    #: what the receiver was last bound to before the call (`GPT(cfg).to(device)`), if the file says
+    receiver_value: cst.BaseExpression | None = None
+    #: the caller file's positions, computed only for the sites whose line someone reads
+    positions: LazyPositions | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def line(self) -> int:
+        return self._start()[0]
+
+    @property
+    def column(self) -> int:
+        """1-based, as findings are."""
+        return self._start()[1]
+
+    def _start(self) -> tuple[int, int]:
+        found = self.positions.get(self.call) if self.positions is not None else None
+        return (found.start.line, found.start.column + 1) if found is not None else (1, 1)
 
 
 def project_files(root: Path, max_files: int = MAX_FILES) -> list[Path]:
@@ -57,7 +74,7 @@ def project_files(root: Path, max_files: int = MAX_FILES) -> list[Path]:
     folders; links are not followed (no loops, nothing outside the root)."""
     found: list[Path] = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and d != FOLDER_NAME and not d.startswith(".") and not d.endswith(".egg-info"))
+        dirs[:] = sorted(d for d in dirs if not _skipped(d))
         for name in sorted(files):
             path = Path(folder) / name
             if name.endswith(".py") and not path.is_symlink() and is_regular_file(path):
@@ -65,6 +82,11 @@ def project_files(root: Path, max_files: int = MAX_FILES) -> list[Path]:
                 if len(found) >= max_files:
                     return found
     return found
+
+
+def _skipped(folder: str) -> bool:
+    """Virtual environments, builds, caches (the run's default excludes), hidden folders, ours."""
+    return folder == FOLDER_NAME or folder.startswith(".") or any(fnmatch.fnmatch(folder, pattern) for pattern in DEFAULT_EXCLUDE)
 
 
 class _Finder(cst.CSTVisitor):
@@ -147,11 +169,34 @@ def _receiver_class(project, module: Location | None, imports: dict[str, str], e
     return project.resolve_symbol(module, name) if module is not None else None
 
 
-def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]:
-    from initlint.analysis.positions import LazyPositions
+def _statements_to_walk(parsed: Parsed, method: str) -> list[cst.CSTNode]:
+    """The top-level statements that use `method` as an attribute (found with `ast`, a tenth of
+    LibCST's walk), plus every top-level line (module-level bindings and imports): the LibCST
+    walk then skips the rest of a large file. The whole module where `ast` disagrees."""
+    body: list[cst.CSTNode] = list(parsed.module.body)
+    try:
+        tree = ast.parse(parsed.source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return body
+    chosen: list[cst.CSTNode] = []
+    position = 0
+    for statement in body:
+        count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        covered = tree.body[position : position + count]
+        position += count
+        if isinstance(statement, cst.SimpleStatementLine) or any(_uses(node, method) for node in covered):
+            chosen.append(statement)
+    return chosen if position == len(tree.body) else body
 
+
+def _uses(node: ast.AST, method: str) -> bool:
+    return any(isinstance(inner, ast.Attribute) and inner.attr == method for inner in ast.walk(node))
+
+
+def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]:
     finder = _Finder(method)
-    parsed.module.visit(finder)
+    for statement in _statements_to_walk(parsed, method):
+        statement.visit(finder)
     if not finder.hits:
         return []
     module = project.layout.location_of(path)
@@ -160,18 +205,18 @@ def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]
     sites = []
     for call, via, receiver, arguments, enclosing, value in finder.hits:
         text = finder.text(receiver)
-        start = positions[call].start
         owner = _receiver_class(project, module, imports, enclosing, text, value)
-        sites.append(CallSite(path, module.name if module is not None else None, start.line, start.column + 1, method, via, text, owner, arguments, call, parsed))
+        sites.append(CallSite(path, module.name if module is not None else None, method, via, text, owner, arguments, call, parsed, value, positions))
     return sites
 
 
-def _candidates(project, method: str) -> list[Path]:
+def _candidates(project, method: str, mentioning: str | None) -> list[Path]:
     needle = method.encode()
+    name = mentioning.encode() if mentioning else b""
     found = []
     for path in project.python_files():
         data = read_regular(path)  # not kept: only the candidates' bytes stay for the run
-        if isinstance(data, str) or needle not in data:
+        if isinstance(data, str) or needle not in data or name not in data:
             continue
         if method in ENTRY_POINTS and method not in project.store.summary(path).entry_refs:
             continue  # the name is only defined there, or sits in a comment or a string
@@ -179,20 +224,25 @@ def _candidates(project, method: str) -> list[Path]:
     return found
 
 
-def find_calls(project, method: str, cls=None) -> list[CallSite]:
+def find_calls(project, method: str, cls=None, mentioning: str | None = None) -> list[CallSite]:
     """Every call of `method` in the project (direct, or handed to `.apply`), with its arguments.
 
     With `cls` (a class Symbol), sites whose receiver was built from another class are left out;
     sites whose receiver's class the file does not say (`receiver_class` None, or not a class)
-    are kept: the caller decides what an unknown receiver means.
+    are kept: the caller decides what an unknown receiver means. With `mentioning`, only files
+    whose text contains that name are searched: a caller that wants receivers built from a class
+    needs only the files that name it (in a large repository, far fewer parses).
     """
-    sites = project.call_sites.get(method)
+    key = method if mentioning is None else (method, mentioning)
+    sites = project.call_sites.get(key)
     if sites is None:  # once per method and run: every checked file of a project asks the same
-        sites = project.call_sites[method] = []
-        for path in _candidates(project, method):
-            parsed = project.store.parsed(path)
-            if isinstance(parsed, Parsed):
-                sites.extend(sites_in(project, path, parsed, method))
+        sites = project.call_sites[key] = []
+        for path in _candidates(project, method, mentioning):
+            found = project.file_sites.get((path, method))
+            if found is None:  # a file's sites do not depend on the class asked about: read once
+                parsed = project.store.parsed(path)
+                found = project.file_sites[path, method] = sites_in(project, path, parsed, method) if isinstance(parsed, Parsed) else []
+            sites.extend(found)
     if cls is None:
         return list(sites)
     return [site for site in sites if not _other_class(site.receiver_class, cls)]

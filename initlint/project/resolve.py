@@ -10,55 +10,23 @@ asks for the definition itself (`resolve_symbol`) is that one file's syntax tree
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
 
-from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.analysis.index import ModuleIndex
 from initlint.project.cache import DiskCache, default_cache_folder
 from initlint.project.layout import Layout, Location, find_root
 from initlint.project.store import Parsed, Store, Summary
+from initlint.project.symbols import CLASS, CONSTANT, EXTERNAL, FUNCTION, MODULE, UNKNOWN, Definition, Symbol, _unknown
 
-CLASS, FUNCTION, CONSTANT, MODULE, EXTERNAL, UNKNOWN = "class", "function", "constant", "module", "external", "unknown"
 #: Re-export chains longer than this are not followed (real ones are two or three deep).
 MAX_HOPS = 32
 #: Lookups one resolution may make: star imports that all import each other branch at every hop.
 MAX_LOOKUPS = 2000
 #: `Project(cache_folder=DEFAULT)`: `INITLINT_CACHE_DIR`, else `<root>/.initlint_cache`.
 DEFAULT = object()
-
-
-@dataclass(frozen=True)
-class Definition:
-    """The syntax behind a resolved name, and the index of the module it is written in."""
-
-    #: ClassDef, FunctionDef, or the value assigned to a constant
-    node: cst.CSTNode
-    info: ClassInfo | None
-    index: ModuleIndex
-    parsed: Parsed
-
-
-@dataclass(frozen=True)
-class Symbol:
-    kind: str
-    #: where it is defined (`mypkg.blocks.Block`), or the external name (`torch.nn.Linear`)
-    qualified: str
-    module: str | None = None
-    name: str | None = None
-    path: Path | None = None
-    #: the part of a dotted name past a class or function: `("build",)` for `Block.build`
-    attribute: tuple[str, ...] = ()
-    #: why an UNKNOWN symbol could not be resolved
-    reason: str = ""
-    definition: Definition | None = field(default=None, compare=False, repr=False)
-    #: where a MODULE symbol's module lives
-    location: Location | None = field(default=None, compare=False, repr=False)
-
-
-def _unknown(qualified: str, reason: str) -> Symbol:
-    return Symbol(UNKNOWN, qualified, reason=reason)
 
 
 class Project:
@@ -80,7 +48,9 @@ class Project:
         self._members: dict[tuple, Symbol] = {}
         self._children: dict[tuple, Location | None] = {}
         #: method name -> its call sites in the project (`callers.find_calls`)
-        self.call_sites: dict[str, list] = {}
+        self.call_sites: dict[str | tuple[str, str], list] = {}
+        #: (file, method) -> its call sites, whichever class a search was for
+        self.file_sites: dict[tuple[Path, str], list] = {}
         self._lookups = 0
 
     @classmethod
@@ -112,6 +82,14 @@ class Project:
     def add_source(self, path: str | os.PathLike, source: str, module: cst.Module, index: ModuleIndex) -> None:
         """Share a parse the caller already made (the checked file), so no one parses it again."""
         self.store.adopt(Path(os.path.realpath(path)), Parsed(source, module, index))
+
+    def shared_parse(self, path: str | os.PathLike, source: str) -> Parsed | None:
+        """The parse of `source` this run already made (another checked file reached `path`), if
+        any: the engine takes it instead of parsing the checked file again."""
+        found = self.store.parse_of_text(source)
+        if found is not None:
+            self.store.adopt(Path(os.path.realpath(path)), found)
+        return found
 
     def parsed_file(self, path: str | os.PathLike) -> Parsed | str:
         """The shared parse of a file (the checked one included), or why there is none: a file
@@ -175,10 +153,10 @@ class Project:
         parsed = self.store.parsed(symbol.path)
         if isinstance(parsed, str):
             return _unknown(symbol.qualified, f"{symbol.path}: {parsed}")
-        index = parsed.index
-        info = index.classes.get(symbol.name) if symbol.kind == CLASS else None
-        tables = {FUNCTION: index.functions, CONSTANT: index.constants}
-        node = info.node if info is not None else tables.get(symbol.kind, {}).get(symbol.name)
+        index, name = parsed.index, symbol.name or ""
+        info = index.classes.get(name) if symbol.kind == CLASS else None
+        tables: dict[str, dict[str, cst.CSTNode]] = {FUNCTION: dict(index.functions), CONSTANT: dict(index.constants)}
+        node = info.node if info is not None else tables.get(symbol.kind, {}).get(name)
         if node is None:  # a name the index does not record (`a, b = f()`): known, without syntax
             return symbol if symbol.kind == CONSTANT else _unknown(symbol.qualified, f"{symbol.path} no longer defines {symbol.name}")
         return replace(symbol, definition=Definition(node, info, index, parsed))
@@ -208,7 +186,7 @@ class Project:
     def _walk(self, location: Location, parts: list[str], seen: frozenset) -> Symbol:
         current = _module_symbol(location)
         for position, name in enumerate(parts):
-            if current.kind != MODULE:
+            if current.kind != MODULE or current.location is None:
                 return _extended(current, tuple(parts[position:]))
             current = self._member(current.location, name, seen)
         return current
@@ -230,7 +208,7 @@ class Project:
         qualified = f"{location.name}.{name}"
         summary = self.store.summary(location.path) if location.path is not None else None
         usable = summary is not None and summary.error is None
-        if usable:
+        if summary is not None and usable:
             kind = _defined_kind(summary, name)
             if kind is not None:
                 return Symbol(kind, qualified, location.name, name, location.path)
@@ -243,7 +221,7 @@ class Project:
         child = self._child(location, name)
         if child is not None:
             return _module_symbol(child)
-        if usable:
+        if summary is not None and usable:
             return self._through_stars(location, name, summary, seen)
         if summary is not None:
             return _unknown(qualified, f"{location.path}: {summary.error}")
@@ -254,7 +232,7 @@ class Project:
         for star in summary.star_imports:
             target, first = self._made_absolute(location, star, _absolute_module)
             source = self._resolve_absolute(target, seen, first) if target is not None else None
-            if source is None or source.kind != MODULE:
+            if source is None or source.kind != MODULE or source.location is None:
                 return _unknown(qualified, f"{name} may come from `from {star} import *` in {location.name}")
             found = self._walk(source.location, [name], seen)
             if found.kind != UNKNOWN:
@@ -270,11 +248,11 @@ class Project:
             self._files = project_files(self.root)
         return self._files
 
-    def find_calls(self, method: str, cls: Symbol | None = None) -> list:
+    def find_calls(self, method: str, cls: Symbol | None = None, mentioning: str | None = None) -> list:
         """Call sites of `method` in the project; see `callers.find_calls`."""
         from initlint.project.callers import find_calls
 
-        return find_calls(self, method, cls)
+        return find_calls(self, method, cls, mentioning)
 
 
 def _module_symbol(location: Location) -> Symbol:
@@ -338,6 +316,9 @@ def project_for(path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
     root = find_root(Path(os.path.realpath(path)))
     key = (root, cache_folder if cache_folder is DEFAULT else str(cache_folder))
     project = _PROJECTS.get(key)
+    if project is not None and project.store.changed():
+        del _PROJECTS[key]  # a file it read has changed since: start a new snapshot
+        project = None
     if project is None:
         if len(_PROJECTS) >= MAX_PROJECTS:
             del _PROJECTS[next(iter(_PROJECTS))]

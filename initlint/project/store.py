@@ -10,6 +10,7 @@ read or parsed gets a summary carrying only the reason: a broken sibling resolve
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +18,11 @@ from pathlib import Path
 import libcst as cst
 
 from initlint.analysis.index import ModuleIndex, build_index, dotted_name
+from initlint.errors import UnparseableSource
+from initlint.parsing import decode, parse
 from initlint.project.cache import DiskCache
 from initlint.project.layout import read_regular
+from initlint.sourcetext import one_line
 
 #: Methods that initialise a model when someone calls them; the summary notes which a file uses.
 ENTRY_POINTS = ("_init_weights", "init_weights", "initialize_weights", "reset_parameters", "_reset_parameters", "init_parameters")
@@ -63,10 +67,11 @@ class Summary:
         try:
             if data["version"] != SUMMARY_VERSION:
                 return None
+            names = {key: tuple(map(str, data[key])) for key in ("functions", "constants", "star_imports", "entry_refs")}
             summary = cls(
                 {str(k): str(v) for k, v in data["imports"].items()},
                 {str(k): (tuple(map(str, b)), tuple(map(str, m))) for k, (b, m) in data["classes"].items()},
-                *(tuple(map(str, data[key])) for key in ("functions", "constants", "star_imports", "entry_refs")),
+                names["functions"], names["constants"], names["star_imports"], names["entry_refs"],
                 error=None if data["error"] is None else str(data["error"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
@@ -131,9 +136,6 @@ def summarise(parsed: Parsed) -> Summary:
 
 
 def _parse(data: bytes) -> Parsed | str:
-    # Imported here: the engine imports the rules, which import the analysis, which will import us.
-    from initlint.engine import UnparseableSource, decode, one_line, parse
-
     try:
         source = decode(data)
         module = parse(source)
@@ -144,6 +146,14 @@ def _parse(data: bytes) -> Parsed | str:
         return f"cannot decode: {one_line(str(error))}"
     except (RecursionError, MemoryError):
         return "cannot parse: too large or too deeply nested"
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_mtime_ns, found.st_size
 
 
 @dataclass
@@ -162,12 +172,20 @@ class Store:
         self._files: dict[Path, tuple[str, bytes] | str] = {}
         self._parsed: dict[str, Parsed | str] = {}
         self._summaries: dict[str, Summary] = {}
+        #: (mtime, size) of each file when it was read: a process that lives on (an editor, a
+        #: notebook calling `lint_file`) must not keep a sibling's old text
+        self._stamps: dict[Path, tuple[int, int] | None] = {}
+
+    def changed(self) -> bool:
+        """Whether a file read in this run has changed on disk since."""
+        return any(_stamp(path) != stamp for path, stamp in self._stamps.items())
 
     def read(self, path: Path) -> tuple[str, bytes] | str:
         """(sha256, bytes) of a file, or why it was not read."""
         found = self._files.get(path)
         if found is None:
             self.counters.reads += 1
+            self._stamps[path] = _stamp(path)
             data = read_regular(path)
             found = self._files[path] = (hashlib.sha256(data).hexdigest(), data) if isinstance(data, bytes) else data
         return found
@@ -189,6 +207,11 @@ class Store:
     def parsed_paths(self) -> set[Path]:
         """The files whose syntax tree this run built or adopted."""
         return {path for path, found in self._files.items() if not isinstance(found, str) and found[0] in self._parsed}
+
+    def parse_of_text(self, source: str) -> Parsed | None:
+        """A parse already made of exactly this text (files are keyed by the hash of their bytes)."""
+        found = self._parsed.get(hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest())
+        return found if isinstance(found, Parsed) and found.source == source else None
 
     def adopt(self, path: Path, parsed: Parsed) -> None:
         """Take a parse made elsewhere: `path` then reads as `parsed.source`, parsed once."""

@@ -1,0 +1,278 @@
+"""The analysis across a project's files, through the real engine, CLI and flake8.
+
+Projects are written here (or are the whole-project idioms): a block class, an init helper and
+a training script each in their own file. What is checked is what the user reads: the finding's
+file, line and headline, and the evidence naming the sibling file each piece came from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import libcst
+import pytest
+
+from initlint.config import ConfigError, Settings, settings_from_table
+from initlint.engine import lint_file, lint_files, lint_source
+from initlint.explain import explain_files
+
+IDIOM = Path(__file__).resolve().parent / "idioms" / "whole_project"
+SETTINGS = Settings(select=("INI0",))
+
+
+@pytest.fixture(autouse=True)
+def no_disk_cache(monkeypatch):
+    monkeypatch.setenv("INITLINT_CACHE_DIR", "")
+
+
+BLOCKS = '''
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Attention(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        return self.proj(F.scaled_dot_product_attention(q, k, v))
+
+
+class MLP(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, 4 * dim)
+        self.proj = nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        return self.proj(F.gelu(self.fc(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = Attention(dim)
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = MLP(dim)
+
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x))
+        return x + self.mlp(self.norm2(x))
+'''
+
+HELPERS = '''
+import math
+
+import torch.nn as nn
+
+
+def scaled_normal_(tensor, n_layer):
+    nn.init.normal_(tensor, std=0.02 / math.sqrt({depth}))
+'''
+
+MODEL = '''
+import torch.nn as nn
+
+from .blocks import Attention, Block, MLP
+from .helpers import scaled_normal_
+
+
+class GPT(nn.Module):
+    def __init__(self, dim=256, n_layer=12):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(dim) for _ in range(n_layer)])
+        self.head = nn.Linear(dim, 1000, bias=False)
+
+    def init_weights(self, n_layer=12):
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, std=0.02)
+        for module in self.modules():
+            if isinstance(module, (Attention, MLP)):
+                scaled_normal_(module.proj.weight, n_layer)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+'''
+
+TRAIN = '''
+from net.model import GPT
+
+DEPTH = 24
+
+
+def main():
+    model = GPT(dim=512, n_layer=DEPTH)
+    model.init_weights(n_layer=DEPTH)
+'''
+
+
+def write_project(root: Path, depth: str = "2 * n_layer", train: str = TRAIN, blocks: str = BLOCKS) -> Path:
+    files = {
+        "pyproject.toml": "[project]\nname = 'net'\n",
+        "net/__init__.py": "",
+        "net/blocks.py": blocks,
+        "net/helpers.py": HELPERS.format(depth=depth),
+        "net/model.py": MODEL,
+        "train.py": train,
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return root / "net" / "model.py"
+
+
+def rows(findings) -> list[tuple[str, int, str]]:
+    return [(Path(f.path).name, f.line, f.code) for f in findings if f.code.startswith("INI")]
+
+
+# ------------------------------------------------------------------ one file of a project
+def test_checking_one_file_follows_its_siblings_and_reports_in_it(monkeypatch):
+    monkeypatch.chdir(IDIOM / "bad")
+    findings = lint_file("src/tinylm/model.py", SETTINGS)
+    assert rows(findings) == [("model.py", 12, "INI001")]
+    finding = findings[0]
+    assert "`h.*.mlp.c_proj`" in finding.message and "1/sqrt(2 * n_layer)" in finding.message
+    where = [(step.path, step.line) for step in finding.evidence]
+    assert ("src/tinylm/blocks.py", 21) in where  # the writer is created there
+    assert ("src/tinylm/init_utils.py", 10) in where  # the helper's normal_ decides its std
+    assert ("src/tinylm/blocks.py", 37) in where  # the residual add in Block.forward
+    init = next(step.message for step in finding.evidence if step.path == "src/tinylm/init_utils.py")
+    assert "train.py:13 `model.apply(partial(model._init_weights, n_layer=N_LAYER))`" in init
+
+
+def test_sibling_files_alone_report_nothing(monkeypatch):
+    monkeypatch.chdir(IDIOM / "bad")
+    for name in ("src/tinylm/blocks.py", "src/tinylm/init_utils.py", "train.py"):
+        assert rows(lint_file(name, SETTINGS)) == []
+
+
+def test_a_correct_project_stays_silent_file_by_file(monkeypatch):
+    monkeypatch.chdir(IDIOM / "good")
+    for path in sorted(Path(".").rglob("*.py")):
+        assert rows(lint_file(str(path), SETTINGS)) == [], path
+
+
+def test_project_analysis_can_be_turned_off(monkeypatch):
+    monkeypatch.chdir(IDIOM / "bad")
+    settings = Settings(select=("INI0",), project_analysis=False)
+    assert rows(lint_file("src/tinylm/model.py", settings)) == []
+
+
+def test_stdin_has_no_project():
+    source = (IDIOM / "bad" / "src" / "tinylm" / "model.py").read_text(encoding="utf-8")
+    assert rows(lint_source(source, "<stdin>", SETTINGS)) == []
+
+
+def test_jobs_give_the_same_findings(monkeypatch):
+    monkeypatch.chdir(IDIOM / "bad")
+    files = sorted(str(path) for path in Path(".").rglob("*.py"))
+    one = lint_files(files, SETTINGS, jobs=1).findings
+    two = lint_files(files, SETTINGS, jobs=2).findings
+    assert rows(one) == rows(two) == [("model.py", 12, "INI001")]
+    assert [f.evidence for f in one] == [f.evidence for f in two]
+
+
+# -------------------------------------------------------------- written projects
+def test_entry_point_called_from_a_script_with_the_depth(tmp_path):
+    model = write_project(tmp_path / "good")
+    assert rows(lint_file(model, SETTINGS)) == []
+    model = write_project(tmp_path / "bad", depth="n_layer")
+    found = lint_file(model, SETTINGS)
+    # The std is computed in helpers.py; reported where model.py calls the helper, without a fix.
+    assert rows(found) == [("model.py", 19, "INI002")]
+    assert found[0].fix is None
+    assert any(step.path and step.path.endswith("helpers.py") and step.line == 7 for step in found[0].evidence)
+
+
+def test_callers_that_disagree_leave_the_init_undecided(tmp_path):
+    train = TRAIN + "\n\ndef finetune():\n    model = GPT(dim=512, n_layer=DEPTH)\n    model.init_weights(n_layer=1)\n"
+    model = write_project(tmp_path, depth="n_layer", train=train)
+    assert rows(lint_file(model, SETTINGS)) == []
+
+
+def test_a_caller_of_another_class_is_not_followed(tmp_path):
+    train = "from net.model import GPT\n\n\nclass Other:\n    def init_weights(self, n_layer=1):\n        pass\n\n\nOther().init_weights(n_layer=3)\n"
+    model = write_project(tmp_path, depth="n_layer", train=train)
+    # No caller of GPT's entry point: the single-file fallback (its defaults) decides, not Other's call.
+    routes = [step.message for finding in lint_file(model, SETTINGS) for step in finding.evidence]
+    assert not any("train.py" in route for route in routes)
+
+
+def test_a_broken_sibling_never_breaks_the_checked_file(tmp_path):
+    model = write_project(tmp_path, blocks=BLOCKS + "\ndef broken(:\n")
+    assert rows(lint_file(model, SETTINGS)) == []
+    result = lint_files([str(path) for path in sorted(tmp_path.rglob("*.py"))], Settings(select=("INI0", "INI9")))
+    assert rows(result.findings) == [("blocks.py", 38, "INI901")]
+
+
+def test_each_file_is_parsed_once_per_run(tmp_path, monkeypatch):
+    write_project(tmp_path, depth="n_layer")
+    parsed: list[str] = []
+    real = libcst.parse_module
+
+    def counting(source, *args, **kwargs):
+        parsed.append(source)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", counting)
+    files = [str(path) for path in sorted(tmp_path.rglob("*.py"))]
+    result = lint_files(files, SETTINGS)
+    assert rows(result.findings) == [("model.py", 19, "INI002")]
+    assert len(parsed) == len(set(parsed)), "a file was parsed twice"
+
+
+def test_explain_names_the_file_of_each_piece(tmp_path):
+    model = write_project(tmp_path)
+    table = explain_files([str(model)])
+    line = next(row for row in table.splitlines() if "blocks.*.mlp.proj.weight" in row)
+    assert "helpers.py:7 (train.py:8 `model.init_weights(n_layer=DEPTH)`" in line and line.endswith("net/blocks.py:20")
+    assert "GPT-2 1/sqrt(2L)" in line
+
+
+# ------------------------------------------------------------------- front ends
+def _cli(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
+    result = subprocess.run(
+        [sys.executable, "-m", "initlint", "check", "--isolated", "--select", "INI0", "--format", "json", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "INITLINT_CACHE_DIR": ""},
+    )
+    return sorted((Path(f["path"]).name, f["line"], f["column"], f["code"]) for f in json.loads(result.stdout))
+
+
+def _flake8(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "INI0", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "INITLINT_CACHE_DIR": ""},
+    )
+    found = []
+    for line in result.stdout.splitlines():
+        path, row, column, rest = line.split(":", 3)
+        found.append((Path(path).name, int(row), int(column), rest.split()[0]))
+    return sorted(found)
+
+
+def test_cli_on_the_folder_on_one_file_and_flake8_agree():
+    bad = IDIOM / "bad"
+    expected = [("model.py", 12, 33, "INI001")]
+    assert _cli(bad, ".") == expected
+    assert _cli(bad, "src/tinylm/model.py") == expected  # what pre-commit runs on a changed file
+    assert _flake8(bad, "src/tinylm/model.py", "src/tinylm/blocks.py", "train.py") == expected
+
+
+# ------------------------------------------------------------------- settings
+def test_config_keys():
+    settings = settings_from_table({"project-analysis": False, "cache-dir": ".cache/initlint"})
+    assert settings.project_analysis is False and settings.cache_dir == ".cache/initlint"
+    with pytest.raises(ConfigError, match="expected true or false"):
+        settings_from_table({"project-analysis": "no"})
