@@ -392,15 +392,11 @@ def merge_findings(static: list[Finding], runtime: list[Finding], settings: Sett
     return sorted(merged, key=Finding.sort_key)
 
 
-_QUOTED_NAME = re.compile(r"`([\w.*]+?)(?:\.weight|\.bias)?`")
-
-
 def _static_layers(finding: Finding) -> set[str]:
-    """The layers a static finding is about: its own, and those its message names (the
-    layer that got the depth factor instead: `reaches `layers.*.mlp.w2.weight` instead`)."""
+    """The layers a static finding is about, from its details: `layer`, and `layers` (every
+    layer its message names, such as the one INI001's misdirected depth factor reaches instead)."""
     details = finding.details or {}
-    named = set(details.get("layers", ())) | ({details["layer"]} if details.get("layer") else set())
-    return named | set(_QUOTED_NAME.findall(finding.message))
+    return set(details.get("layers", ())) | ({details["layer"]} if details.get("layer") else set())
 
 
 def _apply_noqa(runtime: list[Finding], static: list[Finding], settings: Settings) -> tuple[list[Finding], list[Finding]]:
