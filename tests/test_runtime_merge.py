@@ -36,3 +36,19 @@ def test_the_message_text_alone_merges_nothing():
     (static,) = lint_file(EXAMPLE, Settings())
     bare = replace(static, details={"layer": "layers.*.mlp.w3"})  # the message still quotes w2
     assert len(merge_findings([bare], [runtime_finding("layers.1.mlp.w2.weight")], Settings())) == 2
+
+
+def test_a_runtime_finding_uses_a_noqa_code_the_static_pass_called_unused(tmp_path):
+    """The runtime reads INI904's stale codes from its details: a message worded otherwise
+    changes nothing."""
+    from initlint.noqa import UNUSED_CODE
+
+    model = tmp_path / "model.py"
+    model.write_text("import torch\nx = 1  # noqa: INI101, INI102\n")
+    settings = Settings(extend_select=("INI904",))
+    (unused,) = lint_file(str(model), settings)
+    assert unused.code == UNUSED_CODE and unused.details["codes"] == ["INI101", "INI102"]
+    reworded = replace(unused, message="two codes hide nothing here")
+    measured = replace(runtime_finding("x.weight"), path=str(model), line=2)
+    (left,) = merge_findings([reworded], [measured], settings)
+    assert left.code == UNUSED_CODE and left.details["codes"] == ["INI101"]

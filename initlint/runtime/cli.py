@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import re
 import sys
 from dataclasses import replace
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -428,9 +427,9 @@ def _restate_unused(static: list[Finding], index, path: str, settings: Settings)
         if directive is None or not directive.used_codes or directive.codes is None:
             result.append(finding)
             continue
-        stale = {code for code in directive.codes if re.search(rf"\b{code}\b", finding.message)}
+        stale = set(finding.details.get("codes", ()))
         directive.used_codes |= set(directive.codes) - stale
-        result.extend(item for item in noqa._directive_findings(index, path, settings, False, True)
+        result.extend(item for item in noqa.directive_findings(index, path, settings, False, True)
                       if item.line == directive.line)
     return result
 
