@@ -62,3 +62,7 @@ keepalive
 _fan_in_out
 sparsity
 tied_groups
+
+# The project layer's API read by its tests (tests/test_project.py) rather than by initlint itself.
+_.for_file
+_.parsed_paths

@@ -104,7 +104,7 @@ class _Finder(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.append(node.name.value)
 
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+    def leave_ClassDef(self, _original_node: cst.ClassDef) -> None:
         self.classes.pop()
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
