@@ -51,9 +51,11 @@ def _layer_file(analysis: Analysis, param: Param) -> str:
 _KIND_ROLES = {"linear": roles.LINEAR, "conv": roles.LINEAR, "embedding": roles.EMBEDDING}
 
 
-def _owner_role(name: str, owner: ModuleNode, writers: set[int]) -> str:
+def _owner_role(name: str, owner: ModuleNode, writers: set[int], heads: set[int]) -> str:
     if name == "weight" and id(owner) in writers:
         return roles.WRITER
+    if name == "weight" and id(owner) in heads:
+        return roles.HEAD
     if is_norm(owner):
         return roles.NORM_GAIN if name == "weight" else roles.NORM_BIAS
     if name == "bias":
@@ -73,11 +75,11 @@ def _owners(root: ModuleNode) -> dict[int, list[tuple[str, ModuleNode]]]:
     return found
 
 
-def _role(param: Param, owners: list[tuple[str, ModuleNode]], writers: set[int]) -> str:
-    """The runtime's role word: a tied `wte`/`lm_head` weight is an embedding."""
-    role = _owner_role(param.name, param.owner, writers)
+def _role(param: Param, owners: list[tuple[str, ModuleNode]], writers: set[int], heads: set[int]) -> str:
+    """The runtime's role key: a tied `wte`/`lm_head` weight is an embedding."""
+    role = _owner_role(param.name, param.owner, writers, heads)
     for name, owner in owners:
-        role = roles.stronger(role, _owner_role(name, owner, writers))
+        role = roles.stronger(role, _owner_role(name, owner, writers, heads))
     return role
 
 
@@ -117,8 +119,8 @@ class PlanRow:
 
 def plan_rows(analysis: Analysis, root: ModuleNode) -> list[PlanRow]:
     writers = {id(writer.node) for stack in analysis.stacks if stack.root is root for writer in stack.writers}
-    owners = _owners(root)
-    return [PlanRow(name, tied, param, _role(param, owners.get(id(param), []), writers), final_init(param))
+    owners, heads = _owners(root), {id(head) for head in analysis.heads}
+    return [PlanRow(name, tied, param, _role(param, owners.get(id(param), []), writers, heads), final_init(param))
             for name, param, tied in display_parameters(root)]
 
 
