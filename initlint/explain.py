@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from initlint.analysis import analyze
 from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
 from initlint.analysis.facts import writer_facts
-from initlint import guard
+from initlint import guard, roles
+from initlint.analysis.flow import is_norm
 from initlint.analysis.linking import describe_place, linker_of
 from initlint.config import Settings
 from initlint.engine import UnparseableSource, decode, parse_in_project
@@ -47,12 +49,52 @@ def _layer_file(analysis: Analysis, param: Param) -> str:
     return f"{place.path}:{place.line}" if place is not None else ""
 
 
-def _role(param: Param, writers: set[int]) -> str:
-    if param.name == "weight" and id(param.owner) in writers:
-        return "residual writer"
-    if param.name == "bias":
-        return "bias"
-    return param.owner.kind if param.owner.kind != "module" else "parameter"
+_KIND_ROLES = {"linear": roles.LINEAR, "conv": roles.LINEAR, "embedding": roles.EMBEDDING}
+
+
+def _owner_role(name: str, owner: ModuleNode, writers: set[int], heads: set[int]) -> str:
+    if name == "weight" and id(owner) in writers:
+        return roles.WRITER
+    if name == "weight" and id(owner) in heads:
+        return roles.HEAD
+    if is_norm(owner):
+        return roles.NORM_GAIN if name == "weight" else roles.NORM_BIAS
+    if name == "bias":
+        return roles.BIAS
+    return _KIND_ROLES.get(owner.kind, roles.PARAMETER)
+
+
+def _owners(root: ModuleNode) -> dict[int, list[tuple[str, ModuleNode]]]:
+    """Every (attribute name, module) a parameter is registered under: a tied one has several."""
+    found: dict[int, list[tuple[str, ModuleNode]]] = {}
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        for name, param in node.params.items():
+            found.setdefault(id(param), []).append((name, node))
+        pending.extend(child for _, child in node.members())
+    return found
+
+
+def _role(param: Param, owners: list[tuple[str, ModuleNode]], writers: set[int], heads: set[int]) -> str:
+    """The runtime's role key: a tied `wte`/`lm_head` weight is an embedding."""
+    role = _owner_role(param.name, param.owner, writers, heads)
+    for name, owner in owners:
+        role = roles.stronger(role, _owner_role(name, owner, writers, heads))
+    return role
+
+
+def constant_of(final: FinalInit) -> str | None:
+    """The value a constant init leaves (`"1"` for ones, `"?"` for a fill we cannot read), else None."""
+    return {"ones": "1", "zeros": "0", "constant": "?"}.get(final.kind)
+
+
+def _std_text(final: FinalInit) -> str:
+    """The std, or the value of a constant init as the runtime table writes it (`constant 1`)."""
+    constant = constant_of(final)
+    if constant is not None:
+        return f"constant {constant}"
+    return final.std.describe() if final.std is not None else "?"
 
 
 def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:
@@ -65,9 +107,26 @@ def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:
     return lines
 
 
+@dataclass
+class PlanRow:
+    """One parameter of the plan as data: `explain` prints it; tests hold it against the runtime table."""
+
+    name: str
+    tied: list[str]
+    param: Param
+    role: str  # a key of `initlint.roles`
+    final: FinalInit
+
+
+def plan_rows(analysis: Analysis, root: ModuleNode) -> list[PlanRow]:
+    writers = {id(writer.node) for stack in analysis.stacks if stack.root is root for writer in stack.writers}
+    owners, heads = _owners(root), {id(head) for head in analysis.heads}
+    return [PlanRow(name, tied, param, _role(param, owners.get(id(param), []), writers, heads), final_init(param))
+            for name, param, tied in display_parameters(root)]
+
+
 def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
     stacks = [stack for stack in analysis.stacks if stack.root is root]
-    writers = {id(writer.node) for stack in stacks for writer in stack.writers}
     header = f"{root.type_name}"
     for stack in stacks:
         prenorm = "pre-norm" if stack.prenorm else "not pre-norm"
@@ -77,8 +136,8 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
         )
     rows = [("parameter", "role", "final init", "std", "depth scaling", "set at", "layer from")]
     facts_of_weight = {id(facts.weight): facts for facts in writer_facts(analysis) if facts.stack.root is root}
-    for name, param, tied in display_parameters(root):
-        final = final_init(param)
+    for row in plan_rows(analysis, root):
+        final, param = row.final, row.param
         facts = facts_of_weight.get(id(param))
         scaling = facts.scaling.kind if facts is not None and facts.scaling is not None else "unknown"
         label = final.op.label if final.op is not None else "?"
@@ -86,10 +145,10 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
             label += " then " + ", ".join(op.label for op in final.chain[1:])
         rows.append(
             (
-                name + (f" (= {', '.join(tied)})" if tied else ""),
-                _role(param, writers),
+                row.name + (f" (= {', '.join(row.tied)})" if row.tied else ""),
+                roles.label(row.role),
                 short(label, 60) + ("" if final.certain else " (uncertain)"),
-                final.std.describe() if final.std is not None else "?",
+                _std_text(final),
                 SCALING_NAMES[scaling] if facts is not None else "",
                 _source(analysis, final),
                 _layer_file(analysis, param),

@@ -126,7 +126,7 @@ def filter_findings(
     index = NoqaIndex(source)
     kept = [finding for finding in findings if not index.hides(finding) or not drop_hidden]
     if wants_blanket or wants_unused:
-        kept.extend(_directive_findings(index, path, settings, wants_blanket, wants_unused))
+        kept.extend(directive_findings(index, path, settings, wants_blanket, wants_unused))
     return sorted(kept, key=Finding.sort_key)
 
 
@@ -141,9 +141,11 @@ def _judged(code: str, settings: Settings, path: str) -> bool:
     return not matching or any(_enabled(known, settings, path) for known in matching)
 
 
-def _directive_findings(
+def directive_findings(
     index: NoqaIndex, path: str, settings: Settings, blanket: bool, unused: bool
 ) -> list[Finding]:
+    """INI903 (when `blanket`) and INI904 (when `unused`) for the directives of `index`, judged by
+    what it has hidden so far. An INI904 finding lists its unused codes in `details["codes"]`."""
     results = []
     for directive in index.all_directives():
         if directive.codes is None:
@@ -160,5 +162,6 @@ def _directive_findings(
                 continue
             code, message = UNUSED_CODE, f"unused `# noqa` code{'s' if len(stale) > 1 else ''} {', '.join(stale)}: nothing to hide on this line"
         finding = tool_finding(code, path, message, directive.line, directive.column)
-        results.append(replace(finding, end_column=directive.end_column))
+        details = {"codes": stale} if code == UNUSED_CODE else {}
+        results.append(replace(finding, end_column=directive.end_column, details=details))
     return results

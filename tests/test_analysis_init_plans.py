@@ -571,3 +571,23 @@ for pn, p in self.named_parameters():
         finding = lint_source(source, "model.py", Settings(select=("INI001",)))[0]
         assert "too weak for 1/sqrt(2 * n_layer)" in finding.message
         assert any("a typo for -0.5?" in step.message for step in finding.evidence)
+
+
+def test_a_truncated_normal_has_the_std_the_runtime_computes():
+    """One routine for the cut: the static std of `trunc_normal_(std=0.02, a=-0.04, b=0.04)` is
+    0.8796 * 0.02, exactly what the runtime judges the request by."""
+    from initlint.truncated_normal import truncated_normal_moments
+
+    init_call = """
+self.apply(self._init_weights)
+for pn, p in self.named_parameters():
+    if pn.endswith('c_proj.weight'):
+        nn.init.trunc_normal_(p, std=0.02, a=-0.04, b=0.04)
+"""
+    source = gpt(init_call, GENERIC_INIT)
+    analysis = analyze(cst.parse_module(source), Settings().analysis, source)
+    (stack,) = analysis.stacks
+    std = final_init(stack.writers[0].node.params["weight"]).std
+    assert std is not None and std.is_constant
+    assert std.const == pytest.approx(truncated_normal_moments(0.0, 0.02, -0.04, 0.04).std, rel=1e-12)
+    assert std.const == pytest.approx(0.8796 * 0.02, rel=1e-4)

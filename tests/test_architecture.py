@@ -28,6 +28,7 @@ LAYERS = {
     "initlint.analysis.knowledge": 0,
     # reading files safely, signals, a clean sys.path: standard library only
     "initlint.safety": 0,
+    "initlint.roles": 0,
     # the truncated-normal std, shared by the static analysis and the runtime
     "initlint.truncated_normal": 0,
     # settings and bounds the analysis runs under

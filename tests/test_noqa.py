@@ -172,6 +172,7 @@ def test_several_unused_codes_are_named_in_one_finding():
     (unused,) = lint_source(source, "plain.py", Settings(extend_select=("INI904",)))
     assert unused.message == "unused `# noqa` codes INI001, INI003: nothing to hide on this line"
     assert (unused.name, unused.severity) == ("unused-noqa", "warning")
+    assert unused.details == {"codes": ["INI001", "INI003"]}  # what the runtime reads
 
 
 def test_filter_keeps_hidden_findings_for_flake8_but_still_judges_directives():

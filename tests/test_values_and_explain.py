@@ -58,6 +58,21 @@ def test_explain_shows_each_parameter_with_its_final_init_and_line():
     assert "2 residual add(s) per block, pre-norm" in result.stdout
 
 
+def test_explain_uses_the_runtime_roles_and_constants_and_lists_optional_biases():
+    result = explain("tests/runtime/nanogpt_layernorm.py")
+    rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip().startswith("transformer.")}
+    assert "norm gain" in rows["transformer.ln_f.weight"] and "constant 1" in rows["transformer.ln_f.weight"]
+    # `nn.Parameter(torch.zeros(ndim)) if bias else None`, with the config's `bias: bool = True`.
+    assert "norm bias" in rows["transformer.ln_f.bias"] and "constant 0" in rows["transformer.ln_f.bias"]
+    assert " embedding " in rows["transformer.wte.weight"]  # tied to lm_head: still the embedding
+
+
+def test_explain_leaves_an_optional_bias_out_when_the_config_turns_it_off(tmp_path):
+    model = tmp_path / "model.py"
+    model.write_text(Path(REPO, "tests/runtime/nanogpt_layernorm.py").read_text().replace("bias: bool = True", "bias: bool = False"))
+    assert "transformer.ln_f.bias" not in explain(str(model)).stdout
+
+
 def test_explain_marks_unscaled_writers_and_survives_bad_files(tmp_path):
     broken = tmp_path / "broken.py"
     broken.write_text("import torch.nn as nn\nclass A(nn.Module:\n    pass\n")

@@ -120,6 +120,24 @@ class ModuleIndex:
     def module_classes(self) -> list[ClassInfo]:
         return [cls for cls in self.classes.values() if self.is_module_class(cls)]
 
+    def config_flag(self, name: str) -> bool | None:
+        """The default of a boolean config field `name` (`bias: bool = True` in a dataclass,
+        `def __init__(self, bias=True)` in a plain config class) where every class of the file that
+        is not a module and declares it agrees: the model the runtime builds without `--config`."""
+        found = {_flag_default(cls, name) for cls in self.classes.values() if not self.is_module_class(cls)}
+        found.discard(None)
+        return found.pop() if len(found) == 1 else None
+
+
+def _flag_default(cls: ClassInfo, name: str) -> bool | None:
+    value = cls.attributes.get(name)
+    init = cls.methods.get("__init__")
+    if value is None and init is not None:
+        value = next((p.default for p in init.params.params + init.params.kwonly_params if p.name.value == name), None)
+    if isinstance(value, cst.Name) and value.value in ("True", "False"):
+        return value.value == "True"
+    return None
+
 
 def _record_import(index: ModuleIndex, stmt: cst.Import | cst.ImportFrom) -> None:
     if isinstance(stmt, cst.Import):

@@ -14,6 +14,7 @@ from initlint.analysis.abstract import UNKNOWN, Const, InitMethod, NewTensor, Pa
 from initlint.analysis.knowledge.specs import Arg, InitMethodFactory, InitSpec
 from initlint.analysis.model import InitOp, Param
 from initlint.analysis.values import Monomial
+from initlint.truncated_normal import truncated_normal_moments
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
@@ -80,25 +81,13 @@ def _arg_node(call: cst.Call, index: int, keywords: tuple[str, ...]) -> cst.CSTN
 
 
 def _truncation_factor(spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], std: Monomial) -> float:
-    """std of N(0, s) truncated to [a, b] relative to s (symmetric, constant bounds only)."""
+    """std of N(0, s) truncated to [a, b] relative to s (constant bounds only), by the routine
+    the runtime judges with."""
     assert spec.low is not None and spec.high is not None
     low, high = as_number(_argument(spec.low, args, kwargs)), as_number(_argument(spec.high, args, kwargs))
     if low is None or high is None or not (low.is_constant and high.is_constant and std.is_constant) or std.const <= 0:
         return 1.0
-    alpha, beta = low.const / std.const, high.const / std.const
-    mass = _cdf(beta) - _cdf(alpha)
-    if mass <= 1e-12:
-        return 1.0
-    variance = 1 + (alpha * _pdf(alpha) - beta * _pdf(beta)) / mass - ((_pdf(alpha) - _pdf(beta)) / mass) ** 2
-    return math.sqrt(max(variance, 0.0))
-
-
-def _pdf(x: float) -> float:
-    return math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
-
-
-def _cdf(x: float) -> float:
-    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+    return truncated_normal_moments(0.0, std.const, low.const, high.const).std / std.const
 
 
 def record_init(interp: "Interpreter", target: Any, spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call, fname: str, kind: str | None = None) -> Any:

@@ -406,7 +406,11 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         return python_semantics.unary(node.operator, self.eval(node.expression, env, ctx), node)
 
     def _if_expression(self, node: cst.IfExp, env: Env, ctx: Ctx) -> Any:
-        decided = truth(self.eval(node.test, env, ctx))
+        test = self.eval(node.test, env, ctx)
+        decided = truth(test)
+        if decided is None and isinstance(test, Opaque) and _has_none_arm(node):
+            # `nn.Parameter(torch.zeros(n)) if bias else None`: as the config's default builds it.
+            decided = self.index.config_flag(test.name)
         if decided is True:
             return self.eval(node.body, env, ctx)
         if decided is False:
@@ -506,3 +510,7 @@ def init_calls_in(interp: Interpreter, stmt: cst.If) -> list[DeadInit]:
     stmt.body.visit(reader)
     names = frozenset(reader.names)
     return [DeadInit(stmt, call, names) for call in reader.calls]
+
+
+def _has_none_arm(node: cst.IfExp) -> bool:
+    return any(isinstance(arm, cst.Name) and arm.value == "None" for arm in (node.body, node.orelse))

@@ -293,6 +293,8 @@ class Analysis:
     index: ModuleIndex = field(default_factory=ModuleIndex)
     roots: list[ModuleNode] = field(default_factory=list)
     stacks: list[Stack] = field(default_factory=list)
+    #: Output heads of the roots: linear layers applied last to what `forward` returns.
+    heads: list[ModuleNode] = field(default_factory=list)
     depth_atoms: frozenset[str] = frozenset()
     #: The file deliberately uses a scheme with its own rules (muP, unit scaling).
     deliberate_scheme: str | None = None

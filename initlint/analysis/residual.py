@@ -71,6 +71,13 @@ class ForwardReader(StatementWalker[_Flow]):
                 add.prenorm = False
         return flow.adds
 
+    def output_layers(self, root: ModuleNode) -> list[ModuleNode]:
+        """The linear layers applied last to what a root's `forward` returns (first item of a
+        tuple: `return logits, loss`): the output head, as the runtime names it."""
+        flow = self._read(root, depth=0)
+        values = [value.items[0] if isinstance(value, Seq) and value.items else value for value in (flow.returns if flow else [])]
+        return [m for value in values if isinstance(value, Branch) for m in value.last if m.kind == "linear"]
+
     def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]:
         """The linear layers (or matrix parameters: 3-D experts) whose output is `node`'s output,
         with scales after them; and whether `node` normalises its input first."""

@@ -95,6 +95,7 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
     for root in analysis.roots:
         try:
             analysis.stacks.extend(_stacks_of(root, reader))
+            analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
             continue
     # The container's repeat count decides what the depth is called; the common names stay

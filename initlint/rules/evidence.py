@@ -79,15 +79,17 @@ def dead_depth_scaling(analysis: Analysis) -> EvidenceSpec | None:
     return None
 
 
-def misdirected_depth_scaling(analysis: Analysis, stack: Stack) -> EvidenceSpec | None:
-    """A depth-scaled init that lands on parameters other than the writers' weights."""
+def misdirected_depth_scaling(analysis: Analysis, stack: Stack) -> tuple[str, EvidenceSpec] | None:
+    """A depth-scaled init that lands on parameters other than the writers' weights: the layer
+    it reaches instead (`layers.*.mlp.w2`), and the evidence naming its parameter."""
     writer_weights = {id(writer.weight) for writer in stack.writers if writer.weight is not None}
     for name, param, _ in display_parameters(stack.root):
         if id(param) in writer_weights:
             continue
         for op in param.ops:
             if op.node is not None and _has_depth(analysis, op) and final_init(param).op is op:
-                return EvidenceSpec(f"the depth-scaled init here reaches `{name}` instead", op.node)
+                layer = name.rpartition(".")[0]
+                return layer, EvidenceSpec(f"the depth-scaled init here reaches `{name}` instead", op.node)
     return None
 
 

@@ -101,9 +101,21 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             steps.append(EvidenceSpec(f"`{code}` raises the depth to a power near 0, not -1/2 (a typo for -0.5?)", scaling.power.node))
         if facts.writer.ref.found_by != "data flow":
             steps.append(EvidenceSpec("found by its name: the data flow into it could not be followed", created))
-        weight = facts.weight
-        reason = (overwritten_depth_scaling(analysis, weight) if weight is not None else None) or dead_depth_scaling(analysis) or misdirected_depth_scaling(analysis, facts.stack)
+        reason, layers = _reason(analysis, facts)
         if reason is not None:
             steps.append(reason)
         help_text = f"initialise `{facts.pattern}` with std/sqrt({n}) (GPT-2), or zero-initialise it"
-        return Violation(created, message, {"layer": facts.pattern}, evidence=tuple(steps), help=help_text)
+        return Violation(created, message, {"layer": facts.pattern, "layers": layers}, evidence=tuple(steps), help=help_text)
+
+
+def _reason(analysis: Analysis, facts: WriterFacts) -> tuple[EvidenceSpec | None, list[str]]:
+    """Why the depth factor is missing, and every layer the finding names (`details["layers"]`):
+    the writer, and the layer a misdirected depth-scaled init reaches instead."""
+    weight = facts.weight
+    reason = (overwritten_depth_scaling(analysis, weight) if weight is not None else None) or dead_depth_scaling(analysis)
+    if reason is not None:
+        return reason, [facts.pattern]
+    misdirected = misdirected_depth_scaling(analysis, facts.stack)
+    if misdirected is None:
+        return None, [facts.pattern]
+    return misdirected[1], [facts.pattern, misdirected[0]]

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import re
 import sys
 from dataclasses import replace
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -392,15 +391,11 @@ def merge_findings(static: list[Finding], runtime: list[Finding], settings: Sett
     return sorted(merged, key=Finding.sort_key)
 
 
-_QUOTED_NAME = re.compile(r"`([\w.*]+?)(?:\.weight|\.bias)?`")
-
-
 def _static_layers(finding: Finding) -> set[str]:
-    """The layers a static finding is about: its own, and those its message names (the
-    layer that got the depth factor instead: `reaches `layers.*.mlp.w2.weight` instead`)."""
+    """The layers a static finding is about, from its details: `layer`, and `layers` (every
+    layer its message names, such as the one INI001's misdirected depth factor reaches instead)."""
     details = finding.details or {}
-    named = set(details.get("layers", ())) | ({details["layer"]} if details.get("layer") else set())
-    return named | set(_QUOTED_NAME.findall(finding.message))
+    return set(details.get("layers", ())) | ({details["layer"]} if details.get("layer") else set())
 
 
 def _apply_noqa(runtime: list[Finding], static: list[Finding], settings: Settings) -> tuple[list[Finding], list[Finding]]:
@@ -432,9 +427,9 @@ def _restate_unused(static: list[Finding], index, path: str, settings: Settings)
         if directive is None or not directive.used_codes or directive.codes is None:
             result.append(finding)
             continue
-        stale = {code for code in directive.codes if re.search(rf"\b{code}\b", finding.message)}
+        stale = set(finding.details.get("codes", ()))
         directive.used_codes |= set(directive.codes) - stale
-        result.extend(item for item in noqa._directive_findings(index, path, settings, False, True)
+        result.extend(item for item in noqa.directive_findings(index, path, settings, False, True)
                       if item.line == directive.line)
     return result
 

@@ -11,6 +11,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from initlint import roles
+
 _INDEX = re.compile(r"(?<=\.)\d+(?=\.)|^\d+(?=\.)")
 
 
@@ -136,9 +138,6 @@ class Report:
     __repr__ = __str__
 
 
-#: The words `initlint explain` uses for the same roles, so the two tables read alike.
-ROLE_LABELS = {"writer": "residual writer", "norm-gain": "norm gain", "norm-bias": "norm bias",
-               "position": "position embedding"}
 
 
 def _number(value: float | None, digits: int = 4) -> str:
@@ -164,7 +163,7 @@ def render_table(rows: list[Row]) -> str:
         flags = {m.measured_verdict for m in members if m.measured_verdict}
         factors = {round(m.factor, 4) for m in members if m.factor is not None and abs(m.factor - 1) > 0.05}
         runtime = f" x{', '.join(f'{f:g}' for f in sorted(factors))} in forward" if factors else ""
-        lines.append((ROLE_LABELS.get(role, role), pattern, str(len(members)), expected or "-", requested + runtime, measured_text, ratio_text,
+        lines.append((roles.label(role), pattern, str(len(members)), expected or "-", requested + runtime, measured_text, ratio_text,
                       verdict + (f" / measured {', '.join(sorted(flags))}" if flags else "")))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     return "\n".join("  " + "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)

@@ -25,6 +25,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from initlint import roles
 from initlint.runtime.trace import storage_key
 
 _LINEAR_OPS = {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "convolution", "conv1d", "conv2d", "_convolution"}
@@ -131,10 +132,7 @@ class ProvenanceMode(TorchDispatchMode):
 
     def _role(self, key: int, role: str) -> None:
         # A weight seen as a writer stays one; an embedding that is also the head is "embedding".
-        current = self.roles.get(key)
-        rank = ("gain", "bias", "linear", "norm-bias", "norm-gain", "head", "position", "embedding", "writer")
-        if current is None or rank.index(role) > rank.index(current):
-            self.roles[key] = role
+        self.roles[key] = roles.stronger(self.roles.get(key), role)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
