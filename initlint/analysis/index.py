@@ -133,7 +133,7 @@ def _flag_default(cls: ClassInfo, name: str) -> bool | None:
     value = cls.attributes.get(name)
     init = cls.methods.get("__init__")
     if value is None and init is not None:
-        value = next((p.default for p in init.params.params + init.params.kwonly_params if p.name.value == name), None)
+        value = next((p.default for p in (*init.params.params, *init.params.kwonly_params) if p.name.value == name), None)
     if isinstance(value, cst.Name) and value.value in ("True", "False"):
         return value.value == "True"
     return None
