@@ -77,19 +77,24 @@ def writer_module(model: "nn.Module", name: str) -> Writer:
     return Writer(name, module, module.weight)
 
 
+def _add_functions(torch: Any) -> set[Any]:
+    """Every spelling of `a + b` a residual add can take."""
+    tensor = torch.Tensor
+    return {torch.add, tensor.add, tensor.add_, tensor.__add__, tensor.__radd__, tensor.__iadd__}
+
+
+def _joins_branches(writer_of: Any, tensors: list[Any], tagged: list[Any], result: Any) -> bool:
+    if len(tagged) >= 2:
+        return True  # two branches joining (parallel block): each is measured here
+    return any(writer_of(value) is None and value.shape == result.shape for value in tensors)
+
+
 def _branch_tracker_class():
     """Built on first use: `torch.overrides` must not load before torch is wanted."""
     import torch
     from torch.overrides import TorchFunctionMode
 
-    adds = {
-        torch.add,
-        torch.Tensor.add,
-        torch.Tensor.add_,
-        torch.Tensor.__add__,
-        torch.Tensor.__radd__,
-        torch.Tensor.__iadd__,
-    }
+    adds = _add_functions(torch)
 
     class BranchTracker(TorchFunctionMode):
         """Tags each writer's output and the tensors derived from it shape for shape; records the add."""
@@ -124,7 +129,7 @@ def _branch_tracker_class():
             tagged = [(value, writer) for value in tensors if (writer := self.writer_of(value)) is not None]
             if not tagged or not isinstance(result, torch.Tensor):
                 return result
-            if func in adds and len(tensors) >= 2 and self._merges(tensors, tagged, result):
+            if func in adds and len(tensors) >= 2 and _joins_branches(self.writer_of, tensors, tagged, result):
                 alpha = abs(float(kwargs.get("alpha", 1.0)))
                 for value, writer in tagged:
                     self.branch_std.setdefault(writer, _std(value) * alpha)
@@ -132,11 +137,6 @@ def _branch_tracker_class():
             if len(tagged) == 1 and result.numel() == tagged[0][0].numel() and self.writer_of(result) is None:
                 self.tag(result, tagged[0][1])
             return result
-
-        def _merges(self, tensors, tagged, result) -> bool:
-            if len(tagged) >= 2:
-                return True  # two branches joining (parallel block): each is measured here
-            return any(self.writer_of(value) is None and value.shape == result.shape for value in tensors)
 
     return BranchTracker
 
