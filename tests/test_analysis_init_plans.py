@@ -571,3 +571,47 @@ for pn, p in self.named_parameters():
         finding = lint_source(source, "model.py", Settings(select=("INI001",)))[0]
         assert "too weak for 1/sqrt(2 * n_layer)" in finding.message
         assert any("a typo for -0.5?" in step.message for step in finding.evidence)
+
+
+FLAG_CONFIG = '''
+from dataclasses import dataclass
+
+
+{decorator}
+class GPTConfig:
+    vocab_size: int = 50304
+    n_layer: int = 12
+    n_head: int = 12
+    n_embd: int = 768
+    scaled_init: bool = {default}
+'''
+
+FLAG_INIT = """
+for pn, p in self.named_parameters():
+    if pn.endswith('c_proj.weight'):
+        torch.nn.init.normal_(p, std=0.02)
+        if config.scaled_init:
+            torch.nn.init.normal_(p, std=0.02 / math.sqrt(2 * config.n_layer))
+"""
+
+
+@pytest.mark.parametrize(
+    "decorator, default, unscaled",
+    [
+        ("@dataclass", "True", False),
+        ("@dataclass", "False", True),  # the default config leaves the writers at 0.02
+        ("@dataclass(frozen=True)", "False", True),
+        ("", "False", False),  # a plain class's attribute may be set per instance: undecided
+    ],
+)
+def test_a_dataclass_config_flag_is_decided_by_its_default(decorator, default, unscaled):
+    source = gpt(FLAG_INIT, marks=unscaled).replace(
+        "class GPT(nn.Module):\n    def __init__(self, config):",
+        "class GPT(nn.Module):\n    def __init__(self, config: GPTConfig):",
+    )
+    source += FLAG_CONFIG.format(decorator=decorator, default=default)
+    assert "config: GPTConfig" in source
+    assert reported(source) == expected_findings(source)
+    if unscaled:  # the depth stays the symbol it is named by, not the default's number
+        finding = lint_source(source, "model.py", Settings(select=("INI001",)))[0]
+        assert "1/sqrt(2 * n_layer)" in finding.message

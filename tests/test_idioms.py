@@ -29,7 +29,6 @@ SETTINGS = Settings(select=("INI0",))
 NOT_YET: dict[tuple[str, str], str] = {
     # Forward data flow
     ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
-    ("moe_or_dense_flag", "bad"): "the FFN chosen by `MoE(...) if config.use_moe else MLP(...)` is not resolved",
     # Construction
     # Init plan
     # Whole projects

@@ -87,7 +87,7 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [Opaque(p.name.value, _string_default(p)) for p in func.params.params[1:]]
+                    args = [_root_argument(self.index, p) for p in func.params.params[1:]]
                 self.call_function(FuncRef(func, owner, ModRef(node)), args, kwargs, replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)))
             finally:
                 self.building.pop()
@@ -139,6 +139,24 @@ class ModelBuilder:
             else:
                 weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
         return ModRef(node)
+
+
+def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
+    """A root's parameter: a symbol, remembering a string default or the dataclass it is typed with."""
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    cls = index.classes.get(annotation.value) if isinstance(annotation, cst.Name) else None
+    fields = cls if cls is not None and _is_dataclass(cls) else None
+    return Opaque(param.name.value, _string_default(param), fields)
+
+
+def _is_dataclass(cls: ClassInfo) -> bool:
+    for decorator in cls.node.decorators:
+        target = decorator.decorator
+        target = target.func if isinstance(target, cst.Call) else target
+        name = target.attr.value if isinstance(target, cst.Attribute) else target.value if isinstance(target, cst.Name) else ""
+        if name == "dataclass":
+            return True
+    return False
 
 
 def _string_default(param: cst.Param) -> str | None:
