@@ -615,3 +615,28 @@ def test_a_dataclass_config_flag_is_decided_by_its_default(decorator, default, u
     if unscaled:  # the depth stays the symbol it is named by, not the default's number
         finding = lint_source(source, "model.py", Settings(select=("INI001",)))[0]
         assert "1/sqrt(2 * n_layer)" in finding.message
+
+
+SKIPPING_LOOP = """
+for pn, p in self.named_parameters():
+    if pn.endswith('c_proj.weight'):
+        torch.nn.init.normal_(p, std=0.02 / math.sqrt(2 * config.n_layer))
+for pn, p in self.named_parameters():
+    if {skip}:
+        continue
+    torch.nn.init.normal_(p, std=0.02)
+"""
+
+
+@pytest.mark.parametrize(
+    "skip, overwritten",
+    [
+        ("pn.endswith('c_proj.weight')", False),
+        ("p.dim() < 2 or 'c_proj' in pn", False),
+        ("pn.endswith('c_fc.weight')", True),  # the generic pass overwrites the scaled writers
+        ("p.dim() < 2", True),
+    ],
+)
+def test_continue_ends_the_pass_of_a_parameter_loop(skip, overwritten):
+    source = gpt(SKIPPING_LOOP.format(skip=skip), marks=overwritten)
+    assert reported(source) == expected_findings(source)

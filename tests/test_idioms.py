@@ -28,7 +28,6 @@ SETTINGS = Settings(select=("INI0",))
 # by what each costs on real code is in docs/precision.md.
 NOT_YET: dict[tuple[str, str], str] = {
     # Forward data flow
-    ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
     # Construction
     # Init plan
     # Whole projects

@@ -47,6 +47,17 @@ class ModelBuilder:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
         return built.node
 
+    def build_function_root(self, func: cst.FunctionDef) -> ModuleNode | None:
+        """A module-level builder no code of the file calls (`def mlp_mixer(dim=512, depth=12):
+        return nn.Sequential(...)`): run with its parameters as symbols, as a root's `__init__` is.
+        A model of library containers it returns is a root; a class of the file is one already."""
+        args = [_root_argument(self.index, p) for p in func.params.params]
+        ctx = replace(self.root_context(), via=(f"{func.name.value}()",))
+        built = self.call_function(FuncRef(func), args, {}, ctx)
+        if isinstance(built, ModRef) and built.node.cls is None and built.node.parent is None and built.node.kind in ("container", "sequential"):
+            return built.node
+        return None
+
     def run_entry_point(self, root: ModuleNode, module: cst.Module, executed: set[int]) -> None:
         """A library model whose init is a method its user calls after construction: where this
         file never calls it, run it as that user would, with its own defaults, and say so."""
@@ -119,9 +130,13 @@ class ModelBuilder:
             elif isinstance(source, Mapping):
                 items = [(str(key), value) for key, value in source.items.items()]
             for key, value in items:
+                count = repeat
+                if isinstance(value, Seq) and value.repeat is not None and value.items and kind == "sequential":
+                    # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative.
+                    value, count = value.items[0], value.repeat
                 if isinstance(value, ModRef):
                     child = node.add_child(key, value.node)
-                    child.repeat = repeat or child.repeat
+                    child.repeat = count or child.repeat
             return ModRef(node)
         self.add_default_params(node, known, kwargs, ctx)
         for name, class_name in known.sublayers:
@@ -181,6 +196,27 @@ class _UseFinder(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.found = self.found or node.value == self.name
+
+
+class _NameReader(cst.CSTVisitor):
+    """Every name the module reads, apart from the names functions are defined under."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self._definitions: set[int] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._definitions.add(id(node.name))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._definitions:
+            self.names.add(node.value)
+
+
+def names_read(module: cst.Module) -> set[str]:
+    reader = _NameReader()
+    module.visit(reader)
+    return reader.names
 
 
 def _used_in(module: cst.Module, name: str) -> bool:

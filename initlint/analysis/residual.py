@@ -61,6 +61,8 @@ class ForwardReader(StatementWalker[_Flow]):
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
         flow = self._read(block, depth=0) if block.cls is not None else self._read_owner_loop(block)
+        if (flow is None or not flow.adds) and block.cls is None and block.kind == "sequential":
+            return self._sequential_adds(block)
         if flow is None:
             return []
         # (An owner's `forward` returning `self.norm(x)` after the loop is the final norm, not the block's.)
@@ -69,6 +71,23 @@ class ForwardReader(StatementWalker[_Flow]):
             for add in flow.adds:
                 add.prenorm = False
         return flow.adds
+
+    def _sequential_adds(self, block: ModuleNode) -> list[ResidualAdd]:
+        """`nn.Sequential(Residual(attn), Residual(ff))` as a block: the stream runs through the
+        children one after another, each adding its branch in its own `forward`, for as long as
+        each hands the stream on."""
+        adds: list[ResidualAdd] = []
+        for name, child in block.children.items():
+            if is_pass_through(child):
+                continue
+            flow = self._read(child, depth=0) if child.cls is not None else None
+            if flow is None or not flow.adds or any(value is not STREAM for value in flow.returns):
+                break
+            for add in flow.adds:
+                add.writers = [replace(ref, path=f"{name}.{ref.path}") for ref in add.writers]
+                add.site = name
+            adds.extend(flow.adds)
+        return adds
 
     def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]:
         """The linear layers (or matrix parameters: 3-D experts) whose output is `node`'s output,
