@@ -104,6 +104,17 @@ class ModelBuilder:
                 self.building.pop()
         return ModRef(node)
 
+    def _build_wrapped(self, node: ModuleNode, how: tuple[str, str, str], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> None:
+        """A wrapper that builds its child (`builds_child` in the registry): the child is what the
+        builder returns for those arguments; a builder or arguments we cannot see build nothing."""
+        name, builder_keyword, kwargs_keyword = how
+        builder, arguments = kwargs.get(builder_keyword), kwargs.get(kwargs_keyword)
+        if builder is None or not isinstance(arguments, Mapping):
+            return
+        built = self.call_value(builder, [], {str(k): v for k, v in arguments.items.items()}, ctx, call)
+        if isinstance(built, ModRef) and built.node.parent is None:
+            node.add_child(name, built.node)
+
     def add_default_params(self, node: ModuleNode, known: LayerSpec, kwargs: dict[Any, Any], ctx: Ctx) -> None:
         for default in known.params:
             pname, kind = default.name, default.kind
@@ -137,6 +148,9 @@ class ModelBuilder:
                 if isinstance(value, ModRef):
                     child = node.add_child(key, value.node)
                     child.repeat = count or child.repeat
+            return ModRef(node)
+        if known.builds_child is not None:
+            self._build_wrapped(node, known.builds_child, kwargs, ctx, call)
             return ModRef(node)
         self.add_default_params(node, known, kwargs, ctx)
         for name, class_name in known.sublayers:

@@ -61,7 +61,7 @@ class ForwardReader(StatementWalker[_Flow]):
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
         flow = self._read(block, depth=0) if block.cls is not None else self._read_owner_loop(block)
-        if (flow is None or not flow.adds) and block.cls is None and block.kind == "sequential":
+        if (flow is None or not flow.adds) and block.cls is None and block.kind in ("sequential", "wrapper"):
             return self._sequential_adds(block)
         if flow is None:
             return []
@@ -75,18 +75,20 @@ class ForwardReader(StatementWalker[_Flow]):
     def _sequential_adds(self, block: ModuleNode) -> list[ResidualAdd]:
         """`nn.Sequential(Residual(attn), Residual(ff))` as a block: the stream runs through the
         children one after another, each adding its branch in its own `forward`, for as long as
-        each hands the stream on."""
+        each hands the stream on. A wrapper that builds one child is a block of that child."""
         adds: list[ResidualAdd] = []
         for name, child in block.children.items():
             if is_pass_through(child):
                 continue
             flow = self._read(child, depth=0) if child.cls is not None else None
-            if flow is None or not flow.adds or any(value is not STREAM for value in flow.returns):
+            if flow is None or not flow.adds:
                 break
             for add in flow.adds:
                 add.writers = [replace(ref, path=f"{name}.{ref.path}") for ref in add.writers]
                 add.site = name
             adds.extend(flow.adds)
+            if any(value is not STREAM for value in flow.returns):
+                break  # what it hands on is no longer the stream
         return adds
 
     def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]:

@@ -85,7 +85,7 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     stacks: list[Stack] = []
     for _, container in root.named_modules():
         block = _repeated_child(container)
-        if block is None or block.repeat is None or not (block.kind == "module" and block.cls is not None or block.kind in ("container", "sequential")):
+        if block is None or block.repeat is None or not (block.kind == "module" and block.cls is not None or block.kind in ("container", "sequential", "wrapper")):
             continue
         adds = reader.residual_adds(block)
         writers: list[Writer] = []
