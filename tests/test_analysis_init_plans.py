@@ -6,6 +6,8 @@ reported carry `# expect: INI00x`, everything else must stay silent.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import libcst as cst
 import pytest
 from expectations import expected_findings, reported
@@ -640,3 +642,17 @@ for pn, p in self.named_parameters():
 def test_continue_ends_the_pass_of_a_parameter_loop(skip, overwritten):
     source = gpt(SKIPPING_LOOP.format(skip=skip), marks=overwritten)
     assert reported(source) == expected_findings(source)
+
+
+BUILDER_IDIOM = Path(__file__).resolve().parent / "idioms" / "residual_wrapper_builder" / "bad.py"
+
+
+def test_a_builder_function_no_one_calls_is_a_root_with_its_own_stack():
+    source = BUILDER_IDIOM.read_text(encoding="utf-8")
+    analysis = analyze(cst.parse_module(source))
+    (stack,) = analysis.stacks
+    assert stack.root.cls is None and stack.depth.atom_names() == ("depth",) and stack.adds_per_block == 2
+    assert sorted(writer.ref.display for writer in stack.writers) == ["0.fn.2", "1.fn.2"]
+    # A caller in the file decides the arguments: that is the caller's model, not a guess.
+    called = source + "\n\nMODEL = mlp_mixer(depth=24)\n"
+    assert analyze(cst.parse_module(called)).stacks == []

@@ -43,25 +43,25 @@ def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set
 
 
 def _function_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module) -> list[ModuleNode]:
-    """Models built by a module-level function nothing in the file calls. Run after the classes, so
-    their step budget is not spent here; a function that builds no model leaves no trace."""
-    candidates = [func for name, func in index.functions.items() if not _init_like(name)]
-    if not candidates:
-        return []
-    read = names_read(module)
+    """Models built by a module-level function nothing in the file calls. Run after the classes; a
+    function that builds no model leaves no trace, not even the steps it spent."""
     roots: list[ModuleNode] = []
-    for func in candidates:
-        if func.name.value in read:
+    read: set[str] | None = None
+    for name, func in index.functions.items():
+        if _init_like(name):
             continue
-        saved = (set(interp.instantiated), dict(interp.branch_taken), dict(interp.skipped_inits), interp.deliberate_scheme)
+        saved = (set(interp.instantiated), dict(interp.branch_taken), dict(interp.skipped_inits), interp.deliberate_scheme, interp.steps)
         interp.executed = set()
         interp.incomplete = False
         try:
             root = interp.build_function_root(func)
         except (BudgetExceeded, RecursionError):
             root = None
+        if root is not None:
+            read = names_read(module) if read is None else read  # one walk, only once a model is built
+            root = None if name in read else root
         if root is None:
-            interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.deliberate_scheme = saved
+            interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.deliberate_scheme, interp.steps = saved
             continue
         root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
         root.incomplete = interp.incomplete
