@@ -6,6 +6,8 @@ reported carry `# expect: INI00x`, everything else must stay silent.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import libcst as cst
 import pytest
 from expectations import expected_findings, reported
@@ -591,3 +593,86 @@ for pn, p in self.named_parameters():
     assert std is not None and std.is_constant
     assert std.const == pytest.approx(truncated_normal_moments(0.0, 0.02, -0.04, 0.04).std, rel=1e-12)
     assert std.const == pytest.approx(0.8796 * 0.02, rel=1e-4)
+
+
+FLAG_CONFIG = '''
+from dataclasses import dataclass
+
+
+{decorator}
+class GPTConfig:
+    vocab_size: int = 50304
+    n_layer: int = 12
+    n_head: int = 12
+    n_embd: int = 768
+    scaled_init: bool = {default}
+'''
+
+FLAG_INIT = """
+for pn, p in self.named_parameters():
+    if pn.endswith('c_proj.weight'):
+        torch.nn.init.normal_(p, std=0.02)
+        if config.scaled_init:
+            torch.nn.init.normal_(p, std=0.02 / math.sqrt(2 * config.n_layer))
+"""
+
+
+@pytest.mark.parametrize(
+    "decorator, default, unscaled",
+    [
+        ("@dataclass", "True", False),
+        ("@dataclass", "False", True),  # the default config leaves the writers at 0.02
+        ("@dataclass(frozen=True)", "False", True),
+        ("", "False", False),  # a plain class's attribute may be set per instance: undecided
+    ],
+)
+def test_a_dataclass_config_flag_is_decided_by_its_default(decorator, default, unscaled):
+    source = gpt(FLAG_INIT, marks=unscaled).replace(
+        "class GPT(nn.Module):\n    def __init__(self, config):",
+        "class GPT(nn.Module):\n    def __init__(self, config: GPTConfig):",
+    )
+    source += FLAG_CONFIG.format(decorator=decorator, default=default)
+    assert "config: GPTConfig" in source
+    assert reported(source) == expected_findings(source)
+    if unscaled:  # the depth stays the symbol it is named by, not the default's number
+        finding = lint_source(source, "model.py", Settings(select=("INI001",)))[0]
+        assert "1/sqrt(2 * n_layer)" in finding.message
+
+
+SKIPPING_LOOP = """
+for pn, p in self.named_parameters():
+    if pn.endswith('c_proj.weight'):
+        torch.nn.init.normal_(p, std=0.02 / math.sqrt(2 * config.n_layer))
+for pn, p in self.named_parameters():
+    if {skip}:
+        continue
+    torch.nn.init.normal_(p, std=0.02)
+"""
+
+
+@pytest.mark.parametrize(
+    "skip, overwritten",
+    [
+        ("pn.endswith('c_proj.weight')", False),
+        ("p.dim() < 2 or 'c_proj' in pn", False),
+        ("pn.endswith('c_fc.weight')", True),  # the generic pass overwrites the scaled writers
+        ("p.dim() < 2", True),
+    ],
+)
+def test_continue_ends_the_pass_of_a_parameter_loop(skip, overwritten):
+    source = gpt(SKIPPING_LOOP.format(skip=skip), marks=overwritten)
+    assert reported(source) == expected_findings(source)
+
+
+BUILDER_IDIOM = Path(__file__).resolve().parent / "idioms" / "residual_wrapper_builder" / "bad.py"
+
+
+def test_a_builder_function_no_one_calls_is_a_root_with_its_own_stack():
+    source = BUILDER_IDIOM.read_text(encoding="utf-8")
+    analysis = analyze(cst.parse_module(source))
+    (stack,) = analysis.stacks
+    assert stack.root.cls is None and stack.depth.atom_names() == ("depth",) and stack.adds_per_block == 2
+    assert sorted(writer.ref.display for writer in stack.writers) == ["0.fn.2", "1.fn.2"]
+    # A caller in the file decides the arguments: that is the caller's model, not a guess.
+    called = source + "\n\nMODEL = mlp_mixer(depth=24)\n"
+    assert analyze(cst.parse_module(called)).stacks == []

@@ -28,8 +28,6 @@ SETTINGS = Settings(select=("INI0",))
 # by what each costs on real code is in docs/precision.md.
 NOT_YET: dict[tuple[str, str], str] = {
     # Forward data flow
-    ("residual_wrapper_builder", "bad"): "a model built by a function as nn.Sequential of Residual wrappers",
-    ("moe_or_dense_flag", "bad"): "the FFN chosen by `MoE(...) if config.use_moe else MLP(...)` is not resolved",
 }
 
 

@@ -339,3 +339,28 @@ def test_scaled_init_method_normal_divides_sigma_by_sqrt_of_multiplier_times_dep
     written = "scaled_init_method_normal(config.init_method_std, config.num_layers)"
     assert written in source
     assert [code for _, code in reported(source.replace(written, factory))] == expected
+
+
+# ------------------------------------------------------------------ nanotron's PipelineBlock
+def test_pipeline_block_is_one_registry_entry():
+    assert static_files_naming("PipelineBlock") == ["analysis/knowledge/parallel_layers.py"]
+    assert static_files_naming("module_builder") == ["analysis/knowledge/parallel_layers.py"]
+
+
+PIPELINE_IDIOM = Path(__file__).resolve().parent / "idioms" / "pipeline_block" / "bad.py"
+
+
+@pytest.mark.parametrize("qualified", [True, False])
+def test_pipeline_block_builds_its_stage_as_pp_block(qualified):
+    """The stage a `PipelineBlock` builds is its child `pp_block`; a class of that name imported
+    from anywhere else is a layer initlint cannot see: no stack, no finding."""
+    source = PIPELINE_IDIOM.read_text(encoding="utf-8")
+    if not qualified:
+        source = source.replace("nanotron.parallel.pipeline_parallel.block", "mylib.pipeline")
+    analysis = analyze(cst.parse_module(source))
+    paths = sorted(writer.node.path for stack in analysis.stacks for writer in stack.writers)
+    if qualified:
+        assert paths == ["decoder.0.pp_block.attn.o_proj", "decoder.0.pp_block.down_proj"]
+        assert reported(source) == expected_findings(source) != []
+    else:
+        assert paths == [] and reported(source) == []

@@ -42,6 +42,8 @@ class Opaque:
     #: A root's parameter keeps its name as a symbol; a string default (`attn_implementation="sdpa"`)
     #: is remembered here to pick an entry of a class table by it.
     default: str | None = None
+    #: A root's config parameter annotated with a dataclass of the file: its field defaults.
+    fields: ClassInfo | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass

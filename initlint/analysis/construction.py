@@ -47,6 +47,17 @@ class ModelBuilder:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
         return built.node
 
+    def build_function_root(self, func: cst.FunctionDef) -> ModuleNode | None:
+        """A module-level builder no code of the file calls (`def mlp_mixer(dim=512, depth=12):
+        return nn.Sequential(...)`): run with its parameters as symbols, as a root's `__init__` is.
+        A model of library containers it returns is a root; a class of the file is one already."""
+        args = [_root_argument(self.index, p) for p in func.params.params]
+        ctx = replace(self.root_context(), via=(f"{func.name.value}()",))
+        built = self.call_function(FuncRef(func), args, {}, ctx)
+        if isinstance(built, ModRef) and built.node.cls is None and built.node.parent is None and built.node.kind in ("container", "sequential"):
+            return built.node
+        return None
+
     def run_entry_point(self, root: ModuleNode, module: cst.Module, executed: set[int]) -> None:
         """A library model whose init is a method its user calls after construction: where this
         file never calls it, run it as that user would, with its own defaults, and say so."""
@@ -87,11 +98,22 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [Opaque(p.name.value, _string_default(p)) for p in func.params.params[1:]]
+                    args = [_root_argument(self.index, p) for p in func.params.params[1:]]
                 self.call_function(FuncRef(func, owner, ModRef(node)), args, kwargs, replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)))
             finally:
                 self.building.pop()
         return ModRef(node)
+
+    def _build_wrapped(self, node: ModuleNode, how: tuple[str, str, str], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> None:
+        """A wrapper that builds its child (`builds_child` in the registry): the child is what the
+        builder returns for those arguments; a builder or arguments we cannot see build nothing."""
+        name, builder_keyword, kwargs_keyword = how
+        builder, arguments = kwargs.get(builder_keyword), kwargs.get(kwargs_keyword)
+        if builder is None or not isinstance(arguments, Mapping):
+            return
+        built = self.call_value(builder, [], {str(k): v for k, v in arguments.items.items()}, ctx, call)
+        if isinstance(built, ModRef) and built.node.parent is None:
+            node.add_child(name, built.node)
 
     def add_default_params(self, node: ModuleNode, known: LayerSpec, kwargs: dict[Any, Any], ctx: Ctx) -> None:
         for default in known.params:
@@ -119,9 +141,16 @@ class ModelBuilder:
             elif isinstance(source, Mapping):
                 items = [(str(key), value) for key, value in source.items.items()]
             for key, value in items:
+                count = repeat
+                if isinstance(value, Seq) and value.repeat is not None and value.items and kind == "sequential":
+                    # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative.
+                    value, count = value.items[0], value.repeat
                 if isinstance(value, ModRef):
                     child = node.add_child(key, value.node)
-                    child.repeat = repeat or child.repeat
+                    child.repeat = count or child.repeat
+            return ModRef(node)
+        if known.builds_child is not None:
+            self._build_wrapped(node, known.builds_child, kwargs, ctx, call)
             return ModRef(node)
         self.add_default_params(node, known, kwargs, ctx)
         for name, class_name in known.sublayers:
@@ -139,6 +168,24 @@ class ModelBuilder:
             else:
                 weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
         return ModRef(node)
+
+
+def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
+    """A root's parameter: a symbol, remembering a string default or the dataclass it is typed with."""
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    cls = index.classes.get(annotation.value) if isinstance(annotation, cst.Name) else None
+    fields = cls if cls is not None and _is_dataclass(cls) else None
+    return Opaque(param.name.value, _string_default(param), fields)
+
+
+def _is_dataclass(cls: ClassInfo) -> bool:
+    for decorator in cls.node.decorators:
+        target = decorator.decorator
+        target = target.func if isinstance(target, cst.Call) else target
+        name = target.attr.value if isinstance(target, cst.Attribute) else target.value if isinstance(target, cst.Name) else ""
+        if name == "dataclass":
+            return True
+    return False
 
 
 def _string_default(param: cst.Param) -> str | None:
@@ -163,6 +210,27 @@ class _UseFinder(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.found = self.found or node.value == self.name
+
+
+class _NameReader(cst.CSTVisitor):
+    """Every name the module reads, apart from the names functions are defined under."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self._definitions: set[int] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._definitions.add(id(node.name))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._definitions:
+            self.names.add(node.value)
+
+
+def names_read(module: cst.Module) -> set[str]:
+    reader = _NameReader()
+    module.visit(reader)
+    return reader.names
 
 
 def _used_in(module: cst.Module, name: str) -> bool:

@@ -79,6 +79,10 @@ class _Return(Exception):
         self.raised = raised
 
 
+class _Continue(Exception):
+    """`continue`: the rest of this pass of the loop does not run."""
+
+
 class Interpreter(ModelBuilder, StatementWalker[Ctx]):
     def __init__(self, index: ModuleIndex, module: cst.Module, options: AnalysisOptions) -> None:
         self.index = index
@@ -266,6 +270,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         except _Return as ret:
             if not ret.raised and self.maybe_returned:
                 self.maybe_returned[-1].append(ret.value)
+        except _Continue:
+            pass  # on a path that may not run: the rest of the pass still may
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         decided = truth(self.eval(stmt.test, env, ctx))
@@ -314,7 +320,10 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
                 for name in _bound_names(stmt.target):
                     env.names.pop(name, None)
                 self.assign(stmt.target, item, env, inner, stmt)
-                self.exec_block(stmt.body.body, env, inner)
+                try:
+                    self.exec_block(stmt.body.body, env, inner)
+                except _Continue:
+                    continue
             return
         self.assign(stmt.target, UNKNOWN, env, ctx, stmt)
         self.exec_branch(stmt.body.body, env, ctx.uncertain())
@@ -341,6 +350,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             raise _Return(self.eval(small.value, env, ctx) if small.value is not None else Const(None))
         elif isinstance(small, cst.Raise):
             raise _Return(UNKNOWN, raised=True)
+        elif isinstance(small, cst.Continue):
+            raise _Continue()
         elif isinstance(small, (cst.Import, cst.ImportFrom)):
             scratch = ModuleIndex()
             from initlint.analysis.index import _record_import

@@ -205,6 +205,9 @@ class ResidualAdd:
     #: Behind an undecided test, through a layer that may not exist (cross-attention off by
     #: default): not on the default path, so not counted in N.
     optional: bool = False
+    #: The child of a classless block whose `forward` makes the add (`nn.Sequential(Residual(attn),
+    #: Residual(ff))` runs one statement twice: two adds).
+    site: str = ""
 
 
 @dataclass
@@ -278,7 +281,7 @@ class Stack:
 
     @property
     def adds_per_block(self) -> int:
-        return len({id(add.statement) for add in self.default_adds})
+        return len({(add.site, id(add.statement)) for add in self.default_adds})
 
     @property
     def prenorm(self) -> bool:

@@ -62,6 +62,8 @@ class ForwardReader(StatementWalker[_Flow]):
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
         flow = self._read(block, depth=0) if block.cls is not None else self._read_owner_loop(block)
+        if (flow is None or not flow.adds) and block.cls is None and block.kind in ("sequential", "wrapper"):
+            return self._sequential_adds(block)
         if flow is None:
             return []
         # (An owner's `forward` returning `self.norm(x)` after the loop is the final norm, not the block's.)
@@ -77,6 +79,25 @@ class ForwardReader(StatementWalker[_Flow]):
         flow = self._read(root, depth=0)
         values = [value.items[0] if isinstance(value, Seq) and value.items else value for value in (flow.returns if flow else [])]
         return [m for value in values if isinstance(value, Branch) for m in value.last if m.kind == "linear"]
+
+    def _sequential_adds(self, block: ModuleNode) -> list[ResidualAdd]:
+        """`nn.Sequential(Residual(attn), Residual(ff))` as a block: the stream runs through the
+        children one after another, each adding its branch in its own `forward`, for as long as
+        each hands the stream on. A wrapper that builds one child is a block of that child."""
+        adds: list[ResidualAdd] = []
+        for name, child in block.children.items():
+            if is_pass_through(child):
+                continue
+            flow = self._read(child, depth=0) if child.cls is not None else None
+            if flow is None or not flow.adds:
+                break
+            for add in flow.adds:
+                add.writers = [replace(ref, path=f"{name}.{ref.path}") for ref in add.writers]
+                add.site = name
+            adds.extend(flow.adds)
+            if any(value is not STREAM for value in flow.returns):
+                break  # what it hands on is no longer the stream
+        return adds
 
     def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]:
         """The linear layers (or matrix parameters: 3-D experts) whose output is `node`'s output,

@@ -8,8 +8,10 @@ from functools import lru_cache
 import libcst as cst
 
 from initlint.analysis.facts import writer_pattern
+from initlint.analysis.construction import names_read
 from initlint.analysis.index import ModuleIndex, build_index
 from initlint.analysis import linking
+from initlint.analysis.interp import Interpreter
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import Analysis, ModuleNode, Stack, Writer
@@ -39,13 +41,50 @@ def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set
     return sorted(set(names))
 
 
+def _function_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module) -> list[ModuleNode]:
+    """Models built by a module-level function nothing in the file calls. Run after the classes; a
+    function that builds no model leaves no trace, not even the steps it spent."""
+    roots: list[ModuleNode] = []
+    read: set[str] | None = None
+    for name, func in index.functions.items():
+        if _init_like(name):
+            continue
+        saved = (set(interp.instantiated), dict(interp.branch_taken), dict(interp.skipped_inits), interp.deliberate_scheme, interp.steps)
+        interp.executed = set()
+        interp.incomplete = False
+        try:
+            root = interp.build_function_root(func)
+        except (StepBudgetExceeded, RecursionError):
+            root = None
+        if root is not None:
+            read = names_read(module) if read is None else read  # one walk, only once a model is built
+            root = None if name in read else root
+        if root is None:
+            interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.deliberate_scheme, interp.steps = saved
+            continue
+        root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
+        root.incomplete = interp.incomplete
+        roots.append(root)
+    return roots
+
+
+def _repeated_child(container: ModuleNode) -> ModuleNode | None:
+    """The repeated block of a container: its only child, or in an `nn.Sequential` the one child
+    that stands for many (`nn.Sequential(stem, *blocks, head)`)."""
+    if container.kind not in ("container", "sequential"):
+        return None
+    children = list(container.children.values())
+    if len(children) == 1:
+        return children[0]
+    repeated = [child for child in children if child.repeat is not None]
+    return repeated[0] if container.kind == "sequential" and len(repeated) == 1 else None
+
+
 def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     stacks: list[Stack] = []
     for _, container in root.named_modules():
-        if container.kind not in ("container", "sequential") or len(container.children) != 1:
-            continue
-        block = next(iter(container.children.values()))
-        if block.repeat is None or not (block.kind == "module" and block.cls is not None or block.kind in ("container", "sequential")):
+        block = _repeated_child(container)
+        if block is None or block.repeat is None or not (block.kind == "module" and block.cls is not None or block.kind in ("container", "sequential", "wrapper")):
             continue
         adds = reader.residual_adds(block)
         writers: list[Writer] = []
@@ -87,10 +126,11 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
         root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
         root.incomplete = interp.incomplete
         trees.append(root)
+    trees.extend(_function_roots(interp, index, module))
     analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     used = interp.instantiated | {node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None}
-    analysis.roots = [tree for tree in reversed(trees) if tree.cls is not None and tree.cls.name not in used]
+    analysis.roots = [tree for tree in reversed(trees) if tree.cls is None or tree.cls.name not in used]
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
         try:
@@ -134,7 +174,8 @@ def static_summary(source: str) -> StaticSummary:
         return StaticSummary()
     writers: list[WriterInfo] = []
     seen: set[tuple[str, str]] = set()
-    for stack in analysis.stacks:
+    # The runtime builds root classes by name; a model a builder function returns has none.
+    for stack in (stack for stack in analysis.stacks if stack.root.cls is not None):
         for writer in stack.writers:
             pattern = writer_pattern(stack, writer)
             key = (stack.root.type_name, pattern)
@@ -144,4 +185,4 @@ def static_summary(source: str) -> StaticSummary:
             created = writer.node.created_at
             line = analysis.line_of(created) if created is not None else 0
             writers.append(WriterInfo(writer.ref.layer_class.name, writer.ref.attr, pattern, stack.root.type_name, line, writer.ref.found_by))
-    return StaticSummary([root.type_name for root in analysis.roots], writers, sorted(analysis.depth_atoms))
+    return StaticSummary([root.type_name for root in analysis.roots if root.cls is not None], writers, sorted(analysis.depth_atoms))

@@ -54,8 +54,22 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         return BoundMethod(base, attr)
     if isinstance(base, Opaque) and attr == "get":
         return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
+    if isinstance(base, Opaque) and base.fields is not None and attr in base.fields.attributes:
+        return _field_default(interp, base.fields.attributes[attr], attr, ctx)
     if attr in DELIBERATE_CONFIG_NAMES:
         interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
+    return Opaque(attr)
+
+
+def _field_default(interp: "Interpreter", expr: cst.BaseExpression, attr: str, ctx: "Ctx") -> Any:
+    """A dataclass config's field by its default: a flag (`use_moe: bool = False`) decides as the
+    default config does; a string is kept as a root's string default is; a number stays the
+    symbol it is named by (depth and widths keep their meaning)."""
+    value = interp.eval(expr, Env(), ctx)
+    if isinstance(value, Const) and (value.value is None or isinstance(value.value, bool)):
+        return value
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return Opaque(attr, value.value)
     return Opaque(attr)
 
 

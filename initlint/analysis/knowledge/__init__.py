@@ -18,13 +18,13 @@ from typing import Iterable
 
 from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
-from initlint.analysis.knowledge.parallel_layers import PARALLEL_LAYERS
+from initlint.analysis.knowledge.parallel_layers import NANOTRON, PARALLEL_LAYERS
 from initlint.analysis.knowledge.specs import InitMethodFactory, InitSpec, LayerSpec, Library, TensorFactory
 from initlint.analysis.knowledge.timm import TIMM
 from initlint.analysis.knowledge.torch_init import TORCH_INIT
 from initlint.analysis.knowledge.torch_nn import TORCH_NN
 
-LIBRARIES = (TORCH_NN, TORCH_INIT, HUGGINGFACE, PARALLEL_LAYERS, TIMM, DELIBERATE_SCHEMES, ENTRY_POINTS)
+LIBRARIES = (TORCH_NN, TORCH_INIT, HUGGINGFACE, PARALLEL_LAYERS, NANOTRON, TIMM, DELIBERATE_SCHEMES, ENTRY_POINTS)
 _TORCH_NN_PREFIX = "torch.nn."
 
 

@@ -1,5 +1,6 @@
 """Model-parallel linears of Megatron-LM and fairscale: the weight's init is the `init_method=`
-callable the caller passes, usually made by Megatron's init-method factories. Known by qualified name only: a project's own class of the same
+callable the caller passes, usually made by Megatron's init-method factories. nanotron's pipeline
+stages: `PipelineBlock` builds `module_builder(**module_kwargs)` as its child `pp_block`. Known by qualified name only: a project's own class of the same
 name is mapped to one of these with `extend-layer-classes` in `[tool.initlint]`."""
 
 from __future__ import annotations
@@ -27,4 +28,14 @@ PARALLEL_LAYERS = Library(
         for name in ("ColumnParallelLinear", "RowParallelLinear")
     ),
     init_method_factories=tuple((f"{module}.{name}", factory) for module in _UTILS for name, factory in _FACTORIES.items()),
+)
+
+NANOTRON = Library(
+    import_roots=("nanotron",),
+    layers=(
+        (
+            "nanotron.parallel.pipeline_parallel.block.PipelineBlock",
+            LayerSpec("wrapper", "PipelineBlock", builds_child=("pp_block", "module_builder", "module_kwargs")),
+        ),
+    ),
 )

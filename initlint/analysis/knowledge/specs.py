@@ -69,6 +69,9 @@ class LayerSpec:
     match_class_name: bool = False
     #: Sub-layers the constructor creates (`nn.MultiheadAttention.out_proj`): name -> layer class.
     sublayers: tuple[tuple[str, str], ...] = ()
+    #: A wrapper that builds its one child from two constructor keywords: (child name, keyword of
+    #: the class or function to call, keyword of the mapping of its arguments).
+    builds_child: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True)
