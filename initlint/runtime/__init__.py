@@ -54,7 +54,7 @@ def verify(
         return Report([verify_module(model_or_factory, options, label)])
     if not callable(model_or_factory):
         raise TypeError(f"verify() needs an nn.Module or a zero-argument factory, got {type(model_or_factory).__name__}")
-    name = label or getattr(model_or_factory, "__name__", "model")
+    name: str = label if label else getattr(model_or_factory, "__name__", "model")
     return Report([verify_factory(name, model_or_factory, options)])
 
 

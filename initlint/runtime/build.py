@@ -92,7 +92,7 @@ def resolve_factory(spec: str) -> tuple[str, Factory]:
         module = load_file(target)
     else:
         module = importlib.import_module(target)
-    factory = module
+    factory: Any = module  # any attribute of the user's module, until checked callable below
     for part in attribute.split("."):
         factory = getattr(factory, part, None)
         if factory is None:
@@ -115,7 +115,7 @@ def module_classes(module: ModuleType) -> list[type[nn.Module]]:
 
 def module_factories(module: ModuleType) -> list[tuple[str, Factory]]:
     """Functions of this module named like model factories that need no argument."""
-    found = []
+    found: list[tuple[str, Factory]] = []
     for name in FACTORY_NAMES:
         value = vars(module).get(name)
         if inspect.isfunction(value) and value.__module__ == module.__name__ and not _required_parameters(value):
@@ -253,9 +253,9 @@ def make_config(config_class: type, overrides: dict[str, Any]) -> Any:
     return config_class(**overrides)
 
 
-def default_config(cls: type, overrides: dict[str, Any]) -> Any:
+def default_config(get_default_config: Callable[[], Any], overrides: dict[str, Any]) -> Any:
     """minGPT style: `cls.get_default_config()` (a CfgNode or namespace), overrides set on it."""
-    config = cls.get_default_config()
+    config = get_default_config()
     for key, value in overrides.items():
         setattr(config, key, value)
     return config
@@ -282,8 +282,10 @@ def class_factory(cls: type[nn.Module], module: ModuleType, overrides: dict[str,
     except (TypeError, ValueError):
         accepted = set()
     if len(required) == 1:
-        if callable(getattr(cls, "get_default_config", None)):
-            return _with_unset_hint(cls, lambda: cls(default_config(cls, overrides)))
+        get_default_config = getattr(cls, "get_default_config", None)
+        if callable(get_default_config):
+            return _with_unset_hint(cls, get_default_config,
+                                    lambda: cls(default_config(get_default_config, overrides)))
         config_class = _config_class_for(cls, required[0], module)
         if config_class is not None:
             return lambda: cls(make_config(config_class, overrides))
@@ -299,7 +301,7 @@ def class_factory(cls: type[nn.Module], module: ModuleType, overrides: dict[str,
     return lambda: cls(**overrides)
 
 
-def _with_unset_hint(cls: type, factory: Factory) -> Factory:
+def _with_unset_hint(cls: type, get_default_config: Callable[[], Any], factory: Factory) -> Factory:
     """A build from a default config that leaves fields unset fails deep in the model's code:
     say which fields to pass instead."""
 
@@ -307,7 +309,7 @@ def _with_unset_hint(cls: type, factory: Factory) -> Factory:
         try:
             return factory()
         except Exception as error:
-            unset = _unset_fields(cls.get_default_config())
+            unset = _unset_fields(get_default_config())
             if not unset:
                 raise
             raise BuildError(f"{cls.__name__}.get_default_config() leaves {', '.join(unset)} unset "

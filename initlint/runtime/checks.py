@@ -14,7 +14,7 @@ import copy
 import inspect
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Protocol, Sequence
 
 from initlint.runtime.probe import measurement_finding
 from initlint.runtime.stats import (
@@ -64,6 +64,16 @@ def _callable_without_arguments(method: Callable[..., Any]) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+class NamedChange(Protocol):
+    """What the change lists print: a parameter and how it changed."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -140,7 +150,8 @@ def _describe(stats: TensorStats) -> str:
 @dataclass(frozen=True)
 class IdempotencyResult:
     entry_point: str | None  # None: the model has no public init to call
-    changes: list[DistributionChange] = field(default_factory=list)
+    #: `DistributionChange`s, or the pipeline's changed requests (name and description only).
+    changes: Sequence[NamedChange] = field(default_factory=list)
 
 
 def check_idempotency(
@@ -331,7 +342,7 @@ def find_clones(model: "nn.Module", measured: Mapping[str, TensorStats] | None =
 # --- findings ---------------------------------------------------------------------------------
 
 
-def _change_list(changes: list[DistributionChange], limit: int = 3) -> str:
+def _change_list(changes: Sequence[NamedChange], limit: int = 3) -> str:
     shown = "; ".join(f"{change.name}: {change.description}" for change in changes[:limit])
     return shown + (f"; and {len(changes) - limit} more" if len(changes) > limit else "")
 

@@ -76,8 +76,9 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
 
 # -- settings ----------------------------------------------------------------------------------
 
-_TABLE_KEYS = {"policy": str, "timeout": (int, float), "memory-limit": int, "device": str, "materialize": bool,
-               "model": str, "config": str, "factory": str, "input-shape": str}
+_TABLE_KEYS: dict[str, type | tuple[type, ...]] = {
+    "policy": str, "timeout": (int, float), "memory-limit": int, "device": str, "materialize": bool,
+    "model": str, "config": str, "factory": str, "input-shape": str}
 
 
 def runtime_options(args: argparse.Namespace, table: Mapping[str, Any]) -> Options:

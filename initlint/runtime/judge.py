@@ -102,6 +102,7 @@ def judge(params: Sequence[ParamFacts], fmap: ForwardMap, policy: Policy, base_s
             if judged and all(r.verdict == "ok" for r in judged):
                 chosen, rows = candidate, candidate_rows
                 break
+        assert rows is not None  # AUTO_CANDIDATES is not empty: the loop set it
         label = f"auto -> {chosen}"
         if chosen == "gpt2" and _fits(rows_for("fan-in", [_fan_out(p) for p in params])):
             rows = rows_for("fan-in")
@@ -271,8 +272,9 @@ def _patterns_per_line(params: Sequence[ParamFacts]) -> dict[tuple, set[str]]:
     lines: dict[tuple, set[str]] = {}
     for param in params:
         for step in param.history:
-            if _line_of(step) is not None and not step.by_default:
-                lines.setdefault(_line_of(step), set()).add(name_pattern(param.name))
+            line = _line_of(step)
+            if line is not None and not step.by_default:
+                lines.setdefault(line, set()).add(name_pattern(param.name))
     return lines
 
 

@@ -162,7 +162,10 @@ def _forward_map(model: nn.Module, factory, options: Options, report: ModelRepor
         return ForwardMap()
     try:
         real = _eager(factory, Options(device="cpu", seed=options.seed))
-        fmap = map_forward(real, probe_inputs(real, options))
+        real_inputs = probe_inputs(real, options)
+        if real_inputs is None:  # the meta model had inputs, so the same model on CPU has them too
+            raise ValueError("no probe input for the model on CPU")
+        fmap = map_forward(real, real_inputs)
     except Exception as error:  # noqa: BLE001 -- a forward that needs more than token ids
         report.notes.append(f"the forward failed on meta ({reason}) and on CPU ({_one_line(error)}): residual "
                             "writers not observed; pass --input-shape, or a --factory whose model takes token ids")
@@ -275,8 +278,8 @@ def _std_findings(report: ModelReport, measured: dict, requested: dict) -> list[
     from initlint.runtime import stats
 
     rows = {row.name: row for row in report.rows}
-    wanted = [(n, measured[n], _to_stats_request(requested[n])) for n in measured
-              if n in requested and _to_stats_request(requested[n]) is not None]
+    wanted = [(n, measured[n], request) for n in measured
+              if n in requested and (request := _to_stats_request(requested[n])) is not None]
     verdicts = stats.judge_stds(wanted)
     for verdict in verdicts:
         if verdict.name in rows:

@@ -53,7 +53,7 @@ class RuntimeFinding:
     code: str
     message: str
     params: list[str]
-    source: list | None = None  # [file, line]
+    source: list | tuple | None = None  # [file, line] (a tuple when taken from a `Requested`)
     details: dict[str, Any] = field(default_factory=dict)
     #: [file, line, column] where it is reported: the creation of its first parameter's module.
     created: list | None = None

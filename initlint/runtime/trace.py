@@ -20,6 +20,7 @@ import os
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from types import FrameType
 from typing import Any, Callable, Iterator
 
 import torch
@@ -91,7 +92,7 @@ class InitTracer(TorchDispatchMode):
     def source(self) -> tuple | None:
         """(file, line, caller line, ...): the innermost frame in a focus file, then up to
         two of its callers in the same file (an init helper and the line that called it)."""
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         fallback = None
         found: list = []
         while frame is not None and len(found) < 4:
@@ -241,7 +242,7 @@ class InitTracer(TorchDispatchMode):
 
 
 def _in_constructor() -> bool:
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_name == "__init__" and isinstance(frame.f_locals.get("self"), torch.nn.Module):
             return True
@@ -251,7 +252,7 @@ def _in_constructor() -> bool:
 
 def _in_torch_default() -> bool:
     """Is the op running inside a torch layer's own `reset_parameters` (its default init)?"""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
         if frame.f_code.co_name in ("reset_parameters", "_reset_parameters") and \
                 frame.f_code.co_filename.startswith(_TORCH_DIR):

@@ -174,12 +174,12 @@ class ProvenanceMode(TorchDispatchMode):
                 self._role(key, "bias")
         if weight_key is not None:
             self._role(weight_key, "linear")
-            source = next((self.tag_of(a) for a in args if self.tag_of(a) is not None
-                           and self.tag_of(a).kind in ("stream", "branch")), None)
+            source = next((tag for tag in map(self.tag_of, args) if tag is not None
+                           and tag.kind in ("stream", "branch")), None)
             self._tag(out, Tag("branch", writer=weight_key, version=source.version if source else None))
             return
         # activation x activation (attention): the value side (last operand) carries the writer.
-        carried = [self.tag_of(a) for a in args if self.tag_of(a) is not None and self.tag_of(a).kind == "branch"]
+        carried = [tag for tag in map(self.tag_of, args) if tag is not None and tag.kind == "branch"]
         self._tag(out, Tag("branch", writer=carried[-1].writer, factor=carried[-1].factor, version=carried[-1].version)
                   if carried else
                   (Tag("derived") if any(self.tag_of(a) for a in args) else None))
@@ -201,15 +201,18 @@ class ProvenanceMode(TorchDispatchMode):
             self._tag(first_out, tag)
 
     def _add(self, name: str, args: tuple, kwargs: dict, out) -> None:
-        left, right = args[0], args[1] if len(args) > 1 else None
+        left = args[0]
+        # An operand of the op: a tensor, a Python number, or None when there is no second one.
+        right: Any = args[1] if len(args) > 1 else None
         alpha = _scalar(kwargs.get("alpha", args[2] if len(args) > 2 else 1))
         alpha = 1.0 if alpha is None else alpha
         if name.startswith("sub"):
             alpha = -alpha
         left_key, right_key = self.param_key(left), self.param_key(right)
-        if _scalar(right) is not None:
+        offset = _scalar(right)
+        if offset is not None:
             if left_key is not None:  # `1 + w`: a gain applied as an offset
-                self._tag(out, Tag("gain", writer=left_key, offset=_scalar(right) * alpha))
+                self._tag(out, Tag("gain", writer=left_key, offset=offset * alpha))
             else:
                 self._tag(out, self.tag_of(left))
             return
@@ -232,7 +235,9 @@ class ProvenanceMode(TorchDispatchMode):
             self._tag(out, ltag if ltag is not None and ltag.kind == "branch" else rtag or ltag)
 
     def _scale(self, name: str, args: tuple, out) -> None:
-        left, right = args[0], args[1] if len(args) > 1 else None
+        left = args[0]
+        # An operand of the op: a tensor, a Python number, or None when there is no second one.
+        right: Any = args[1] if len(args) > 1 else None
         number = _scalar(right)
         ltag = self.tag_of(left)
         if number is not None:
@@ -246,7 +251,7 @@ class ProvenanceMode(TorchDispatchMode):
         if stream is not None:
             other_tensor, other_tag = next((t, tag) for t, tag in operands if t is not stream[0])
             key = self.param_key(other_tensor)
-            if other_tag is not None and other_tag.kind == "gain":  # x_normed * (1 + w)
+            if other_tag is not None and other_tag.kind == "gain" and other_tag.writer is not None:  # x_normed * (1 + w)
                 self._role(other_tag.writer, "norm-gain")
                 self.offsets[other_tag.writer] = other_tag.offset
                 self._tag(out, Tag("stream", normed=True, version=stream[1].version))
@@ -273,7 +278,7 @@ class ProvenanceMode(TorchDispatchMode):
             self._tag(out, Tag("derived"))
 
     def _default(self, tensors: list, out) -> None:
-        tags = [self.tag_of(t) for t in tensors if self.tag_of(t) is not None]
+        tags = [tag for tag in map(self.tag_of, tensors) if tag is not None]
         if not tags:
             return
         branch = next((tag for tag in tags if tag.kind == "branch"), None)
