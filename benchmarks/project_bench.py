@@ -143,15 +143,19 @@ def measure(label: str, root: Path, rounds: int) -> None:
         resolve_in(root, warm, True)  # fills the warm cache
         # Each round times the reference next to every scenario: ratios within a round share the load.
         for _ in range(rounds):
-            times.setdefault("reference", []).append(cpu_seconds(lambda: [cst.parse_module(text) for text in sources])[0])
+            times.setdefault("reference", []).append(
+                cpu_seconds(lambda: [cst.parse_module(text) for text in sources])[0]
+            )
             for name, action in scenarios(root, warm):
                 seconds, results[name] = cpu_seconds(action)
                 times.setdefault(name, []).append(seconds)
     finally:
         shutil.rmtree(warm, ignore_errors=True)
     kinds = results["resolve every import, cold cache"][1]
-    print(f"{label}: {len(files)} files, {sum(text.count(chr(10)) for text in sources)} lines, "
-          f"{sum(kinds.values())} imports ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})")
+    print(
+        f"{label}: {len(files)} files, {sum(text.count(chr(10)) for text in sources)} lines, "
+        f"{sum(kinds.values())} imports ({', '.join(f'{n} {kind}' for kind, n in kinds.most_common())})"
+    )
     reference = times.pop("reference")
     print(f"  {'bare libcst.parse_module of every file':42} {min(reference):7.3f} s  (reference, 1.00x)")
     for name, seconds in times.items():

@@ -55,30 +55,65 @@ def _runtime_cli() -> ModuleType | None:
 
 
 def _add_check_arguments(check: argparse.ArgumentParser) -> None:
-    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or folders (default: .); - reads stdin")
-    check.add_argument("--stdin-filename", metavar="PATH", help="with -: the name the source on stdin is checked under (config, per-file-ignores)")
+    check.add_argument(
+        "paths", nargs="*", default=["."], metavar="PATH", help="files or folders (default: .); - reads stdin"
+    )
+    check.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="with -: the name the source on stdin is checked under (config, per-file-ignores)",
+    )
     selection = check.add_argument_group("rule selection (override [tool.initlint])")
-    selection.add_argument("--select", type=parse_code_list, metavar="CODES", help="only these codes or prefixes (replaces the config's)")
-    selection.add_argument("--extend-select", type=parse_code_list, metavar="CODES", help="also these codes, e.g. opt-in rules")
-    selection.add_argument("--ignore", type=parse_code_list, metavar="CODES", help="skip these codes or prefixes (replaces the config's)")
+    selection.add_argument(
+        "--select", type=parse_code_list, metavar="CODES", help="only these codes or prefixes (replaces the config's)"
+    )
+    selection.add_argument(
+        "--extend-select", type=parse_code_list, metavar="CODES", help="also these codes, e.g. opt-in rules"
+    )
+    selection.add_argument(
+        "--ignore", type=parse_code_list, metavar="CODES", help="skip these codes or prefixes (replaces the config's)"
+    )
     selection.add_argument("--extend-ignore", type=parse_code_list, metavar="CODES", help="also skip these codes")
     selection.add_argument("--ignore-noqa", action="store_true", help="report findings even where `# noqa` hides them")
     config = check.add_argument_group("configuration")
-    config.add_argument("--config", metavar="PYPROJECT", help="read [tool.initlint] from this file instead of searching")
+    config.add_argument(
+        "--config", metavar="PYPROJECT", help="read [tool.initlint] from this file instead of searching"
+    )
     config.add_argument("--isolated", action="store_true", help="read no pyproject.toml at all")
-    config.add_argument("--force-exclude", action="store_true", default=None, help="apply the excludes to files named on the command line too")
+    config.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply the excludes to files named on the command line too",
+    )
     output = check.add_argument_group("output")
     output.add_argument("--format", choices=FORMATS, default="text", help="default: text")
-    output.add_argument("--show-source", action=argparse.BooleanOptionalAction, default=True, help="text: print the source line and a caret (default: on)")
+    output.add_argument(
+        "--show-source",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="text: print the source line and a caret (default: on)",
+    )
     output.add_argument("-q", "--quiet", action="store_true", help="text: only the `path:line:col: CODE message` lines")
-    output.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="auto: only on a terminal and when NO_COLOR is unset")
+    output.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="auto: only on a terminal and when NO_COLOR is unset",
+    )
     output.add_argument("--statistics", action="store_true", help="print how many findings each rule produced")
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     run = check.add_argument_group("run")
     run.add_argument("-j", "--jobs", type=_positive_int, metavar="N", help="check files in N processes")
     run.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what is left")
-    run.add_argument("--unsafe-fixes", action="store_true", help="also apply (with --fix) or show fixes that change the model's numbers (INI002)")
-    run.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)")
+    run.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply (with --fix) or show fixes that change the model's numbers (INI002)",
+    )
+    run.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)"
+    )
     runtime = _runtime_cli()
     if runtime is not None:
         runtime.add_arguments(check)
@@ -99,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("rules", help="list every rule, with whether it is on by default")
     commands.add_parser(
-        "server", help="a language server on stdin/stdout for editors (needs initlint[lsp])",
+        "server",
+        help="a language server on stdin/stdout for editors (needs initlint[lsp])",
         description="Speak LSP on stdin/stdout: static diagnostics, quick fixes, rule docs on hover. See docs/editors.md.",
     )
     return parser
@@ -112,7 +148,9 @@ def _overlay(args: argparse.Namespace):
         value = getattr(args, name, None)
         return None if value is None else validate_codes(value, f"--{name.replace('_', '-')}")
 
-    select, extend_select, ignore, extend_ignore = (flag(name) for name in ("select", "extend_select", "ignore", "extend_ignore"))
+    select, extend_select, ignore, extend_ignore = (
+        flag(name) for name in ("select", "extend_select", "ignore", "extend_ignore")
+    )
     force_exclude = getattr(args, "force_exclude", None)
 
     def overlay(settings: Settings) -> Settings:
@@ -237,7 +275,9 @@ def _fixer():
     return fixes
 
 
-def _run_runtime(files: list[str], args: argparse.Namespace, settings: Settings, static: list[Finding]) -> list[Finding]:
+def _run_runtime(
+    files: list[str], args: argparse.Namespace, settings: Settings, static: list[Finding]
+) -> list[Finding]:
     """Runtime verification runs only when asked for (`--runtime`); it needs torch. It returns
     the static findings merged with its own (one finding per writer, `# noqa` for both)."""
     if not getattr(args, "runtime", False):
@@ -265,7 +305,10 @@ def _report_fixes(report, verb: str = "fixed") -> None:
         print(f"initlint: warning: --fix: {path}: {reason}", file=sys.stderr)
     if report.fixed:
         count, files = report.fixes_applied, len(report.fixed)
-        print(f"initlint: {verb} {count} finding{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}", file=sys.stderr)
+        print(
+            f"initlint: {verb} {count} finding{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}",
+            file=sys.stderr,
+        )
 
 
 def _split_notebooks(findings: Sequence[Finding]) -> tuple[list[Finding], list[Finding]]:
@@ -300,7 +343,9 @@ def _print_diff(findings: Sequence[Finding], unsafe: bool, sources: dict[str, st
         report.fixed.update(notebook_report.fixed)
         previews += notebook_previews
     for path, old, new in previews:
-        sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+        sys.stdout.writelines(
+            difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}")
+        )
     _report_fixes(report, verb="would fix")
     return bool(previews)
 
@@ -311,7 +356,12 @@ def _stdin_previews(findings: list[Finding], unsafe: bool, sources: dict[str, st
     previews = []
     for path, source in sources.items():
         edits = sorted(
-            (edit for finding in findings if finding.path == path and finding.fix and (finding.fix.safe or unsafe) for edit in finding.fix.edits),
+            (
+                edit
+                for finding in findings
+                if finding.path == path and finding.fix and (finding.fix.safe or unsafe)
+                for edit in finding.fix.edits
+            ),
             key=lambda e: (e.line, e.column, e.end_line, e.end_column),
         )
         if edits and not _overlapping(edits):

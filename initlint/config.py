@@ -181,7 +181,7 @@ def _boolean(value: Any, where: str) -> bool:
 
 def _folder(value: Any, where: str) -> str:
     if not isinstance(value, str):
-        raise ConfigError(f"{where}: expected a folder path (\"\" for no disk cache), got {_describe(value)}")
+        raise ConfigError(f'{where}: expected a folder path ("" for no disk cache), got {_describe(value)}')
     return value.strip()
 
 
@@ -209,10 +209,15 @@ def _layer_classes(value: Any, where: str) -> tuple[tuple[str, str], ...]:
 
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: expected a table of class name = known layer class, got {_describe(value)}")
-    pairs = tuple((user, known) for user, known in zip(_dotted_names(list(value), where), _dotted_names(list(value.values()), where)))
+    pairs = tuple(
+        (user, known)
+        for user, known in zip(_dotted_names(list(value), where), _dotted_names(list(value.values()), where))
+    )
     for user, known in pairs:
         if REGISTRY.layer(known) is None:
-            raise ConfigError(f"{where}: {user!r} maps to {known!r}, which is not a layer initlint knows (e.g. 'torch.nn.Linear')")
+            raise ConfigError(
+                f"{where}: {user!r} maps to {known!r}, which is not a layer initlint knows (e.g. 'torch.nn.Linear')"
+            )
     return pairs
 
 
@@ -350,7 +355,9 @@ class SettingsResolver:
     table above it (a monorepo's sub-projects each keep their own), with the command line on top
     (`overlay`). `--config` names one file for all; `isolated` reads none."""
 
-    def __init__(self, overlay: Callable[[Settings], Settings], config: str | None = None, isolated: bool = False) -> None:
+    def __init__(
+        self, overlay: Callable[[Settings], Settings], config: str | None = None, isolated: bool = False
+    ) -> None:
         self._overlay = overlay
         self._fixed: Settings | None = None
         if isolated:

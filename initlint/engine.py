@@ -14,14 +14,17 @@ import libcst as cst
 
 from initlint import guard, noqa
 from initlint.config import Settings, is_enabled
+
 # `UnparseableSource`, `one_line` and `tool_finding` are also imported from here by older
 # callers; they live in leaf modules so that lower layers need not import the engine.
 from initlint.errors import UnparseableSource
 from initlint.findings import Edit, Evidence, Finding, Fix, Span, new_finding, tool_finding
 from initlint.rules.base import EvidenceSpec, FixSpec, NodePositions as Positions
 from initlint.sourcetext import one_line, source_digest
+
 # The text pre-filter lives apart so the flake8 plugin can use it before importing LibCST.
 from initlint.prefilter import TEXT_MARKERS, might_define_model  # noqa: F401 (re-exported)
+
 # The guarded parse sits below the engine (the project layer parses siblings with it).
 from initlint.parsing import NUL_BYTES, decode, parse  # noqa: F401 (re-exported)
 from initlint.rules import Rule, Violation, all_rules, rule_by_code
@@ -72,8 +75,14 @@ def _position(positions: Positions, node: cst.CSTNode) -> Span:
 
 
 def finding_of(
-    rule: type[Rule], path: str, message: str, span: Span, details: dict[str, object] | None = None,
-    fix: Fix | None = None, evidence: tuple[Evidence, ...] = (), help: str | None = None,
+    rule: type[Rule],
+    path: str,
+    message: str,
+    span: Span,
+    details: dict[str, object] | None = None,
+    fix: Fix | None = None,
+    evidence: tuple[Evidence, ...] = (),
+    help: str | None = None,
 ) -> Finding:
     """A finding of `rule` at `span` = (line, column, end_line, end_column), all 1-based."""
     return new_finding(rule.code, path, message, span, details=details, fix=fix, evidence=evidence, help=help)
@@ -102,7 +111,9 @@ def _positioned_fix(positions: Positions, spec: FixSpec | None, linker: Linker |
     return Fix(spec.description, edits, spec.safe)
 
 
-def _in_checked_file(linker: Linker | None, violation: Violation, code: Callable[[cst.CSTNode], str]) -> Violation | None:
+def _in_checked_file(
+    linker: Linker | None, violation: Violation, code: Callable[[cst.CSTNode], str]
+) -> Violation | None:
     """A violation at a sibling file's code moves to the checked file's code that reaches it (the
     `Block(...)` that builds the block whose layer is reported), with the real place as evidence;
     None where the checked file has no such code."""
@@ -112,11 +123,16 @@ def _in_checked_file(linker: Linker | None, violation: Violation, code: Callable
     anchor = linker.anchor(violation.node)
     if anchor is None:
         return None
-    step = EvidenceSpec(f"the reported code is in {place.path}; this file reaches it through `{one_line(code(anchor), 60)}`", violation.node)
+    step = EvidenceSpec(
+        f"the reported code is in {place.path}; this file reaches it through `{one_line(code(anchor), 60)}`",
+        violation.node,
+    )
     return replace(violation, node=anchor, evidence=(step, *violation.evidence))
 
 
-def check_module(module: cst.Module, path: str, settings: Settings, source: str | None = None, project: ProjectContext | None = None) -> list[Finding]:
+def check_module(
+    module: cst.Module, path: str, settings: Settings, source: str | None = None, project: ProjectContext | None = None
+) -> list[Finding]:
     """Run the analysis and every enabled rule over an already parsed module; with `project`,
     names the module imports from its project on disk are followed (findings stay in `path`)."""
     from initlint.analysis import analyze
@@ -141,8 +157,14 @@ def check_module(module: cst.Module, path: str, settings: Settings, source: str 
     for rule, violation in raised:
         span = _position(positions, violation.node)
         finding = finding_of(
-            rule, path, violation.message, span, violation.details, _positioned_fix(positions, violation.fix, linker),
-            _positioned_evidence(positions, violation, linker), violation.help,
+            rule,
+            path,
+            violation.message,
+            span,
+            violation.details,
+            _positioned_fix(positions, violation.fix, linker),
+            _positioned_evidence(positions, violation, linker),
+            violation.help,
         )
         findings.setdefault((finding.code, finding.line, finding.column, finding.message), finding)
     return sorted(findings.values(), key=Finding.sort_key)
@@ -285,7 +307,10 @@ class RunResult:
 
 
 def lint_files(
-    files: Iterable[str], settings: Settings | None = None, jobs: int = 1, progress: Callable[[], None] | None = None,
+    files: Iterable[str],
+    settings: Settings | None = None,
+    jobs: int = 1,
+    progress: Callable[[], None] | None = None,
     lint_one: Callable[[str, Settings], list[Finding]] | None = None,
 ) -> RunResult:
     """Lint every file, in `jobs` processes; the result is the same whatever `jobs` is.

@@ -121,8 +121,10 @@ class PlanRow:
 def plan_rows(analysis: Analysis, root: ModuleNode) -> list[PlanRow]:
     writers = {id(writer.node) for stack in analysis.stacks if stack.root is root for writer in stack.writers}
     owners, heads = _owners(root), {id(head) for head in analysis.heads}
-    return [PlanRow(name, tied, param, _role(param, owners.get(id(param), []), writers, heads), final_init(param))
-            for name, param, tied in display_parameters(root)]
+    return [
+        PlanRow(name, tied, param, _role(param, owners.get(id(param), []), writers, heads), final_init(param))
+        for name, param, tied in display_parameters(root)
+    ]
 
 
 def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
@@ -156,7 +158,9 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
         )
     lines = [header]
     if root.uncalled_init:
-        lines.append("  note: init functions not run by the constructor (applied elsewhere?): " + ", ".join(root.uncalled_init))
+        lines.append(
+            "  note: init functions not run by the constructor (applied elsewhere?): " + ", ".join(root.uncalled_init)
+        )
     if len(rows) > 1:
         lines.extend(_table(rows))
     else:
@@ -166,6 +170,7 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
 
 def explain_source(source: str, path: str, settings: Settings | None = None) -> str:
     """The plan table for one file; a file that cannot be analysed gets one line, never a traceback."""
+
     def render() -> str:
         module, project = parse_in_project(source, path, settings or Settings())
         analysis = analyze(module, (settings or Settings()).analysis, source, project)

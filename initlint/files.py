@@ -17,9 +17,26 @@ from typing import Callable, Iterator, Protocol
 
 #: Folders skipped unless `exclude` (which replaces this list) says otherwise.
 DEFAULT_EXCLUDE = (
-    ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "build", "dist", "__pycache__",
-    ".tox", ".nox", ".eggs", "*.egg-info", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-    "site-packages", ".ipynb_checkpoints",
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "env",
+    ".env",
+    "build",
+    "dist",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".eggs",
+    "*.egg-info",
+    "node_modules",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site-packages",
+    ".ipynb_checkpoints",
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -33,7 +50,10 @@ from initlint.errors import UsageError  # noqa: E402
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
     text = path.as_posix()
-    return any(fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}") for pat in patterns)
+    return any(
+        fnmatch.fnmatch(text, pat) or fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(text, f"*/{pat}")
+        for pat in patterns
+    )
 
 
 def _unreadable_folder(top: str):
@@ -44,7 +64,10 @@ def _unreadable_folder(top: str):
         reason = error.strerror or str(error)
         if os.path.abspath(error.filename or top) == os.path.abspath(top):
             raise UsageError(f"{top}: cannot read folder: {reason}")
-        print(f"initlint: warning: {error.filename}: cannot read folder ({reason}); its files are not checked", file=sys.stderr)
+        print(
+            f"initlint: warning: {error.filename}: cannot read folder ({reason}); its files are not checked",
+            file=sys.stderr,
+        )
 
     return report
 
@@ -62,7 +85,7 @@ def force_excluded(path: str, settings: Selection) -> bool:
         except ValueError:
             continue
         parts = relative.parts
-        return any(_excluded(Path(*parts[: end]), patterns) for end in range(1, len(parts) + 1))
+        return any(_excluded(Path(*parts[:end]), patterns) for end in range(1, len(parts) + 1))
     return _excluded(Path(absolute.name), patterns)
 
 

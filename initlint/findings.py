@@ -98,9 +98,19 @@ def new_finding(
     row = code_info(code)
     line, column, end_line, end_column = span
     return Finding(
-        code=row.code, name=row.name, message=message, path=path, line=line, column=column,
-        end_line=end_line, end_column=end_column, severity=row.severity, details=details or {}, fix=fix,
-        evidence=evidence, help=help,
+        code=row.code,
+        name=row.name,
+        message=message,
+        path=path,
+        line=line,
+        column=column,
+        end_line=end_line,
+        end_column=end_column,
+        severity=row.severity,
+        details=details or {},
+        fix=fix,
+        evidence=evidence,
+        help=help,
     )
 
 

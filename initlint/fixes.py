@@ -276,7 +276,9 @@ def _write_all(plans: list[_Planned]) -> None:
 
 def _write_temporary(target: Path, data: bytes) -> str:
     """`data` in a new file next to `target`, with its owner and permission bits, on disk."""
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=TEMPORARY_SUFFIX)
+    descriptor, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=TEMPORARY_SUFFIX
+    )
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(data)

@@ -85,7 +85,9 @@ class InitlintChecker:
             results = self._results()
         except Exception as error:  # never abort the user's flake8 run
             reason = error_text(error)
-            results = [(1, 0, f"{INTERNAL_ERROR} initlint failed on this file ({reason}); please report it", type(self))]
+            results = [
+                (1, 0, f"{INTERNAL_ERROR} initlint failed on this file ({reason}); please report it", type(self))
+            ]
         yield from results
 
     def _results(self) -> list[Result]:

@@ -66,8 +66,7 @@ _TOKENS = re.compile(
     r"|(?P<high>\*\*|//|[*/%@~.])"
 )
 _NAME, _STRING, _OPEN, _CLOSE, _COMMA, _END, _SIGN, _LOW, _HIGH = (
-    _TOKENS.groupindex[name]
-    for name in ("name", "string", "open", "close", "comma", "end", "sign", "low", "high")
+    _TOKENS.groupindex[name] for name in ("name", "string", "open", "close", "comma", "end", "sign", "low", "high")
 )
 _LOW_KEYWORDS = frozenset({"not", "and", "or", "if", "else", "lambda"})
 _DEPTH_TOKENS = frozenset({_LOW, _HIGH, _STRING, _OPEN, _CLOSE, _COMMA, _END})
@@ -118,6 +117,7 @@ def measure(source: str) -> Nesting:
         total_seconds += seconds
         if seconds > worst_seconds:
             worst_seconds, deepest_at = seconds, statement_start
+
     for match in _TOKENS.finditer(source):
         kind = _operator_kind(source, match)
         if kind is None:
@@ -160,7 +160,10 @@ def nesting_problem(source: str) -> tuple[str, int] | None:
     nesting = measure(source)
     line = source.count("\n", 0, nesting.deepest_at) + 1
     if nesting.bracket_depth > MAX_BRACKET_DEPTH:
-        return f"brackets nested {nesting.bracket_depth} levels deep (initlint parses at most {MAX_BRACKET_DEPTH})", line
+        return (
+            f"brackets nested {nesting.bracket_depth} levels deep (initlint parses at most {MAX_BRACKET_DEPTH})",
+            line,
+        )
     if nesting.expression_depth > MAX_EXPRESSION_DEPTH:
         return (
             f"an expression nested about {nesting.expression_depth} levels deep "
@@ -242,5 +245,7 @@ def size_problem(source: str) -> str | None:
     size = len(source.encode("utf-8", "surrogatepass"))
     if size <= MAX_CODE_BYTES:
         return None
-    return (f"{size / 2**20:.1f} MB of code besides data tables (the limit is {MAX_CODE_BYTES / 2**20:.0f} MB: "
-            "parsing takes about 750 bytes of memory per byte); split the file or exclude it")
+    return (
+        f"{size / 2**20:.1f} MB of code besides data tables (the limit is {MAX_CODE_BYTES / 2**20:.0f} MB: "
+        "parsing takes about 750 bytes of memory per byte); split the file or exclude it"
+    )

@@ -141,9 +141,7 @@ def _judged(code: str, settings: Settings, path: str) -> bool:
     return not matching or any(_enabled(known, settings, path) for known in matching)
 
 
-def directive_findings(
-    index: NoqaIndex, path: str, settings: Settings, blanket: bool, unused: bool
-) -> list[Finding]:
+def directive_findings(index: NoqaIndex, path: str, settings: Settings, blanket: bool, unused: bool) -> list[Finding]:
     """INI903 (when `blanket`) and INI904 (when `unused`) for the directives of `index`, judged by
     what it has hidden so far. An INI904 finding lists its unused codes in `details["codes"]`."""
     results = []
@@ -152,15 +150,22 @@ def directive_findings(
             if not (blanket and directive.hidden):
                 continue
             hidden = ", ".join(sorted({finding.code for finding in directive.hidden}))
-            code, message = BLANKET_CODE, f"bare `# noqa` hides {hidden} and every other code on this line; write `# noqa: {hidden}`"
+            code, message = (
+                BLANKET_CODE,
+                f"bare `# noqa` hides {hidden} and every other code on this line; write `# noqa: {hidden}`",
+            )
         else:
             stale = [
-                c for c in directive.codes
+                c
+                for c in directive.codes
                 if c.startswith("INI") and c not in directive.used_codes and _judged(c, settings, path)
             ]
             if not (unused and stale):
                 continue
-            code, message = UNUSED_CODE, f"unused `# noqa` code{'s' if len(stale) > 1 else ''} {', '.join(stale)}: nothing to hide on this line"
+            code, message = (
+                UNUSED_CODE,
+                f"unused `# noqa` code{'s' if len(stale) > 1 else ''} {', '.join(stale)}: nothing to hide on this line",
+            )
         finding = tool_finding(code, path, message, directive.line, directive.column)
         details = {"codes": stale} if code == UNUSED_CODE else {}
         results.append(replace(finding, end_column=directive.end_column, details=details))

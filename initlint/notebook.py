@@ -127,7 +127,9 @@ def parse_notebook(data: bytes) -> Notebook:
         node = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)
         cells = node["cells"]
     except Exception as error:  # nbformat raises many kinds for JSON and schema problems
-        raise NotebookError(f"cannot read notebook: {type(error).__name__}: {' '.join(str(error).split())[:200]}") from None
+        raise NotebookError(
+            f"cannot read notebook: {type(error).__name__}: {' '.join(str(error).split())[:200]}"
+        ) from None
     code, lines, next_line = [], [], 1
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
@@ -189,7 +191,11 @@ def to_cells(notebook: Notebook, finding: Finding) -> Finding:
     else:
         end_column = finding.end_column
     return replace(
-        finding, line=line, end_line=end_line, end_column=end_column, cell=cell,
+        finding,
+        line=line,
+        end_line=end_line,
+        end_column=end_column,
+        cell=cell,
         evidence=_evidence_in_cells(notebook, finding.evidence),
         fix=_fix_in_cell(notebook, finding.fix, notebook.cell_at(finding.line)),
     )

@@ -46,12 +46,7 @@ REDO = "redo"
 PARENT_POLL_S = 0.25
 _HEADER = struct.Struct("!Q")
 _READY = "ready"
-_BOOT = (
-    "import sys\n"
-    "sys.path[:] = sys.argv[1:]\n"
-    "from initlint.parallel import worker_main\n"
-    "worker_main()\n"
-)
+_BOOT = "import sys\nsys.path[:] = sys.argv[1:]\nfrom initlint.parallel import worker_main\nworker_main()\n"
 
 
 def worker_count(jobs: int, files: int) -> int:
@@ -107,8 +102,12 @@ class _Pool:
         try:
             for _ in range(workers):
                 process = subprocess.Popen(
-                    command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                    cwd=self.folder, close_fds=True,
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    cwd=self.folder,
+                    close_fds=True,
                 )
                 self.processes.append(process)
                 _send(process.stdin, setup)
@@ -293,4 +292,6 @@ def _unpickle_or_redo(result: bytes | str, lint_file: LintFile, name: str, setti
 
 
 def _failed(name: str, reason: str) -> list[Finding]:
-    return [tool_finding(INTERNAL_ERROR, name, f"initlint failed on this file ({one_line(reason, 200)}); please report it")]
+    return [
+        tool_finding(INTERNAL_ERROR, name, f"initlint failed on this file ({one_line(reason, 200)}); please report it")
+    ]

@@ -29,7 +29,9 @@ _ROOTS = _alternatives(TEXT_MARKERS)
 _IMPORTED_BEFORE = r"(?:[\w.]+(?:[ \t]+as[ \t]+\w+)?[ \t]*,[ \t]*)*"
 _MODEL_IMPORT = re.compile(rf"^[ \t]*(?:from[ \t]+|import[ \t]+{_IMPORTED_BEFORE})(?:{_ROOTS})\b", re.M)
 _BASE_NAMES = REGISTRY.pretrained_class_names() | {base.rsplit(".", 1)[-1] for base in REGISTRY.module_bases()}
-_MODEL_CLASS = re.compile(rf"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*?\b(?:{_alternatives(frozenset(_BASE_NAMES))})\b[ \t]*[,)\]]", re.M)
+_MODEL_CLASS = re.compile(
+    rf"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*?\b(?:{_alternatives(frozenset(_BASE_NAMES))})\b[ \t]*[,)\]]", re.M
+)
 
 
 def might_define_model(source: str) -> bool:

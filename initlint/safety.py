@@ -56,8 +56,13 @@ class NotARegularFile(OSError):
         return str(self.strerror)
 
 
-_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
 
 
 def read_regular_file(path: str | os.PathLike, limit: int | None = None) -> bytes:
@@ -75,7 +80,11 @@ def read_regular_file(path: str | os.PathLike, limit: int | None = None) -> byte
             kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
             raise NotARegularFile(0, f"not a regular file ({kind})", os.fspath(path))
         if info.st_size > limit:
-            raise NotARegularFile(0, f"too large ({_megabytes(info.st_size)}; initlint reads at most {_megabytes(limit)})", os.fspath(path))
+            raise NotARegularFile(
+                0,
+                f"too large ({_megabytes(info.st_size)}; initlint reads at most {_megabytes(limit)})",
+                os.fspath(path),
+            )
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
@@ -185,4 +194,6 @@ def require_ascii_compatible(encoding: str) -> None:
     except (LookupError, UnicodeError):
         compatible = False
     if not compatible:
-        raise SyntaxError(f"encoding problem: {encoding} (Python refuses source in an encoding that is not ASCII-compatible)")
+        raise SyntaxError(
+            f"encoding problem: {encoding} (Python refuses source in an encoding that is not ASCII-compatible)"
+        )

@@ -34,7 +34,11 @@ from initlint.sourcetext import physical_lines
 #: Seconds without a change before a changed document is checked again.
 DEBOUNCE_SECONDS = 0.3
 SOURCE = "initlint"
-_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning, "note": types.DiagnosticSeverity.Information}
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "note": types.DiagnosticSeverity.Information,
+}
 _CODE = re.compile(r"INI[0-9]{3}")
 
 
@@ -86,7 +90,10 @@ def _range(server, uri, lines, line, column, end_line, end_column) -> types.Rang
 def diagnostic(server: InitlintServer, uri: str, lines: list[str], finding: Finding) -> types.Diagnostic:
     related = [
         types.DiagnosticRelatedInformation(
-            types.Location(uri if step.path is None else _uri(step.path), _range(server, uri, lines, step.line, step.column, step.line, step.column)),
+            types.Location(
+                uri if step.path is None else _uri(step.path),
+                _range(server, uri, lines, step.line, step.column, step.line, step.column),
+            ),
             step.message,
         )
         for step in finding.evidence
@@ -118,13 +125,17 @@ async def check_document(server: InitlintServer, uri: str) -> None:
     findings, config_error = await asyncio.get_running_loop().run_in_executor(None, check_text, source, path)
     if config_error and config_error not in server.config_errors:
         server.config_errors.add(config_error)  # once per distinct error, not per keystroke
-        server.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"initlint: {config_error} (using the defaults)"))
+        server.window_show_message(
+            types.ShowMessageParams(types.MessageType.Warning, f"initlint: {config_error} (using the defaults)")
+        )
     if server.workspace.get_text_document(uri).version != version:
         return  # typed on meanwhile: that version gets its own check
     lines = [line.rstrip("\r\n") for line in physical_lines(source)] or [""]
     server.checked[uri] = _Checked(version, lines, findings)
     diagnostics = [diagnostic(server, uri, lines, finding) for finding in findings]
-    server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
+    server.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
+    )
 
 
 def schedule(server: InitlintServer, uri: str, delay: float) -> None:
@@ -145,10 +156,15 @@ def _overlaps(finding: Finding, start: int, end: int) -> bool:
 
 
 def _fix_action(server, uri: str, checked: _Checked, finding: Finding, fix: Fix) -> types.CodeAction:
-    edits = [types.TextEdit(_range(server, uri, checked.lines, e.line, e.column, e.end_line, e.end_column), e.text) for e in fix.edits]
+    edits = [
+        types.TextEdit(_range(server, uri, checked.lines, e.line, e.column, e.end_line, e.end_column), e.text)
+        for e in fix.edits
+    ]
     title = f"{finding.code}: {fix.description}" + ("" if fix.safe else " (unsafe: changes the model's numbers)")
     return types.CodeAction(
-        title=title, kind=types.CodeActionKind.QuickFix, is_preferred=fix.safe,
+        title=title,
+        kind=types.CodeActionKind.QuickFix,
+        is_preferred=fix.safe,
         edit=types.WorkspaceEdit(changes={uri: edits}),
     )
 
@@ -172,7 +188,8 @@ def _noqa_action(server, uri: str, checked: _Checked, finding: Finding) -> types
     column, text = edit
     where = _range(server, uri, checked.lines, finding.line, column + 1, finding.line, column + 1)
     return types.CodeAction(
-        title=f"Disable {finding.code} for this line (# noqa)", kind=types.CodeActionKind.QuickFix,
+        title=f"Disable {finding.code} for this line (# noqa)",
+        kind=types.CodeActionKind.QuickFix,
         edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(where, text)]}),
     )
 
@@ -251,7 +268,9 @@ def build_server() -> InitlintServer:
         ls.checked.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))(code_actions)
+    server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
+    )(code_actions)
     server.feature(types.TEXT_DOCUMENT_HOVER)(hover)
     return server
 

@@ -51,5 +51,6 @@ def truncated_normal_moments(mean: float, std: float, low: float, high: float) -
     variance = max(central(2), 0.0)
     if variance == 0:
         return TruncatedMoments(mean + std * centre, 0.0, 3.0, 15.0)
-    return TruncatedMoments(mean + std * centre, std * math.sqrt(variance), central(4) / variance**2,
-                            central(6) / variance**3)
+    return TruncatedMoments(
+        mean + std * centre, std * math.sqrt(variance), central(4) / variance**2, central(6) / variance**3
+    )

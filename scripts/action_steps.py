@@ -30,7 +30,7 @@ def _value(expression: str, inputs: dict[str, str]) -> str:
     if expression == "github.action_path":
         return str(REPO)
     if expression.startswith("inputs."):
-        return inputs[expression[len("inputs."):]]
+        return inputs[expression[len("inputs.") :]]
     raise SystemExit(f"action_steps: unsupported expression {expression!r}")
 
 

@@ -200,7 +200,9 @@ def report(result: PackageResult, labels: dict) -> None:
     for crash in result.crashes:
         print(f"   CRASH {crash}")
     for finding in result.findings:
-        print(f"{finding['path']}:{finding['line']}: {finding['code']} {finding['message']}  [{verdict_of(finding, labels)}]")
+        print(
+            f"{finding['path']}:{finding['line']}: {finding['code']} {finding['message']}  [{verdict_of(finding, labels)}]"
+        )
 
 
 def label_key(item: dict) -> tuple[str, int, str]:
@@ -230,7 +232,9 @@ def precision_summary(results: list[PackageResult], labels: dict) -> None:
     print("== review (scripts/corpus_labels.json)")
     for code in sorted({finding["code"] for finding in findings} | {key[2] for key in labels}):
         verdicts = Counter(
-            labels[label_key(f)]["verdict"] if label_key(f) in labels else "unreviewed" for f in findings if f["code"] == code
+            labels[label_key(f)]["verdict"] if label_key(f) in labels else "unreviewed"
+            for f in findings
+            if f["code"] == code
         )
         true, false = verdicts["true-positive"], verdicts["false-positive"]
         precision = f"{true / (true + false):.3f}" if true + false else "n/a"
@@ -252,7 +256,9 @@ def precision_summary(results: list[PackageResult], labels: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="download and unpack here (default .corpus/)")
+    parser.add_argument(
+        "--corpus", type=Path, default=DEFAULT_CORPUS, help="download and unpack here (default .corpus/)"
+    )
     parser.add_argument("--package", action="append", choices=[p.name for p in PACKAGES], help="only these packages")
     parser.add_argument("--json", type=Path, help="also write every finding to this JSON file")
     parser.add_argument("--only", metavar="GLOB", help="only model files whose path matches, e.g. '*/gemma*/*'")
@@ -272,7 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     total_lines = sum(r.lines for r in results)
     total = Counter(f["code"] for r in results for f in r.findings)
     crashes = sum(len(r.crashes) for r in results)
-    print(f"== total: {total_files} files, {total_lines} lines, findings {dict(sorted(total.items()))}, crashes {crashes}")
+    print(
+        f"== total: {total_files} files, {total_lines} lines, findings {dict(sorted(total.items()))}, crashes {crashes}"
+    )
     precision_summary(results, labels)
     if args.json:
         args.json.write_text(json.dumps([f for r in results for f in r.findings], indent=1, default=str))

@@ -23,9 +23,16 @@ def render() -> str:
     ]
     for rule in rules:
         default = "on" if rule.default_enabled else "off"
-        parts.append(f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | `{rule.name}` | {rule.summary} | {default} |\n")
+        parts.append(
+            f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | `{rule.name}` | {rule.summary} | {default} |\n"
+        )
     for rule in rules:
-        parts.append("\n" + rule.documentation().replace(f"# {rule.code} `{rule.name}`", f"## {rule.code} {rule.name}", 1).replace("\n## ", "\n### "))
+        parts.append(
+            "\n"
+            + rule.documentation()
+            .replace(f"# {rule.code} `{rule.name}`", f"## {rule.code} {rule.name}", 1)
+            .replace("\n## ", "\n### ")
+        )
     return "".join(parts)
 
 

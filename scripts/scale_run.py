@@ -152,8 +152,10 @@ def report(results: list[FileResult], wall: float, jobs: int) -> int:
             f"{sum(1 for r in subset if 'INI901' not in dict(r.tool_findings)):>16} "
             f"{counts['INI901']:>7} {counts['INI902']:>7} {sum(r.seconds for r in subset):>8.1f}"
         )
-    print(f"wall time {wall:.1f} s with {jobs} process(es); "
-          f"{sum(r.passes_prefilter for r in results)} files pass the text pre-filter")
+    print(
+        f"wall time {wall:.1f} s with {jobs} process(es); "
+        f"{sum(r.passes_prefilter for r in results)} files pass the text pre-filter"
+    )
 
     reasons = Counter(_reason_kind(message) for r in results for code, message in r.tool_findings if code == "INI901")
     if reasons:
@@ -184,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sources", default=",".join(SOURCES), help=f"comma-separated, from {', '.join(SOURCES)}")
     parser.add_argument("--limit", type=int, help="check only this many files, spread evenly")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--corpus", type=Path, default=REPO / ".corpus", help="download and unpack here (default .corpus/)")
+    parser.add_argument(
+        "--corpus", type=Path, default=REPO / ".corpus", help="download and unpack here (default .corpus/)"
+    )
     parser.add_argument("--json", type=Path, help="write every file's figures and INI9xx findings here (JSON lines)")
     args = parser.parse_args(argv)
     sources = [s.strip() for s in args.sources.split(",") if s.strip()]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
-ATTENTION = '''
+ATTENTION = """
 class CausalSelfAttention(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -21,9 +21,9 @@ class CausalSelfAttention(nn.Module):
         q, k, v = self.c_attn(x).split(C, dim=2)
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
-'''
+"""
 
-MLP = '''
+MLP = """
 class MLP(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -32,9 +32,9 @@ class MLP(nn.Module):
 
     def forward(self, x):
         return self.c_proj(F.gelu(self.c_fc(x)))
-'''
+"""
 
-BLOCK = '''
+BLOCK = """
 class Block(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -47,9 +47,9 @@ class Block(nn.Module):
         x = x + self.attn(self.ln_1(x))
         x = x + self.mlp(self.ln_2(x))
         return x
-'''
+"""
 
-MODEL = '''
+MODEL = """
 class GPT({base}):
     def __init__(self, config):
         super().__init__({super_args})
@@ -64,7 +64,7 @@ class GPT({base}):
         for block in self.h:
             x = block(x)
         return self.ln_f(x) @ self.wte.weight.t()
-'''
+"""
 
 HEADER = """import math
 

@@ -8,7 +8,7 @@ source file built to make a static analysis recurse, loop or blow up.
 
 from __future__ import annotations
 
-NANO_GPT = '''\
+NANO_GPT = """\
 import math
 from dataclasses import dataclass
 
@@ -106,13 +106,13 @@ class GPT(nn.Module):
             x = block(x)
         x = self.transformer.ln_f(x)
         return self.lm_head(x)
-'''
+"""
 
-DEPTH_SCALING = '''\
+DEPTH_SCALING = """\
         for pn, p in self.named_parameters():
             if pn.endswith("c_proj.weight"):
                 torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))
-'''
+"""
 
 
 def nano_gpt(scaled: bool = True) -> str:
@@ -128,7 +128,9 @@ def _with_init(body: str) -> str:
 
 
 def recursive_hierarchy() -> str:
-    return nano_gpt() + '''
+    return (
+        nano_gpt()
+        + """
 
 class A(B):
     pass
@@ -167,11 +169,12 @@ class Inner(nn.Module):
 
     def forward(self, x):
         return self.c_proj(self.outer(x))
-'''
+"""
+    )
 
 
 def self_referencing_aliases() -> str:
-    return '''\
+    return """\
 import math
 import torch
 import torch.nn as nn
@@ -222,7 +225,7 @@ class GPT(nn.Module):
         for block in self.h:
             x = block(x)
         return x
-'''
+"""
 
 
 def huge_std_expressions(terms: int) -> str:
@@ -239,7 +242,9 @@ def nested_parentheses(depth: int) -> str:
 
 
 def exec_built_classes() -> str:
-    return nano_gpt() + '''
+    return (
+        nano_gpt()
+        + """
 
 exec("class Ghost(nn.Module):\\n    def __init__(self):\\n        super().__init__()\\n        self.c_proj = nn.Linear(4, 4)\\n")
 Phantom = type("Phantom", (nn.Module,), {"forward": lambda self, x: x + self.c_proj(x)})
@@ -254,7 +259,8 @@ class Haunted(Spectre):
         exec("self.c_proj = nn.Linear(4, 4)")
         setattr(self, "c_proj", nn.Linear(4, 4))
         self.h = nn.ModuleList([eval("Block")(config) for _ in range(config.n_layer)])
-'''
+"""
+    )
 
 
 def decorators_everywhere(chain: int) -> str:
@@ -277,12 +283,19 @@ def nested_functions(levels: int) -> str:
 def long_inheritance_chain(classes: int) -> str:
     lines = ["import torch.nn as nn", "", "class C0(nn.Module):", "    pass", ""]
     for index in range(1, classes):
-        lines += [f"class C{index}(C{index - 1}):", "    def forward(self, x):", "        return x + super().forward(x)", ""]
+        lines += [
+            f"class C{index}(C{index - 1}):",
+            "    def forward(self, x):",
+            "        return x + super().forward(x)",
+            "",
+        ]
     return "\n".join(lines) + "\n"
 
 
 def endless_loops() -> str:
-    return nano_gpt() + '''
+    return (
+        nano_gpt()
+        + """
 
 class Spin(nn.Module):
     def __init__(self, config):
@@ -299,7 +312,8 @@ class Spin(nn.Module):
         while x is not None:
             x = x + self.c_proj(x)
         return self.forward(x)
-'''
+"""
+    )
 
 
 def generated_file(lines: int) -> str:

@@ -50,21 +50,27 @@ def test_name_tests_of_a_named_parameters_loop(test, scaled):
 
 def test_hf_classic_relative_name_test_inside_init_weights():
     """transformers' GPT-2: `module.named_parameters()` names are relative, so `==` matches."""
-    init_function = GENERIC_INIT + """
+    init_function = (
+        GENERIC_INIT
+        + """
     for name, p in module.named_parameters():
         if name == "c_proj.weight":
             p.data.normal_(mean=0.0, std=(0.02 / math.sqrt(2 * self.config.n_layer)))
 """
+    )
     source = gpt("self.apply(self._init_weights)", init_function)
     assert reported(source) == []
 
 
 def test_apply_is_post_order_so_a_parent_branch_wins_over_the_children():
     """`isinstance(module, (Attention, MLP))` runs after the children got their generic init."""
-    init_function = GENERIC_INIT + """
+    init_function = (
+        GENERIC_INIT
+        + """
     if isinstance(module, (CausalSelfAttention, MLP)):
         nn.init.normal_(module.c_proj.weight, std=0.02 / math.sqrt(2 * self.config.n_layer))
 """
+    )
     assert reported(gpt("self.apply(self._init_weights)", init_function)) == []
 
 
@@ -113,12 +119,18 @@ def test_an_init_function_the_constructor_never_applies_is_assumed_applied_and_s
     source = gpt("", GENERIC_INIT, marks=True)
     assert reported(source) == expected_findings(source)
     finding = lint_source(source, "model.py", Settings(select=("INI001",)))[0]
-    assert "assuming `model.apply(model._init_weights)` is called, as no caller is in this file" in finding.evidence[0].message
+    assert (
+        "assuming `model.apply(model._init_weights)` is called, as no caller is in this file"
+        in finding.evidence[0].message
+    )
 
 
 def test_an_init_function_called_elsewhere_in_the_file_is_not_assumed():
     """A caller in the file passes its own arguments: that is the caller's analysis, not a guess."""
-    source = gpt("", GENERIC_INIT) + "\n\ndef build(config):\n    model = GPT(config)\n    model.apply(model._init_weights)\n"
+    source = (
+        gpt("", GENERIC_INIT)
+        + "\n\ndef build(config):\n    model = GPT(config)\n    model.apply(model._init_weights)\n"
+    )
     assert reported(source) == []
 
 
@@ -178,7 +190,9 @@ def _init_weights(self, module):
         imports="from transformers import PreTrainedModel\nfrom transformers.pytorch_utils import Conv1D",
     )
     assert reported(source) == []
-    assert "INI002" in {c for _, c in reported(source.replace("math.sqrt(2 * self.config.n_layer)", "math.sqrt(self.config.n_layer)"))}
+    assert "INI002" in {
+        c for _, c in reported(source.replace("math.sqrt(2 * self.config.n_layer)", "math.sqrt(self.config.n_layer)"))
+    }
 
 
 def test_unknown_layer_types_and_init_methods_keep_it_silent():
@@ -196,7 +210,7 @@ def test_unfollowable_apply_keeps_it_silent():
 
 def test_sequential_mlp_and_loop_over_blocks():
     """Seed 003 style: `block.mlp[2].weight` re-drawn in a loop over the blocks."""
-    mlp = '''
+    mlp = """
 class MLP(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -208,7 +222,7 @@ class MLP(nn.Module):
 
     def forward(self, x):
         return self.net(x)
-'''
+"""
     fixed = """
 self.apply(self._init_weights)
 scale = (2 * config.n_layer) ** -0.5
@@ -243,7 +257,7 @@ def test_hf_style_residual_variable_and_tuple_outputs():
 
 
 def test_xformers_style_swiglu_where_w3_is_the_output():
-    mlp = '''
+    mlp = """
 class MLP(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -253,7 +267,7 @@ class MLP(nn.Module):
     def forward(self, x):
         x1, x2 = self.w12(x).chunk(2, dim=-1)
         return self.w3(F.silu(x1) * x2)
-'''
+"""
     init_call = "self.apply(self._init_weights)\n" + loop("pn.endswith('c_proj.weight')")
     source = gpt(init_call, GENERIC_INIT, mlp=mlp.replace("{mlp_mark}", "  # expect: INI001"))
     assert reported(source) == expected_findings(source)
@@ -262,19 +276,21 @@ class MLP(nn.Module):
 
 
 def test_layer_scale_gated_branches_are_deliberate():
-    block = BLOCK.replace("x = x + self.attn(self.ln_1(x))", "x = x + self.gamma_1 * self.attn(self.ln_1(x))").replace(
-        "x = x + self.mlp(self.ln_2(x))", "x = x + self.gamma_2 * self.mlp(self.ln_2(x))"
-    ).replace(
-        "        self.mlp = MLP(config)\n",
-        "        self.mlp = MLP(config)\n        self.gamma_1 = nn.Parameter(1e-5 * torch.ones(config.n_embd))\n"
-        "        self.gamma_2 = nn.Parameter(1e-5 * torch.ones(config.n_embd))\n",
+    block = (
+        BLOCK.replace("x = x + self.attn(self.ln_1(x))", "x = x + self.gamma_1 * self.attn(self.ln_1(x))")
+        .replace("x = x + self.mlp(self.ln_2(x))", "x = x + self.gamma_2 * self.mlp(self.ln_2(x))")
+        .replace(
+            "        self.mlp = MLP(config)\n",
+            "        self.mlp = MLP(config)\n        self.gamma_1 = nn.Parameter(1e-5 * torch.ones(config.n_embd))\n"
+            "        self.gamma_2 = nn.Parameter(1e-5 * torch.ones(config.n_embd))\n",
+        )
     )
     assert reported(gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block)) == []
 
 
 def test_module_dict_filled_in_a_loop_with_per_layer_init():
     """torchtitan style: `self.layers[str(layer_id)] = Block(layer_id, ...)` and a per-layer std."""
-    source = '''
+    source = """
 import torch
 import torch.nn as nn
 
@@ -326,18 +342,21 @@ class Transformer(nn.Module):
         for layer in self.layers.values():
             x = layer(x)
         return x
-'''
+"""
     analysis = analyze(cst.parse_module(source))
     (stack,) = analysis.stacks
     assert stack.adds_per_block == 1
     assert [w.ref.path for w in stack.writers] == ["feed_forward.w2"]
     assert reported(source) == []
-    unscaled = source.replace("nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=init_std)", "nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=0.02)")
+    unscaled = source.replace(
+        "nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=init_std)",
+        "nn.init.trunc_normal_(self.w2.weight, mean=0.0, std=0.02)",
+    )
     assert [code for _, code in reported(unscaled)] == ["INI001"]
 
 
 def test_reset_parameters_override_of_a_linear_subclass_runs_from_super_init():
-    layer = '''
+    layer = """
 class ScaledLinear(nn.Linear):
     def __init__(self, *args, init_std=0.02, **kwargs):
         self.init_std = init_std
@@ -345,9 +364,15 @@ class ScaledLinear(nn.Linear):
 
     def reset_parameters(self):
         nn.init.normal_(self.weight, std=self.init_std)
-'''
-    attention = layer + ATTENTION.replace("self.c_proj = {linear}(config.n_embd, config.n_embd)", "self.c_proj = ScaledLinear(config.n_embd, config.n_embd, init_std=0.02 / math.sqrt(2 * config.n_layer))")
-    mlp = MLP.replace("self.c_proj = {linear}(4 * config.n_embd, config.n_embd)", "self.c_proj = ScaledLinear(4 * config.n_embd, config.n_embd, init_std=0.02 / math.sqrt(config.n_layer))")
+"""
+    attention = layer + ATTENTION.replace(
+        "self.c_proj = {linear}(config.n_embd, config.n_embd)",
+        "self.c_proj = ScaledLinear(config.n_embd, config.n_embd, init_std=0.02 / math.sqrt(2 * config.n_layer))",
+    )
+    mlp = MLP.replace(
+        "self.c_proj = {linear}(4 * config.n_embd, config.n_embd)",
+        "self.c_proj = ScaledLinear(4 * config.n_embd, config.n_embd, init_std=0.02 / math.sqrt(config.n_layer))",
+    )
     source = gpt(attention=attention, mlp=mlp)
     analysis = analyze(cst.parse_module(source))
     stds = {w.ref.path: final_init(w.weight).std.describe() for w in analysis.stacks[0].writers}
@@ -367,7 +392,12 @@ def _init_weights(self, module):
 """
     assert reported(gpt("self.apply(self._init_weights)", init_function, attention=attention, mlp=mlp)) == []
     skipped = attention.replace("LLMC_RESIDUAL_SCALE_FLAG", "LLMC_SKIP_INIT")
-    source = gpt("self.apply(self._init_weights)", init_function, attention=skipped.replace("{attn_mark}", "  # expect: INI001"), mlp=mlp)
+    source = gpt(
+        "self.apply(self._init_weights)",
+        init_function,
+        attention=skipped.replace("{attn_mark}", "  # expect: INI001"),
+        mlp=mlp,
+    )
     assert reported(source) == expected_findings(source)  # skipped init: PyTorch's default remains
 
 
@@ -387,7 +417,10 @@ def test_norm_placement_chosen_by_an_undecided_flag_keeps_it_silent():
         "        x = residual + self.mlp(x)\n"
         "        if not self.normalize_before:\n"
         "            x = self.ln_2(x)\n",
-    ).replace("        self.mlp = MLP(config)\n", "        self.mlp = MLP(config)\n        self.normalize_before = config.normalize_before\n")
+    ).replace(
+        "        self.mlp = MLP(config)\n",
+        "        self.mlp = MLP(config)\n        self.normalize_before = config.normalize_before\n",
+    )
     assert reported(gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block)) == []
 
 
@@ -395,14 +428,17 @@ def test_an_undecided_branch_that_only_adds_keeps_the_block_pre_norm():
     block = BLOCK.replace(
         "        x = x + self.attn(self.ln_1(x))\n",
         "        h = self.attn(self.ln_1(x))\n        if self.use_attention:\n            x = x + h\n",
-    ).replace("        self.mlp = MLP(config)\n", "        self.mlp = MLP(config)\n        self.use_attention = config.use_attention\n")
+    ).replace(
+        "        self.mlp = MLP(config)\n",
+        "        self.mlp = MLP(config)\n        self.use_attention = config.use_attention\n",
+    )
     source = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block, marks=True)
     assert reported(source) == expected_findings(source)
 
 
 def test_adaln_gated_branches_are_deliberate():
     """DiT-style blocks: a gate computed from the conditioning input multiplies each branch."""
-    block = '''
+    block = """
 def modulate(x, shift, scale):
     return x * (1 + scale.unsqueeze(1)) + shift.unsqueeze(1)
 
@@ -421,7 +457,7 @@ class Block(nn.Module):
         x = x + gate_msa.unsqueeze(1) * self.attn(modulate(self.ln_1(x), shift_msa, scale_msa))
         x = x + gate_mlp.unsqueeze(1) * self.mlp(modulate(self.ln_2(x), shift_mlp, scale_mlp))
         return x
-'''
+"""
     source = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block)
     analysis = analyze(cst.parse_module(source))
     assert [add.gated for add in analysis.stacks[0].adds] == [True, True]
@@ -430,9 +466,11 @@ class Block(nn.Module):
 
 def test_children_chosen_by_an_undecided_flag_are_both_analysed():
     """`if config.stable: self.h = [PreNormBlock] else: self.h = [PostNormBlock]` (wav2vec2 style)."""
-    post_norm = BLOCK.replace("class Block(", "class PostNormBlock(").replace(
-        "x = x + self.attn(self.ln_1(x))", "x = self.ln_1(x + self.attn(x))"
-    ).replace("x = x + self.mlp(self.ln_2(x))", "x = self.ln_2(x + self.mlp(x))")
+    post_norm = (
+        BLOCK.replace("class Block(", "class PostNormBlock(")
+        .replace("x = x + self.attn(self.ln_1(x))", "x = self.ln_1(x + self.attn(x))")
+        .replace("x = x + self.mlp(self.ln_2(x))", "x = self.ln_2(x + self.mlp(x))")
+    )
     source = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=BLOCK + post_norm, marks=True)
     source = source.replace(
         "        self.h = nn.ModuleList([Block(config) for _ in range(config.n_layer)])\n",
@@ -446,7 +484,9 @@ def test_children_chosen_by_an_undecided_flag_are_both_analysed():
     assert reported(source) == expected_findings(source)
 
 
-@pytest.mark.parametrize("test, dead", [("pn.endswith('out_proj.weight')", True), ("pn.endswith('c_proj.weight')", False)])
+@pytest.mark.parametrize(
+    "test, dead", [("pn.endswith('out_proj.weight')", True), ("pn.endswith('c_proj.weight')", False)]
+)
 def test_init_calls_under_a_test_that_never_passes_are_recorded_while_interpreting(test, dead):
     """The rules name the dead depth-scaled init from what the interpreter skipped, not from source text."""
     source = gpt("self.apply(self._init_weights)" + loop(test), GENERIC_INIT, marks=dead)
@@ -459,7 +499,7 @@ def test_init_calls_under_a_test_that_never_passes_are_recorded_while_interpreti
     assert any("never runs" in message for message in evidence) is dead
 
 
-GUARDED_BLOCK = '''
+GUARDED_BLOCK = """
 class Block(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -480,7 +520,7 @@ class Block(nn.Module):
         finally:
             self.calls = 1
         return x
-'''
+"""
 
 
 def test_init_and_forward_read_with_and_try_blocks_alike():
@@ -502,7 +542,9 @@ def {name}(self{params}):
 """
 
 
-@pytest.mark.parametrize("name, params", [("init_weights", ""), ("reset_parameters", ""), ("init_model_randomly", ", config")])
+@pytest.mark.parametrize(
+    "name, params", [("init_weights", ""), ("reset_parameters", ""), ("init_model_randomly", ", config")]
+)
 @pytest.mark.parametrize("scaled", [True, False])
 def test_an_entry_point_no_one_in_the_file_calls_is_run_with_its_own_defaults(name, params, scaled):
     """A library model's init method for its user to call after construction (torchtitan's
@@ -595,7 +637,7 @@ for pn, p in self.named_parameters():
     assert std.const == pytest.approx(0.8796 * 0.02, rel=1e-4)
 
 
-FLAG_CONFIG = '''
+FLAG_CONFIG = """
 from dataclasses import dataclass
 
 
@@ -606,7 +648,7 @@ class GPTConfig:
     n_head: int = 12
     n_embd: int = 768
     scaled_init: bool = {default}
-'''
+"""
 
 FLAG_INIT = """
 for pn, p in self.named_parameters():

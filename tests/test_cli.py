@@ -187,9 +187,17 @@ def test_colour_only_on_a_terminal_without_no_color(project):
     args = ["check", "--isolated", "broken.py", "plain.py"]
     assert "\033[" in _run_on_a_terminal(args, project, env)
     assert "\033[" not in _run_on_a_terminal(args, project, {**env, "NO_COLOR": "1"})
-    piped = subprocess.run([sys.executable, "-m", "initlint", *args], cwd=project, env=env, capture_output=True, text=True)
+    piped = subprocess.run(
+        [sys.executable, "-m", "initlint", *args], cwd=project, env=env, capture_output=True, text=True
+    )
     assert "INI901" in piped.stdout and "\033[" not in piped.stdout
-    forced = subprocess.run([sys.executable, "-m", "initlint", *args, "--color", "always"], cwd=project, env=env, capture_output=True, text=True)
+    forced = subprocess.run(
+        [sys.executable, "-m", "initlint", *args, "--color", "always"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert "\033[" in forced.stdout
 
 
@@ -203,7 +211,11 @@ def test_closed_pipe_is_not_a_traceback(project):
     try:
         result = subprocess.run(
             [sys.executable, "-m", "initlint", "check", "--isolated", "."],
-            cwd=project, stdout=writer, stderr=subprocess.PIPE, text=True, timeout=120,
+            cwd=project,
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
         )
     finally:
         os.close(writer)
@@ -224,15 +236,17 @@ def test_cli_works_where_torch_cannot_be_imported(project):
 def test_runtime_flags_are_wired_without_torch(project):
     """`--runtime` comes from initlint.runtime.cli, registered without importing torch; asking
     for it where torch is missing is a usage error, not a traceback."""
-    script = (
-        "import sys; sys.modules['torch'] = None\n"
-        "from initlint.cli import main\n"
-        "sys.exit(main(sys.argv[1:]))\n"
+    script = "import sys; sys.modules['torch'] = None\nfrom initlint.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    usage = subprocess.run(
+        [sys.executable, "-c", script, "check", "--help"], cwd=project, capture_output=True, text=True, timeout=60
     )
-    usage = subprocess.run([sys.executable, "-c", script, "check", "--help"], cwd=project, capture_output=True, text=True, timeout=60)
     assert usage.returncode == 0 and "--runtime" in usage.stdout and "--statistics" in usage.stdout
     runtime = subprocess.run(
-        [sys.executable, "-c", script, "check", "--isolated", "--runtime", "plain.py"], cwd=project, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", script, "check", "--isolated", "--runtime", "plain.py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert runtime.returncode == 2 and runtime.stderr.count("\n") == 1 and "torch" in runtime.stderr, runtime.stderr
 

@@ -22,7 +22,11 @@ def function_lengths(source: str) -> list[tuple[str, int, int]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             length = (node.end_lineno or node.lineno) - node.lineno + 1
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 length -= (first.end_lineno or first.lineno) - first.lineno + 1
             lengths.append((node.name, node.lineno, length))
     return lengths

@@ -201,7 +201,9 @@ def test_opt_in_rules_need_selecting():
 
 
 def _checked(result) -> list[str]:
-    return sorted({line.split(":")[0] for line in result.stdout.splitlines() if ": INI" in line and not line.startswith(" ")})
+    return sorted(
+        {line.split(":")[0] for line in result.stdout.splitlines() if ": INI" in line and not line.startswith(" ")}
+    )
 
 
 def test_exclude_replaces_the_default_excludes(tmp_path):

@@ -22,7 +22,9 @@ def check(folder, *options: str) -> subprocess.CompletedProcess:
 
 def test_init_helpers_make_a_project_helper_count_as_normal_(tmp_path):
     model = tmp_path / "model.py"
-    model.write_text(gpt("self.apply(self._init_weights)", INIT_WITH_A_HELPER, imports="from .inits import init_normal"))
+    model.write_text(
+        gpt("self.apply(self._init_weights)", INIT_WITH_A_HELPER, imports="from .inits import init_normal")
+    )
     (tmp_path / "pyproject.toml").write_text("[tool.initlint]\n")
     unknown = check(tmp_path)
     assert unknown.returncode == 0, unknown.stdout  # a helper from elsewhere: initlint cannot tell

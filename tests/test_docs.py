@@ -13,7 +13,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_rule_docs_are_generated_from_the_current_rules():
-    result = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_rule_docs.py"), "--check"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_rule_docs.py"), "--check"], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
 
 

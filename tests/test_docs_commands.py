@@ -29,7 +29,11 @@ def documented_commands() -> list[tuple[str, str]]:
             for line in block.splitlines():
                 command = line.strip().removeprefix("$ ").removeprefix("- run: ")
                 command = re.sub(r"\s+#\s.*$", "", command)
-                if not re.match(r"^(initlint|flake8) ", command) or "<" in command.replace(" < ", " ") or "..." in command:
+                if (
+                    not re.match(r"^(initlint|flake8) ", command)
+                    or "<" in command.replace(" < ", " ")
+                    or "..." in command
+                ):
                     continue  # not a command, a placeholder, or a synopsis like `initlint check [PATH ...]`
                 if "--runtime" in command or (command.startswith("initlint server") and "--help" not in command):
                     continue

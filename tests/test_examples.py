@@ -31,7 +31,9 @@ EXAMPLE_FILES = sorted(EXAMPLES.glob("*.py"))
 
 EXPECTATION_LINE = re.compile(r"^initlint:\s*(?P<body>.+?)\s*$", re.MULTILINE)
 CODE_AT_LINES = re.compile(r"^(?P<code>INI\d{3}) at lines? (?P<lines>\d+(?:\s*,\s*\d+)*)$")
-TEXT_FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>INI\d{3})(?: \[\*\])? (?P<message>.+)$")
+TEXT_FINDING = re.compile(
+    r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>INI\d{3})(?: \[\*\])? (?P<message>.+)$"
+)
 
 Expected = Counter  # Counter[(code, line)]: a code reported twice on one line counts twice
 
@@ -79,7 +81,9 @@ SUMMARY_LINE = re.compile(r"^Found (?P<count>\d+) findings? in \d+ files?")
 #: Under a finding: its evidence (`--> path:line:col: text`), `= help:` and `= docs:`.
 EXPLANATION_LINE = re.compile(r"^\s+(?:--> \S+:\d+:\d+: .+|= (?:help|docs): .+)$")
 #: After the summary: what `--fix` / `--unsafe-fixes` would do.
-FIX_HINT_LINE = re.compile(r"^(?:\[\*\] \d+ fixable with `--fix[^`]*`\.)? ?(?:\d+ fix(?:es)? available with `--unsafe-fixes`\.)?$")
+FIX_HINT_LINE = re.compile(
+    r"^(?:\[\*\] \d+ fixable with `--fix[^`]*`\.)? ?(?:\d+ fix(?:es)? available with `--unsafe-fixes`\.)?$"
+)
 
 
 def parse_text_report(stdout: str) -> list[dict]:

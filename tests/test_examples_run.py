@@ -26,13 +26,27 @@ VOCAB = 64
 SEQ_LEN = 8
 # Every size-like config field any example uses, shrunk so each model builds in milliseconds.
 TINY_SIZES = {
-    "n_layer": DEPTH, "n_layers": DEPTH, "num_hidden_layers": DEPTH,
-    "n_head": 2, "n_heads": 2, "num_attention_heads": 2,
-    "n_embd": 32, "dim": 32, "d_model": 32, "hidden_size": 32,
-    "ffn_hidden": 64, "ffn_dim": 64, "intermediate_size": 64, "multiple_of": 16,
+    "n_layer": DEPTH,
+    "n_layers": DEPTH,
+    "num_hidden_layers": DEPTH,
+    "n_head": 2,
+    "n_heads": 2,
+    "num_attention_heads": 2,
+    "n_embd": 32,
+    "dim": 32,
+    "d_model": 32,
+    "hidden_size": 32,
+    "ffn_hidden": 64,
+    "ffn_dim": 64,
+    "intermediate_size": 64,
+    "multiple_of": 16,
     "vocab_size": VOCAB,
-    "block_size": 16, "max_seq_len": 16, "context_length": 16, "max_position_embeddings": 16,
-    "n_positions": 16, "sequence_len": 16,
+    "block_size": 16,
+    "max_seq_len": 16,
+    "context_length": 16,
+    "max_position_embeddings": 16,
+    "n_positions": 16,
+    "sequence_len": 16,
 }
 
 # What the writers' std must measure, as a function of depth L and block index.
@@ -77,7 +91,9 @@ CASES = {
         ((r"\.attn\.wo\.weight$", "gpt2"), (r"\.mlp\.w3\.weight$", "base"), (r"\.mlp\.w2\.weight$", "gpt2")),
     ),
     "bert_post_norm.py": Case("Encoder", "EncoderConfig", ((r"\.(attention|ffn)\.output\.weight$", "base"),)),
-    "parallel_block.py": Case("ParallelGPT", "ParallelConfig", ((r"\.(attn\.out_proj|mlp\.fc_out)\.weight$", "sqrt_n_layer"),)),
+    "parallel_block.py": Case(
+        "ParallelGPT", "ParallelConfig", ((r"\.(attn\.out_proj|mlp\.fc_out)\.weight$", "sqrt_n_layer"),)
+    ),
     "zero_init_writers.py": Case("GPT", "Config", ((r"\.(attn|mlp)\.proj\.weight$", "zero"),)),
 }
 

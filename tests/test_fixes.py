@@ -171,7 +171,9 @@ def test_a_file_changed_during_the_write_aborts_everything(tmp_path, monkeypatch
     first, second = tmp_path / "a.py", tmp_path / "b.py"
     for path in (first, second):
         path.write_text(nano_gpt(scaled=False))
-    findings = fixable_findings(first, std_fix(first.read_text())) + fixable_findings(second, std_fix(second.read_text()))
+    findings = fixable_findings(first, std_fix(first.read_text())) + fixable_findings(
+        second, std_fix(second.read_text())
+    )
     real_write = initlint.fixes._write_temporary
 
     def write_then_meddle(target, data):
@@ -183,5 +185,8 @@ def test_a_file_changed_during_the_write_aborts_everything(tmp_path, monkeypatch
     monkeypatch.setattr(initlint.fixes, "_write_temporary", write_then_meddle)
     report = apply_fixes(findings)
     assert report.error is not None and report.fixed == {}
-    assert first.read_text().endswith("# saved meanwhile\n") and SCALED_STD not in first.read_text().split("_init_weights", 1)[1]
+    assert (
+        first.read_text().endswith("# saved meanwhile\n")
+        and SCALED_STD not in first.read_text().split("_init_weights", 1)[1]
+    )
     assert second.read_text() == nano_gpt(scaled=False)

@@ -22,14 +22,21 @@ def flake8(*args: str, cwd, stdin: str | None = None) -> subprocess.CompletedPro
     # --isolated: no user or project flake8 config can change what is reported.
     return subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", *args],
-        cwd=cwd, input=stdin, capture_output=True, text=True, timeout=120,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def initlint(*args: str, cwd) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "initlint", "check", "--isolated", "--quiet", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -71,8 +78,14 @@ def in_process_flake8(script: str, cwd) -> Callable[..., subprocess.CompletedPro
 
 def test_importing_the_plugin_does_not_import_libcst():
     result = subprocess.run(
-        [sys.executable, "-c", "import sys, initlint.flake8_plugin; print(sorted(m for m in sys.modules if m.startswith('libcst')))"],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-c",
+            "import sys, initlint.flake8_plugin; print(sorted(m for m in sys.modules if m.startswith('libcst')))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.stdout.strip() == "[]", result.stderr
 
@@ -165,7 +178,9 @@ def test_messages_start_with_the_code(tmp_path):
 def test_stdin_gives_the_same_findings(tmp_path):
     (tmp_path / "stale.py").write_text(STALE_NOQA, encoding="utf-8")
     from_file = flake8("--select", "INI", "stale.py", cwd=tmp_path).stdout
-    from_stdin = flake8("--select", "INI", "--stdin-display-name", "stale.py", "-", cwd=tmp_path, stdin=STALE_NOQA).stdout
+    from_stdin = flake8(
+        "--select", "INI", "--stdin-display-name", "stale.py", "-", cwd=tmp_path, stdin=STALE_NOQA
+    ).stdout
     assert from_stdin == from_file and from_file
 
 
@@ -196,7 +211,10 @@ def test_an_internal_error_is_one_finding_and_the_run_goes_on(tmp_path):
     )
     result = run("--select", "INI,F", "model.py", "other.py")
     lines = result.stdout.splitlines()
-    assert "model.py:1:1: INI902 initlint failed on this file (RuntimeError: analysis exploded on two lines); please report it" in lines
+    assert (
+        "model.py:1:1: INI902 initlint failed on this file (RuntimeError: analysis exploded on two lines); please report it"
+        in lines
+    )
     assert any(line.startswith("other.py:1:1: F401") for line in lines)
     assert result.returncode == 1 and "Traceback" not in result.stderr
 

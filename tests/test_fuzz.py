@@ -47,8 +47,30 @@ def test_programs_from_libcst_nodes(source):
 
 MODEL_LINES = nano_gpt(scaled=True).splitlines(keepends=True)
 
-NAMES = ("c_proj", "c_fc", "c_attn", "self", "nn", "torch", "config", "n_layer", "module", "x", "std", "math",
-         "Block", "GPT", "MLP", "apply", "_init_weights", "normal_", "zeros_", "weight", "h", "transformer")
+NAMES = (
+    "c_proj",
+    "c_fc",
+    "c_attn",
+    "self",
+    "nn",
+    "torch",
+    "config",
+    "n_layer",
+    "module",
+    "x",
+    "std",
+    "math",
+    "Block",
+    "GPT",
+    "MLP",
+    "apply",
+    "_init_weights",
+    "normal_",
+    "zeros_",
+    "weight",
+    "h",
+    "transformer",
+)
 NUMBERS = ("0", "-1", "0.0", "1e308", "10 ** 9", "2 ** -1074", "float('nan')", "True", "None", "config.n_layer")
 STATEMENTS = (
     "self.apply(self._init_weights)",

@@ -10,7 +10,9 @@ from gpt_parts import GENERIC_INIT, gpt
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "initlint", "check", "-q", "--isolated", *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "initlint", "check", "-q", "--isolated", *args], capture_output=True, text=True
+    )
 
 
 @pytest.mark.parametrize(

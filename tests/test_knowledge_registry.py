@@ -28,7 +28,11 @@ KNOWLEDGE = PACKAGE / "analysis" / "knowledge"
 def static_files_naming(word: str) -> list[str]:
     """Files of the static analyzer (analysis, rules, pre-filter) that mention `word` as a name."""
     pattern = re.compile(rf"\b{re.escape(word)}(?!\w)")
-    files = [*PACKAGE.joinpath("analysis").rglob("*.py"), *PACKAGE.joinpath("rules").rglob("*.py"), PACKAGE / "prefilter.py"]
+    files = [
+        *PACKAGE.joinpath("analysis").rglob("*.py"),
+        *PACKAGE.joinpath("rules").rglob("*.py"),
+        PACKAGE / "prefilter.py",
+    ]
     return sorted(str(path.relative_to(PACKAGE)) for path in files if pattern.search(path.read_text()))
 
 
@@ -82,7 +86,12 @@ def test_initialize_weights_is_one_registry_entry():
 
 def test_initialize_weights_applies_the_models_init_weights_to_every_module():
     source = gpt(
-        "self.initialize_weights()", GENERIC_INIT, base="PreTrainedModel", super_args="config", imports=HF_HEADER, marks=True
+        "self.initialize_weights()",
+        GENERIC_INIT,
+        base="PreTrainedModel",
+        super_args="config",
+        imports=HF_HEADER,
+        marks=True,
     )
     assert reported(source) == expected_findings(source) != []
     analysis = analyze(cst.parse_module(source))
@@ -96,15 +105,21 @@ def test_without_the_entry_initialize_weights_is_opaque(monkeypatch):
     from initlint.analysis.knowledge import LIBRARIES, Registry
     from initlint.analysis.knowledge.huggingface import HUGGINGFACE
 
-    without = replace(HUGGINGFACE, init_entry_points=tuple(n for n in HUGGINGFACE.init_entry_points if n != "initialize_weights"))
-    monkeypatch.setattr(interp, "REGISTRY", Registry(tuple(without if lib is HUGGINGFACE else lib for lib in LIBRARIES)))
-    source = gpt("self.initialize_weights()", GENERIC_INIT, base="PreTrainedModel", super_args="config", imports=HF_HEADER)
+    without = replace(
+        HUGGINGFACE, init_entry_points=tuple(n for n in HUGGINGFACE.init_entry_points if n != "initialize_weights")
+    )
+    monkeypatch.setattr(
+        interp, "REGISTRY", Registry(tuple(without if lib is HUGGINGFACE else lib for lib in LIBRARIES))
+    )
+    source = gpt(
+        "self.initialize_weights()", GENERIC_INIT, base="PreTrainedModel", super_args="config", imports=HF_HEADER
+    )
     final = final_init(analyze(cst.parse_module(source)).stacks[0].writers[0].weight)
     assert final.op is not None and final.op.kind == "default"
 
 
 # ------------------------------------- a project's own ColumnParallelLinear, by config
-PARALLEL_MODEL = '''
+PARALLEL_MODEL = """
 import math
 
 import torch.nn as nn
@@ -162,7 +177,7 @@ class ParallelTransformer(nn.Module):
         for layer in self.layers:
             x = layer(x)
         return self.final_norm(x)
-'''
+"""
 
 LAYER_CLASSES_CONFIG = """
 [tool.initlint.extend-layer-classes]
@@ -174,7 +189,10 @@ LAYER_CLASSES_CONFIG = """
 def run_cli(project: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "initlint", "check", "model.py", "--format", "json"],
-        cwd=project, capture_output=True, text=True, timeout=120,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -207,7 +225,11 @@ def test_config_maps_a_project_s_parallel_linear_to_megatron_s(tmp_path):
 
 def test_config_mapped_parallel_linear_with_megatron_s_scaled_init_is_silent(tmp_path):
     # What Megatron's scaled_init_method_normal(sigma, num_layers) computes.
-    result = run_cli(parallel_project(tmp_path, "init_method_normal(0.02 / math.sqrt(2.0 * config.num_layers))", LAYER_CLASSES_CONFIG))
+    result = run_cli(
+        parallel_project(
+            tmp_path, "init_method_normal(0.02 / math.sqrt(2.0 * config.num_layers))", LAYER_CLASSES_CONFIG
+        )
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout) == []
 

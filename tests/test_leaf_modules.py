@@ -21,7 +21,10 @@ def test_every_code_has_one_rule_and_every_rule_its_row():
     for code, row in codes.CODES.items():
         rule = rules[code]
         assert (rule.name, rule.summary, rule.severity, rule.default_enabled) == (
-            row.name, row.summary, row.severity, row.default_enabled
+            row.name,
+            row.summary,
+            row.severity,
+            row.default_enabled,
         )
         assert rule.emitted_by_engine == (row.producer != "static"), code
 
@@ -72,7 +75,12 @@ def test_a_rule_gets_its_row_from_the_table():
 
 def test_findings_take_name_and_severity_from_the_table():
     finding = new_finding("INI103", "m.py", "never written", (3, 5, 3, 9), details={"param": "w"})
-    assert (finding.name, finding.severity, finding.line, finding.end_column) == ("uninitialised-parameter", "error", 3, 9)
+    assert (finding.name, finding.severity, finding.line, finding.end_column) == (
+        "uninitialised-parameter",
+        "error",
+        3,
+        9,
+    )
     assert finding.details == {"param": "w"} and finding.evidence == () and finding.help is None
     point = tool_finding("INI901", "m.py", "cannot read", line=4, column=2)
     assert (point.line, point.column, point.end_line, point.end_column, point.name) == (4, 2, 4, 2, "unparseable-file")

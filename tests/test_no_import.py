@@ -39,7 +39,9 @@ def project(tmp_path):
     (root / "model.py").write_text(tripwire(marker, "model") + "import helper\n" + nano_gpt(scaled=False))
     (root / "helper.py").write_text(tripwire(marker, "helper") + "import torch.nn as nn\nLayer = nn.Linear\n")
     (root / "pkg" / "__init__.py").write_text(tripwire(marker, "pkg") + "from .layers import *\n")
-    (root / "pkg" / "layers.py").write_text(tripwire(marker, "layers") + "from . import layers\n" + nano_gpt(scaled=True))
+    (root / "pkg" / "layers.py").write_text(
+        tripwire(marker, "layers") + "from . import layers\n" + nano_gpt(scaled=True)
+    )
     (root / "setup.py").write_text(tripwire(marker, "setup") + "import torch\n")
     return root, marker
 
@@ -72,7 +74,10 @@ def test_the_cli_process(project):
     for extra in ([], ["--format", "json"], ["--jobs", "2"], ["--fix"]):
         result = subprocess.run(
             [sys.executable, "-m", "initlint", "check", "--isolated", *extra, str(root)],
-            capture_output=True, text=True, timeout=300, cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=root,
         )
         assert result.returncode == 1, result.stderr
     assert_nothing_ran(marker)
@@ -87,7 +92,10 @@ def test_flake8_with_the_plugin(project):
     root, marker = project
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "--select", "INI", str(root)],
-        capture_output=True, text=True, timeout=300, cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
     )
     assert "INI001" in result.stdout, result.stdout + result.stderr
     assert_nothing_ran(marker)
@@ -105,7 +113,11 @@ def test_the_pre_commit_hook(project):
     env.pop("VIRTUAL_ENV", None)
     result = subprocess.run(
         [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "initlint", "--all-files"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600,
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 1 and "INI001" in result.stdout, result.stdout + result.stderr
     assert_nothing_ran(marker)

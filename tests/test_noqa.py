@@ -78,8 +78,24 @@ def test_same_decision_as_flake8_on_every_line(name, tmp_path):
 
 
 FRAGMENTS = [
-    "x = 1", "  # noqa", "  # noqa: INI001", "  # NOQA:INI002,E501", "  # noqa : INI001", "(", ")",
-    "\n", "\n", "\\\n", '"""', "'text'", " INI001", ",", "  # noqa:INI0", "\r\n", "\t", "# comment",
+    "x = 1",
+    "  # noqa",
+    "  # noqa: INI001",
+    "  # NOQA:INI002,E501",
+    "  # noqa : INI001",
+    "(",
+    ")",
+    "\n",
+    "\n",
+    "\\\n",
+    '"""',
+    "'text'",
+    " INI001",
+    ",",
+    "  # noqa:INI0",
+    "\r\n",
+    "\t",
+    "# comment",
 ]
 
 
@@ -90,7 +106,11 @@ def test_generated_sources_agree_with_flake8(tmp_path_factory, parts):
     tmp_path = tmp_path_factory.mktemp("noqa")
     for line in range(1, len(physical_lines(source)) + 1):
         for code in ("INI001", "INI002"):
-            assert NoqaIndex(source).hides(_finding(code, line)) == flake8_hides(source, line, code, tmp_path), (source, line, code)
+            assert NoqaIndex(source).hides(_finding(code, line)) == flake8_hides(source, line, code, tmp_path), (
+                source,
+                line,
+                code,
+            )
 
 
 def test_directive_position_points_at_the_comment():
@@ -107,6 +127,7 @@ def test_directive_in_a_multiline_string_range_reports_its_own_line():
 
 
 # --- filtering and the opt-in rules ---------------------------------------------------------
+
 
 def _unparseable_finding_line() -> int:
     (finding,) = lint_source(UNPARSEABLE, "broken.py")

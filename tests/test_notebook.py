@@ -20,7 +20,9 @@ SQRT_EXAMPLE = REPO / "examples" / "gpt2_sqrt_n_layer.py"
 
 
 def initlint(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "initlint", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "initlint", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 def write_notebook(path: Path, *cells) -> Path:
@@ -53,7 +55,10 @@ def test_findings_are_reported_in_cell_coordinates(tmp_path):
     attn, mlp = writer_lines_in(body)
     result = initlint("check", "--isolated", "--quiet", "nb.ipynb", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
-    assert [line.split(" INI")[0] for line in result.stdout.splitlines()] == [f"nb.ipynb:cell 3:{attn}:9:", f"nb.ipynb:cell 3:{mlp}:9:"]
+    assert [line.split(" INI")[0] for line in result.stdout.splitlines()] == [
+        f"nb.ipynb:cell 3:{attn}:9:",
+        f"nb.ipynb:cell 3:{mlp}:9:",
+    ]
     shown = initlint("check", "--isolated", "nb.ipynb", cwd=tmp_path).stdout.splitlines()
     assert shown[1] == f"{attn:>5} | {body.splitlines()[attn - 1]}"  # the snippet is the cell's own line
     (first, second) = json.loads(initlint("check", "--isolated", "--format", "json", "nb.ipynb", cwd=tmp_path).stdout)
@@ -93,7 +98,9 @@ def test_a_folder_run_picks_up_notebooks_but_not_checkpoints(tmp_path):
 
 def test_a_broken_notebook_is_one_finding(tmp_path):
     (tmp_path / "bad.ipynb").write_text('{"cells": [', encoding="utf-8")
-    write_notebook(tmp_path / "syntax.ipynb", nbformat.v4.new_code_cell("import torch\n"), nbformat.v4.new_code_cell("class (:\n"))
+    write_notebook(
+        tmp_path / "syntax.ipynb", nbformat.v4.new_code_cell("import torch\n"), nbformat.v4.new_code_cell("class (:\n")
+    )
     result = initlint("check", "--isolated", "--quiet", "bad.ipynb", "syntax.ipynb", cwd=tmp_path)
     lines = result.stdout.splitlines()
     assert lines[0].startswith("bad.ipynb:1:1: INI901 cannot read notebook")
@@ -114,7 +121,11 @@ def test_fix_writes_a_valid_notebook_and_keeps_outputs_and_metadata(tmp_path):
     assert (finding["cell"], edit["line"]) == (2, finding["line"])
     assert example.splitlines()[edit["line"] - 1][edit["column"] - 1 : edit["end_column"] - 1] == "config.n_layer"
     diff = initlint("check", "--isolated", "--diff", "--unsafe-fixes", "sqrt.ipynb", cwd=tmp_path)
-    assert diff.returncode == 1 and "+                torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))" in diff.stdout
+    assert (
+        diff.returncode == 1
+        and "+                torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))"
+        in diff.stdout
+    )
     assert nbformat.read(str(path), as_version=4) == before  # --diff writes nothing
     fixed = initlint("check", "--isolated", "--fix", "--unsafe-fixes", "sqrt.ipynb", cwd=tmp_path)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
@@ -154,10 +165,15 @@ def test_without_nbformat_folders_skip_notebooks_and_a_named_one_says_what_to_in
     blocked = "import sys; sys.modules['nbformat'] = None; from initlint.cli import main; sys.exit(main(sys.argv[1:]))"
 
     def run(*args):
-        return subprocess.run([sys.executable, "-c", blocked, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-c", blocked, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
 
     folder = run("check", "--isolated", "--quiet", ".")
     assert {line.split(":")[0] for line in folder.stdout.splitlines()} == {"model.py"}
     named = run("check", "--isolated", "nb.ipynb")
     assert named.returncode == 2
-    assert named.stderr == "initlint: error: nb.ipynb: checking notebooks needs nbformat: pip install 'initlint[notebook]'\n"
+    assert (
+        named.stderr
+        == "initlint: error: nb.ipynb: checking notebooks needs nbformat: pip install 'initlint[notebook]'\n"
+    )

@@ -37,7 +37,12 @@ if True:
 
 
 def test_lazy_positions_match_the_whole_module_provider():
-    for source in (AWKWARD, gpt("self.apply(self._init_weights)", GENERIC_INIT), "x = 1\r\ny = 2\r\n", "class T:\n\tdef f(self):\n\t\treturn 1\n"):
+    for source in (
+        AWKWARD,
+        gpt("self.apply(self._init_weights)", GENERIC_INIT),
+        "x = 1\r\ny = 2\r\n",
+        "class T:\n\tdef f(self):\n\t\treturn 1\n",
+    ):
         module = cst.parse_module(source)
         full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         lazy = LazyPositions(module, source)

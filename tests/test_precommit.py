@@ -49,7 +49,11 @@ def try_repo(workspace, *files: str) -> subprocess.CompletedProcess:
     repo, env = workspace
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "initlint", "--verbose", "--files", *files],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -81,13 +85,23 @@ def test_hook_installs_without_torch(workspace, tmp_path):
     home = tmp_path / "home"
     result = subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", "--config", str(config), "--files", "good_model.py"],
-        cwd=repo, env={**env, "PRE_COMMIT_HOME": str(home)}, capture_output=True, text=True, timeout=600,
+        cwd=repo,
+        env={**env, "PRE_COMMIT_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     (interpreter,) = home.glob("repo*/py_env-*/bin/python")
     probe = subprocess.run(
-        [str(interpreter), "-c", "import importlib.util as u; print(*(u.find_spec(m) is not None for m in ('torch', 'libcst', 'initlint')))"],
-        capture_output=True, text=True, timeout=60,
+        [
+            str(interpreter),
+            "-c",
+            "import importlib.util as u; print(*(u.find_spec(m) is not None for m in ('torch', 'libcst', 'initlint')))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert probe.stdout.split() == ["False", "True", "True"], probe.stderr
 
@@ -124,8 +138,22 @@ def test_notebook_hook_reports_in_cell_coordinates(workspace):
     git("add", "model.ipynb", cwd=repo)
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "initlint-jupyter", "--verbose", "--files", "model.ipynb"],
-            cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+            [
+                sys.executable,
+                "-m",
+                "pre_commit",
+                "try-repo",
+                str(REPO_ROOT),
+                "initlint-jupyter",
+                "--verbose",
+                "--files",
+                "model.ipynb",
+            ],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         assert result.returncode == 1, result.stdout + result.stderr
         for line in writer_lines(gpt_source()):

@@ -109,13 +109,16 @@ def test_only_the_modules_a_name_reaches_are_read(gptpkg):
 
 
 def test_namespace_packages_and_plain_scripts_resolve(tmp_path):
-    root = write_tree(tmp_path / "proj", {
-        ".git/HEAD": "ref: refs/heads/main\n",
-        "ns/models/gpt.py": "import torch.nn as nn\nclass GPT(nn.Module):\n    pass\n",
-        "ns/models/extra/more.py": "from ..gpt import GPT\n",
-        "helpers.py": "SCALE = 0.02\nStd: TypeAlias = float\ndepth, width = 12, 768\n",
-        "train.py": "import helpers\nfrom ns.models.gpt import GPT\nimport ns.models.extra.more as more\n",
-    })
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            ".git/HEAD": "ref: refs/heads/main\n",
+            "ns/models/gpt.py": "import torch.nn as nn\nclass GPT(nn.Module):\n    pass\n",
+            "ns/models/extra/more.py": "from ..gpt import GPT\n",
+            "helpers.py": "SCALE = 0.02\nStd: TypeAlias = float\ndepth, width = 12, 768\n",
+            "train.py": "import helpers\nfrom ns.models.gpt import GPT\nimport ns.models.extra.more as more\n",
+        },
+    )
     project, module = open_project(root / "train.py")
     assert module == "train"
     assert project.resolve_symbol(module, "GPT").path == root.resolve() / "ns" / "models" / "gpt.py"
@@ -127,13 +130,16 @@ def test_namespace_packages_and_plain_scripts_resolve(tmp_path):
 
 
 def test_each_script_folder_sees_its_own_modules(tmp_path):
-    root = write_tree(tmp_path / "proj", {
-        "pyproject.toml": "",
-        "examples/gpt/model.py": "class GPT:\n    pass\n",
-        "examples/gpt/train.py": "from model import GPT as Model\n",
-        "examples/bert/model.py": "class Bert:\n    pass\n",
-        "examples/bert/train.py": "from model import Bert as Model\n",
-    })
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": "",
+            "examples/gpt/model.py": "class GPT:\n    pass\n",
+            "examples/gpt/train.py": "from model import GPT as Model\n",
+            "examples/bert/model.py": "class Bert:\n    pass\n",
+            "examples/bert/train.py": "from model import Bert as Model\n",
+        },
+    )
     project = Project(root, cache_folder=None)
     for name, expected in [("gpt", "GPT"), ("bert", "Bert"), ("gpt", "GPT")]:
         module = project.module_name(root / "examples" / name / "train.py")
@@ -143,13 +149,16 @@ def test_each_script_folder_sees_its_own_modules(tmp_path):
 
 def test_a_root_that_is_itself_a_package(tmp_path):
     write_tree(tmp_path, {"blocks.py": "class Elsewhere:\n    pass\n"})  # beside the root: never read
-    root = write_tree(tmp_path / "proj", {
-        "pyproject.toml": "",
-        "__init__.py": "",
-        "blocks.py": "class Block:\n    pass\n",
-        "model.py": "from .blocks import Block\nclass GPT:\n    pass\n",
-        "train.py": "from model import GPT\nimport blocks\n",
-    })
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": "",
+            "__init__.py": "",
+            "blocks.py": "class Block:\n    pass\n",
+            "model.py": "from .blocks import Block\nclass GPT:\n    pass\n",
+            "train.py": "from model import GPT\nimport blocks\n",
+        },
+    )
     project, module = open_project(root / "model.py")
     assert module == "proj.model"
     assert project.resolve_symbol(module, "Block").path == root.resolve() / "blocks.py"
@@ -159,16 +168,19 @@ def test_a_root_that_is_itself_a_package(tmp_path):
 
 
 def test_a_submodule_named_like_what_it_exports_and_namespace_folders(tmp_path):
-    root = write_tree(tmp_path / "proj", {
-        "pyproject.toml": "",
-        "pkg/__init__.py": "from .override import override\nfrom .config import Config\n",
-        "pkg/override.py": "def override(x):\n    return x\nclass Spec:\n    pass\n",
-        "pkg/config.py": "from .override import Spec as Config\n",
-        "pkg/models/flux/__init__.py": "",
-        "pkg/models/flux/model/model.py": "class Flux:\n    pass\n",  # no __init__.py in model/
-        "pkg/models/flux/model/adapter.py": "from .model import Flux\nfrom ..utils import helper\n",
-        "pkg/models/flux/utils.py": "def helper():\n    pass\n",
-    })
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "from .override import override\nfrom .config import Config\n",
+            "pkg/override.py": "def override(x):\n    return x\nclass Spec:\n    pass\n",
+            "pkg/config.py": "from .override import Spec as Config\n",
+            "pkg/models/flux/__init__.py": "",
+            "pkg/models/flux/model/model.py": "class Flux:\n    pass\n",  # no __init__.py in model/
+            "pkg/models/flux/model/adapter.py": "from .model import Flux\nfrom ..utils import helper\n",
+            "pkg/models/flux/utils.py": "def helper():\n    pass\n",
+        },
+    )
     project, module = open_project(root / "pkg" / "__init__.py")
     assert project.resolve_symbol(module, "override").kind == FUNCTION
     assert project.resolve_symbol(module, "Config").qualified == "pkg.override.Spec"
@@ -180,12 +192,15 @@ def test_a_submodule_named_like_what_it_exports_and_namespace_folders(tmp_path):
 
 
 def test_import_cycles_end_in_unknown(tmp_path):
-    root = write_tree(tmp_path / "proj", {
-        "pyproject.toml": "",
-        "a.py": "from b import X\nfrom c import *\n",
-        "b.py": "from a import X\n",
-        "c.py": "from a import *\n",
-    })
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": "",
+            "a.py": "from b import X\nfrom c import *\n",
+            "b.py": "from a import X\n",
+            "c.py": "from a import *\n",
+        },
+    )
     project, module = open_project(root / "a.py")
     found = project.resolve_symbol(module, "X")
     assert found.kind == UNKNOWN and "cycle" in found.reason
@@ -194,10 +209,13 @@ def test_import_cycles_end_in_unknown(tmp_path):
 
 def test_star_imports_that_all_import_each_other_end_quickly(tmp_path):
     names = [f"m{i}" for i in range(16)]
-    root = write_tree(tmp_path / "proj", {
-        "pyproject.toml": "",
-        **{f"{name}.py": "".join(f"from {other} import *\n" for other in names if other != name) for name in names},
-    })
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": "",
+            **{f"{name}.py": "".join(f"from {other} import *\n" for other in names if other != name) for name in names},
+        },
+    )
     project, module = open_project(root / "m0.py")
     start = time.perf_counter()
     assert project.resolve_symbol(module, "Missing").kind == UNKNOWN
@@ -205,13 +223,16 @@ def test_star_imports_that_all_import_each_other_end_quickly(tmp_path):
 
 
 def test_a_broken_sibling_degrades_to_unknown_and_the_rest_resolves(tmp_path):
-    root = write_tree(tmp_path / "proj", {
-        "pyproject.toml": "",
-        "pkg/__init__.py": "",
-        "pkg/good.py": "class Good:\n    pass\n",
-        "pkg/broken.py": "class Broken(:\n",
-        "pkg/model.py": "from .broken import Broken\nfrom .good import Good\nfrom .binary import Blob\nfrom .huge import Big\n",
-    })
+    root = write_tree(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "",
+            "pkg/good.py": "class Good:\n    pass\n",
+            "pkg/broken.py": "class Broken(:\n",
+            "pkg/model.py": "from .broken import Broken\nfrom .good import Good\nfrom .binary import Blob\nfrom .huge import Big\n",
+        },
+    )
     (root / "pkg" / "binary.py").write_bytes(b"class Blob:\n\0\0\0")
     (root / "pkg" / "huge.py").write_text("X = 1\n" * (MAX_FILE_BYTES // 6 + 1))
     project, module = open_project(root / "pkg" / "model.py")
@@ -220,14 +241,22 @@ def test_a_broken_sibling_degrades_to_unknown_and_the_rest_resolves(tmp_path):
     assert "NUL" in project.resolve_symbol(module, "Blob").reason
     assert "larger than" in project.resolve_symbol(module, "Big").reason
     assert project.resolve_symbol(module, "Good").kind == CLASS
-    write_tree(root, {"pkg/train.py": "from .good import Good\nm = Good()\nm.init_weights()\n", "pkg/bad.py": "m.init_weights(\n"})
-    assert [(site.path.name, site.receiver_class.qualified) for site in project.find_calls("init_weights")] == [("train.py", "pkg.good.Good")]
+    write_tree(
+        root,
+        {"pkg/train.py": "from .good import Good\nm = Good()\nm.init_weights()\n", "pkg/bad.py": "m.init_weights(\n"},
+    )
+    assert [(site.path.name, site.receiver_class.qualified) for site in project.find_calls("init_weights")] == [
+        ("train.py", "pkg.good.Good")
+    ]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
 def test_links_fifos_and_files_outside_the_root_are_never_read(tmp_path):
     outside = write_tree(tmp_path / "outside", {"secret.py": "class Secret:\n    pass\n"})
-    root = write_tree(tmp_path / "proj", {"pyproject.toml": "", "main.py": "from fifo import F\nfrom loop import L\nfrom secret import Secret\n"})
+    root = write_tree(
+        tmp_path / "proj",
+        {"pyproject.toml": "", "main.py": "from fifo import F\nfrom loop import L\nfrom secret import Secret\n"},
+    )
     os.mkfifo(root / "fifo.py")
     os.symlink(root / "loop.py", root / "loop2.py")
     os.symlink(root / "loop2.py", root / "loop.py")
@@ -255,7 +284,12 @@ def test_nothing_of_the_project_is_imported_or_run(gptpkg):
     model = gptpkg / "src" / "gptpkg" / "model.py"
     model.write_text(f"open({str(marker)!r}, 'w').close()\n" + model.read_text())
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-c", NOTHING_RUNS, str(gptpkg / "scripts" / "train.py")], capture_output=True, text=True, env=env)
+    result = subprocess.run(
+        [sys.executable, "-c", NOTHING_RUNS, str(gptpkg / "scripts" / "train.py")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert result.stdout.split() == ["gptpkg.model.GPT", "2", "False", "False"], result.stderr
     assert not marker.exists()
 
@@ -270,11 +304,15 @@ def test_callers_of_entry_points_with_their_arguments(gptpkg):
     ]
     train = applied[0]
     assert train.receiver_class.qualified == "gptpkg.model.GPT" and train.column == 5
-    assert [(arg.keyword.value, train.parsed.module.code_for_node(arg.value)) for arg in train.arguments] == [("n_layer", "config.n_layer")]
+    assert [(arg.keyword.value, train.parsed.module.code_for_node(arg.value)) for arg in train.arguments] == [
+        ("n_layer", "config.n_layer")
+    ]
     (gptpkg / "scripts" / "train.py").unlink()
     assert project.find_calls("_init_weights", gpt) == applied  # asked again: answered from memory, not disk
     direct = project.find_calls("init_weights", gpt)
-    assert [(site.path.name, site.via, site.receiver_class.qualified) for site in direct] == [("finetune.py", "call", "gptpkg.model.GPT")]
+    assert [(site.path.name, site.via, site.receiver_class.qualified) for site in direct] == [
+        ("finetune.py", "call", "gptpkg.model.GPT")
+    ]
 
 
 def test_caller_search_parses_only_files_that_use_the_name(gptpkg):
@@ -312,7 +350,9 @@ def test_disk_cache_answers_without_parsing_and_ignores_corrupt_entries(gptpkg):
 
 def test_cache_folder_choice(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user"))
-    installed = write_tree(tmp_path / "lib" / "site-packages" / "pkg", {"__init__.py": "X = 1\n", "m.py": "from . import X\n"})
+    installed = write_tree(
+        tmp_path / "lib" / "site-packages" / "pkg", {"__init__.py": "X = 1\n", "m.py": "from . import X\n"}
+    )
     project, module = open_project(installed / "m.py", DEFAULT)
     project.resolve(module, "..X")
     assert list((tmp_path / "user" / "initlint").glob("summaries/*/*.json"))
@@ -340,12 +380,16 @@ def test_concurrent_runs_share_one_cache_safely(gptpkg):
     cache = gptpkg.parent / "shared-cache"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     command = [sys.executable, "-c", CONCURRENT_RUN, str(gptpkg / "scripts" / "train.py"), str(cache)]
-    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for _ in range(6)]
+    runs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for _ in range(6)
+    ]
     outputs = [run.communicate(timeout=120) for run in runs]
     assert all(run.returncode == 0 for run in runs), [err for _, err in outputs]
     assert len({out for out, _ in outputs}) == 1 and "gptpkg.model.GPT" in outputs[0][0]
     assert not list(cache.rglob(".tmp-*"))
-    assert all(json.loads(entry.read_text())["version"] == SUMMARY_VERSION for entry in cache.glob("summaries/*/*.json"))
+    assert all(
+        json.loads(entry.read_text())["version"] == SUMMARY_VERSION for entry in cache.glob("summaries/*/*.json")
+    )
 
 
 def test_project_for_shares_one_project_per_root(gptpkg):

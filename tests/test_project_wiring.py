@@ -30,7 +30,7 @@ def no_disk_cache(monkeypatch):
     monkeypatch.setenv("INITLINT_CACHE_DIR", "")
 
 
-BLOCKS = '''
+BLOCKS = """
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -67,9 +67,9 @@ class Block(nn.Module):
     def forward(self, x):
         x = x + self.attn(self.norm1(x))
         return x + self.mlp(self.norm2(x))
-'''
+"""
 
-HELPERS = '''
+HELPERS = """
 import math
 
 import torch.nn as nn
@@ -77,9 +77,9 @@ import torch.nn as nn
 
 def scaled_normal_(tensor, n_layer):
     nn.init.normal_(tensor, std=0.02 / math.sqrt({depth}))
-'''
+"""
 
-MODEL = '''
+MODEL = """
 import torch.nn as nn
 
 from .blocks import Attention, Block, MLP
@@ -104,9 +104,9 @@ class GPT(nn.Module):
         for block in self.blocks:
             x = block(x)
         return self.head(x)
-'''
+"""
 
-TRAIN = '''
+TRAIN = """
 from net.model import GPT
 
 DEPTH = 24
@@ -115,7 +115,7 @@ DEPTH = 24
 def main():
     model = GPT(dim=512, n_layer=DEPTH)
     model.init_weights(n_layer=DEPTH)
-'''
+"""
 
 
 def write_project(root: Path, depth: str = "2 * n_layer", train: str = TRAIN, blocks: str = BLOCKS) -> Path:
@@ -245,7 +245,11 @@ def test_explain_names_the_file_of_each_piece(tmp_path):
 def _cli(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
     result = subprocess.run(
         [sys.executable, "-m", "initlint", "check", "--isolated", "--select", "INI0", "--format", "json", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "INITLINT_CACHE_DIR": ""},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "INITLINT_CACHE_DIR": ""},
     )
     return sorted((Path(f["path"]).name, f["line"], f["column"], f["code"]) for f in json.loads(result.stdout))
 
@@ -253,7 +257,11 @@ def _cli(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
 def _flake8(cwd: Path, *args: str) -> list[tuple[str, int, int, str]]:
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "INI0", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, "INITLINT_CACHE_DIR": ""},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "INITLINT_CACHE_DIR": ""},
     )
     found = []
     for line in result.stdout.splitlines():

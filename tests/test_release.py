@@ -23,7 +23,10 @@ pytestmark = pytest.mark.skipif(
 
 def test_the_built_wheel_installs_and_runs_in_a_fresh_venv():
     result = subprocess.run(
-        ["bash", str(REPO / "scripts" / "release_check.sh"), sys.executable], capture_output=True, text=True, timeout=900
+        ["bash", str(REPO / "scripts" / "release_check.sh"), sys.executable],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "release check passed: initlint-" in result.stdout
@@ -32,9 +35,18 @@ def test_the_built_wheel_installs_and_runs_in_a_fresh_venv():
 def test_action_steps_fail_when_a_step_fails(tmp_path):
     """The step runner is itself a test tool: a failing step must fail it."""
     result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "action_steps.py"), str(tmp_path), "--input", "install=/nonexistent/initlint.whl",
-         "--input", "python-version="],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            str(REPO / "scripts" / "action_steps.py"),
+            str(tmp_path),
+            "--input",
+            "install=/nonexistent/initlint.whl",
+            "--input",
+            "python-version=",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode != 0 and "step Install initlint: exit" in result.stdout
     assert "step actions/setup-python@v5: not run" in result.stdout

@@ -38,8 +38,15 @@ def sarif_validator():
 
 def finding(**overrides) -> Finding:
     values = dict(
-        code="INI901", name="unparseable-file", message="cannot parse", path="m.py",
-        line=2, column=5, end_line=2, end_column=9, severity="error",
+        code="INI901",
+        name="unparseable-file",
+        message="cannot parse",
+        path="m.py",
+        line=2,
+        column=5,
+        end_line=2,
+        end_column=9,
+        severity="error",
     )
     values.update(overrides)
     return Finding(**values)
@@ -92,7 +99,9 @@ def test_sarif_rules_carry_the_rule_docs(sarif_validator):
 def test_sarif_fixes_and_paths_outside_the_working_directory(tmp_path, sarif_validator):
     fix = Fix("scale the writer", (Edit(2, 5, 2, 9, "0.02 / math.sqrt(2 * n_layer)"),))
     outside = tmp_path.parent / "elsewhere" / "model.py"
-    log = sarif_log([finding(fix=fix), finding(path=str(outside), line=1, column=1, end_line=1, end_column=1)], cwd=tmp_path)
+    log = sarif_log(
+        [finding(fix=fix), finding(path=str(outside), line=1, column=1, end_line=1, end_column=1)], cwd=tmp_path
+    )
     sarif_validator.validate(log)
     with_fix, elsewhere = log["runs"][0]["results"]
     replacement = with_fix["fixes"][0]["artifactChanges"][0]["replacements"][0]
@@ -185,8 +194,15 @@ from initlint.reporters import rule_url, shorten  # noqa: E402
 def explained(path: str, **overrides) -> Finding:
     """An INI001 the way the rewritten rules report it: headline, evidence steps, help."""
     values = dict(
-        code="INI001", name="unscaled-residual-projection", path=path, line=2, column=1, end_line=2, end_column=6,
-        message="residual writer `h.*.attn.c_proj` has std 0.02, no depth factor", severity="warning",
+        code="INI001",
+        name="unscaled-residual-projection",
+        path=path,
+        line=2,
+        column=1,
+        end_line=2,
+        end_column=6,
+        message="residual writer `h.*.attn.c_proj` has std 0.02, no depth factor",
+        severity="warning",
         evidence=(
             Evidence("weight initialised by normal_(std=0.02)", 3, 5),
             Evidence("added into the stream by `x = x + self.attn(x)`", 9, 9, path="other/block.py"),
@@ -206,7 +222,9 @@ def test_text_prints_evidence_help_and_doc_link_under_the_headline(tmp_path):
     assert lines[3] == f"   --> {path}:3:5: weight initialised by normal_(std=0.02)"
     assert lines[4] == "   --> other/block.py:9:9: added into the stream by `x = x + self.attn(x)`"
     assert lines[5] == "    = help: draw it with std=0.02 / math.sqrt(2 * config.n_layer)"
-    assert lines[6] == f"    = docs: {rule_url('INI001')}" and rule_url("INI001").endswith("#ini001-unscaled-residual-projection")
+    assert lines[6] == f"    = docs: {rule_url('INI001')}" and rule_url("INI001").endswith(
+        "#ini001-unscaled-residual-projection"
+    )
     quiet = render("text", [explained(str(path))], ReportOptions(show_source=False, summary=False))
     assert quiet.splitlines() == [lines[0]]
 
@@ -216,7 +234,13 @@ def test_json_evidence_is_structured_with_positions():
     assert data["message"].startswith("residual writer") and len(data["message"]) <= 100
     assert data["evidence"] == [
         {"message": "weight initialised by normal_(std=0.02)", "line": 3, "column": 5, "path": "m.py", "cell": None},
-        {"message": "added into the stream by `x = x + self.attn(x)`", "line": 9, "column": 9, "path": "other/block.py", "cell": None},
+        {
+            "message": "added into the stream by `x = x + self.attn(x)`",
+            "line": 9,
+            "column": 9,
+            "path": "other/block.py",
+            "cell": None,
+        },
     ]
     assert data["help"].startswith("draw it") and data["url"] == rule_url("INI001") and data["fixable"] is False
 

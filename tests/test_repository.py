@@ -39,7 +39,7 @@ def test_ci_check_runs_every_step_and_fails_if_any_fails(tmp_path, failing):
     env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
     result = subprocess.run(["bash", str(REPO / ".ci" / "check")], env=env, capture_output=True, text=True, timeout=60)
     calls = log.read_text(encoding="utf-8").splitlines()
-    assert calls == ["ruff check .", "mypy ", "vulture ", "python -m pytest -q"]
+    assert calls == ["ruff check .", "ruff format --check .", "mypy ", "vulture ", "python -m pytest -q"]
     if failing == "nothing":
         assert result.returncode == 0, result.stderr
     else:

@@ -57,7 +57,11 @@ def test_the_analysis_still_reports_inside_adversarial_files():
     """The bounds must not cost findings: the unscaled model under 90 levels of parentheses
     still has its two unscaled residual writers."""
     deep = ADVERSARIAL["std in 90 nested parentheses"]
-    assert codes(lint_source(deep, "deep.py")).count("INI001") == codes(lint_source(nano_gpt(False), "m.py")).count("INI001") > 0
+    assert (
+        codes(lint_source(deep, "deep.py")).count("INI001")
+        == codes(lint_source(nano_gpt(False), "m.py")).count("INI001")
+        > 0
+    )
 
 
 def test_a_long_generated_file_is_checked_within_its_budget():
@@ -155,7 +159,9 @@ def test_the_cli_process_never_prints_a_traceback(broken_folder):
     (broken_folder / "model.py").write_text(nano_gpt(scaled=False), encoding="utf-8")
     result = subprocess.run(
         [sys.executable, "-m", "initlint", "check", "--isolated", "--jobs", "2", str(broken_folder)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stdout + result.stderr
@@ -191,7 +197,11 @@ def test_an_exception_in_the_analysis_is_one_ini902_and_the_run_goes_on(failing_
     result = lint_files([str(tmp_path / "a_failing.py"), str(tmp_path / "b_model.py")])
     failing = [f for f in result.findings if f.path.endswith("a_failing.py")]
     assert codes(failing) == ["INI902"]
-    assert "KeyError" in failing[0].message and "c_proj" in failing[0].message and "test_robustness.py" not in failing[0].message
+    assert (
+        "KeyError" in failing[0].message
+        and "c_proj" in failing[0].message
+        and "test_robustness.py" not in failing[0].message
+    )
     assert_one_line(failing)
     assert "INI001" in codes(f for f in result.findings if f.path.endswith("b_model.py"))
 
@@ -266,7 +276,9 @@ def test_the_budget_is_cpu_time_so_a_busy_machine_does_not_change_the_result(fai
 
     failing_analysis(descheduled)
     source = nano_gpt(scaled=False) + "# FAIL\n"
-    assert codes(lint_source(source, "m.py")) == codes(lint_source(nano_gpt(scaled=False), "m.py")) == ["INI001", "INI001"]
+    assert (
+        codes(lint_source(source, "m.py")) == codes(lint_source(nano_gpt(scaled=False), "m.py")) == ["INI001", "INI001"]
+    )
 
 
 def test_the_message_says_which_phase_ran_out(monkeypatch, small_budget):
@@ -335,7 +347,7 @@ def test_many_deep_statements_are_refused_together_not_one_by_one():
 
 
 def test_brackets_inside_strings_and_comments_do_not_count():
-    source = "x = '((((('  # [[[[[[\ny = \"\"\"\n" + "(" * 500 + "\n\"\"\"\n"
+    source = 'x = \'(((((\'  # [[[[[[\ny = """\n' + "(" * 500 + '\n"""\n'
     assert measure(source).bracket_depth == 0
 
 
@@ -366,9 +378,19 @@ def test_the_scale_run_script_on_a_slice_of_the_standard_library():
     """The scale run itself (`scripts/scale_run.py`, see docs/robustness.md) on 40 stdlib
     files spread over the whole library: zero internal errors."""
     result = subprocess.run(
-        [sys.executable, os.path.join(os.path.dirname(__file__), "..", "scripts", "scale_run.py"),
-         "--sources", "stdlib", "--limit", "40", "--jobs", "1"],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            os.path.join(os.path.dirname(__file__), "..", "scripts", "scale_run.py"),
+            "--sources",
+            "stdlib",
+            "--limit",
+            "40",
+            "--jobs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "INI902 internal errors: 0" in result.stdout

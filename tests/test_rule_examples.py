@@ -35,9 +35,7 @@ def reported(source: str, code: str) -> list[tuple[int, str]]:
 
 
 CASES = [
-    pytest.param(rule, path, id=f"{rule.code}-{path.stem}")
-    for rule in STATIC_RULES
-    for path in examples_of(rule.code)
+    pytest.param(rule, path, id=f"{rule.code}-{path.stem}") for rule in STATIC_RULES for path in examples_of(rule.code)
 ]
 BAD_CASES = [case for case in CASES if case.values[1].name.startswith("bad_")]
 

@@ -15,8 +15,14 @@ EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "swiglu_wron
 
 
 def runtime_finding(param: str):
-    return new_finding("INI102", EXAMPLE, "measured", (1, 1, 1, 1), details={"params": [param]},
-                       evidence=(Evidence("measured: std 0.0102", 1),))
+    return new_finding(
+        "INI102",
+        EXAMPLE,
+        "measured",
+        (1, 1, 1, 1),
+        details={"params": [param]},
+        evidence=(Evidence("measured: std 0.0102", 1),),
+    )
 
 
 def test_ini001_names_the_layer_a_misdirected_depth_factor_reaches_in_its_details():

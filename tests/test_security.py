@@ -72,7 +72,10 @@ def test_static_mode_never_imports_from_the_working_directory_with_jobs(hostile_
     folder, marker = hostile_folder
     result = subprocess.run(
         [*command, "check", "--isolated", "-j", "2", *extra, "a.py", "b.py"],
-        cwd=folder, capture_output=True, text=True, timeout=300,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 1, result.stderr
     assert "INI001" in result.stdout and "Traceback" not in result.stderr
@@ -88,7 +91,10 @@ def test_the_flake8_plugin_with_jobs_never_imports_from_the_working_directory(ho
         pytest.skip("no flake8 command beside this interpreter")
     result = subprocess.run(
         [flake8, "-j", "2", "--select", "INI", "a.py", "b.py"],
-        cwd=folder, capture_output=True, text=True, timeout=300,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert "INI001" in result.stdout, result.stdout + result.stderr
     assert not marker.exists(), marker.read_text()
@@ -105,7 +111,9 @@ def test_a_fifo_and_device_links_named_py_are_refused_not_read(tmp_path):
     (tmp_path / "model.py").write_text(nano_gpt(scaled=False))
     result = subprocess.run(
         [sys.executable, "-m", "initlint", "check", "--isolated", str(tmp_path)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
@@ -144,7 +152,10 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path, outp
     environment = dict(os.environ, PYTHONIOENCODING="utf-8:strict", LC_ALL="C.UTF-8")
     result = subprocess.run(
         [sys.executable, "-m", "initlint", "check", "--isolated", "--format", output, "."],
-        cwd=tmp_path, capture_output=True, timeout=300, env=environment,
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=300,
+        env=environment,
     )
     assert result.returncode == 1, result.stderr
     assert b"Traceback" not in result.stderr and b"INI001" in result.stdout
@@ -157,7 +168,10 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path, outp
 BROKEN_PYPROJECTS = {
     "3,000 nested arrays": ("a = " + "[" * 3000 + "]" * 3000 + "\n", "nested too deeply"),
     "a 5,000-digit integer": ("a = " + "9" * 5000 + "\n", "limit"),
-    "base-std as a 340-digit integer": ("[tool.initlint]\nbase-std = " + "9" * 340 + "\n", "base-std: expected a positive number"),
+    "base-std as a 340-digit integer": (
+        "[tool.initlint]\nbase-std = " + "9" * 340 + "\n",
+        "base-std: expected a positive number",
+    ),
 }
 
 
@@ -168,10 +182,15 @@ def test_a_hostile_pyproject_in_a_parent_folder_is_one_line(tmp_path, case):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "model.py").write_text(nano_gpt(scaled=False))
     result = subprocess.run(
-        [sys.executable, "-m", "initlint", "check", str(tmp_path / "sub")], capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "initlint", "check", str(tmp_path / "sub")],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and reason in result.stderr and "pyproject.toml" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1 and reason in result.stderr and "pyproject.toml" in result.stderr, (
+        result.stderr
+    )
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
@@ -179,7 +198,10 @@ def test_a_fifo_named_pyproject_toml_is_not_read(tmp_path):
     os.mkfifo(tmp_path / "pyproject.toml")
     (tmp_path / "model.py").write_text(nano_gpt(scaled=False))
     result = subprocess.run(
-        [sys.executable, "-m", "initlint", "check", str(tmp_path)], capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "initlint", "check", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 1 and "INI001" in result.stdout, result.stderr
 
@@ -235,7 +257,9 @@ def test_a_fifo_named_on_the_command_line_is_reported_as_such(tmp_path):
     os.mkfifo(tmp_path / "named.py")
     result = subprocess.run(
         [sys.executable, "-m", "initlint", "check", "--isolated", str(tmp_path / "named.py")],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 2, result.stderr  # the only file given could not be checked
     assert "named.py:1:1: INI901 cannot read: not a regular file (a FIFO)" in result.stdout
@@ -270,6 +294,9 @@ def test_a_fifo_planted_in_the_repositorys_summary_cache_does_not_hang_the_run(t
         "print(cache.DiskCache(Path(sys.argv[1])).get(sys.argv[2]))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / ".initlint_cache"), digest], capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", script, str(tmp_path / ".initlint_cache"), digest],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0 and result.stdout.strip() == "None", result.stderr

@@ -24,7 +24,9 @@ SQRT_EXAMPLE = REPO / "examples" / "gpt2_sqrt_n_layer.py"
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "initlint", "server"]), scope="module")
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "initlint", "server"]), scope="module"
+)
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = tmp_path_factory.mktemp("workspace")
     (root / "legacy").mkdir()
@@ -41,7 +43,9 @@ async def open_document(client: LanguageClient, path: Path, text: str, version: 
     path.write_text(text, encoding="utf-8")
     client.diagnostics.pop(path.as_uri(), None)
     client.text_document_did_open(
-        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=version, text=text))
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=version, text=text)
+        )
     )
     return await diagnostics_for(client, path.as_uri())
 
@@ -128,7 +132,8 @@ async def test_code_action_offers_the_unsafe_fix_and_hover_shows_the_docs(client
     assert diagnostic.code == "INI002"
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(path.as_uri()), range=diagnostic.range,
+            text_document=types.TextDocumentIdentifier(path.as_uri()),
+            range=diagnostic.range,
             context=types.CodeActionContext(diagnostics=[diagnostic]),
         )
     )
@@ -136,7 +141,10 @@ async def test_code_action_offers_the_unsafe_fix_and_hover_shows_the_docs(client
     (edit,) = fix.edit.changes[path.as_uri()]
     line = SQRT_EXAMPLE.read_text().splitlines()[edit.range.start.line]
     fixed = line[: edit.range.start.character] + edit.new_text + line[edit.range.end.character :]
-    assert fixed.endswith("std=0.02 / math.sqrt(2 * config.n_layer))") and edit.range.start.line == diagnostic.range.start.line
+    assert (
+        fixed.endswith("std=0.02 / math.sqrt(2 * config.n_layer))")
+        and edit.range.start.line == diagnostic.range.start.line
+    )
     hover = await client.text_document_hover_async(
         types.HoverParams(types.TextDocumentIdentifier(path.as_uri()), diagnostic.range.start)
     )
@@ -176,6 +184,16 @@ def test_server_without_pygls_is_one_line(tmp_path):
     (blocker / "pygls").mkdir()
     (blocker / "pygls" / "__init__.py").write_text("raise ModuleNotFoundError('no pygls here', name='pygls')\n")
     env = {"PYTHONPATH": f"{blocker}:{REPO}", "PATH": "/usr/bin:/bin"}
-    result = subprocess.run([sys.executable, "-m", "initlint", "server"], env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert result.returncode == 2 and result.stderr == "initlint: error: initlint server needs pygls: pip install 'initlint[lsp]'\n"
+    result = subprocess.run(
+        [sys.executable, "-m", "initlint", "server"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert (
+        result.returncode == 2
+        and result.stderr == "initlint: error: initlint server needs pygls: pip install 'initlint[lsp]'\n"
+    )
     shutil.rmtree(blocker)

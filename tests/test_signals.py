@@ -69,12 +69,15 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /
 
 @needs_proc
 @pytest.mark.skipif(usable_cpus() < 2, reason="-j 2 runs in one process on a single CPU")
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: signal.Signals(s).name
+)
 def test_workers_go_away_when_the_parent_is_killed(tmp_path, signum):
     folder = slow_folder(tmp_path / "models")
     parent = subprocess.Popen(
         [sys.executable, "-m", "initlint", "check", "--isolated", "-j", "2", str(folder)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         assert wait_until(lambda: len(children(parent.pid)) >= 2), "the workers never started"
@@ -132,16 +135,23 @@ for pn, p in self.named_parameters():
     for index in range(4):
         models.append(tmp_path / f"model_{index}.py")
         models[-1].write_text(source)
-    killed = subprocess.run([sys.executable, "-c", KILL_DURING_REPLACE, *map(str, models)], capture_output=True, timeout=300)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_DURING_REPLACE, *map(str, models)], capture_output=True, timeout=300
+    )
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     left = sorted(path.name for path in tmp_path.glob(".*.initlint-tmp"))
     assert len(left) == 3, left  # the control: the kill really left temporaries behind
     for model in models:  # every file is either the original or the fixed version, never broken
-        assert model.read_text() in (source, source.replace("math.sqrt(config.n_layer)", "math.sqrt(2 * config.n_layer)"))
+        assert model.read_text() in (
+            source,
+            source.replace("math.sqrt(config.n_layer)", "math.sqrt(2 * config.n_layer)"),
+        )
 
     rerun = subprocess.run(
         [sys.executable, "-m", "initlint", "check", "-q", "--isolated", "--fix", "--unsafe-fixes", str(tmp_path)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     assert list(tmp_path.glob(".*.initlint-tmp")) == []
@@ -156,7 +166,9 @@ def test_a_live_runs_temporaries_are_left_alone(tmp_path):
     try:
         live = tmp_path / f".model.py.{other.pid}.abcdefgh.initlint-tmp"
         live.write_text("x")
-        finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+        finished = subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+        )
         dead = tmp_path / f".model.py.{int(finished.stdout)}.abcdefgh.initlint-tmp"
         dead.write_text("x")
         mine = tmp_path / "model.py"
@@ -184,7 +196,9 @@ for pn, p in self.named_parameters():
     before = writable.stat()
     result = subprocess.run(
         [sys.executable, "-m", "initlint", "check", "-q", "--isolated", "--fix", "--unsafe-fixes", str(tmp_path)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert frozen.read_text() == source and frozen.stat().st_mode & 0o777 == 0o444
     assert "frozen.py: the file is read-only; make it writable to fix it" in result.stderr, result.stderr
@@ -202,7 +216,8 @@ def test_jobs_is_capped_at_the_files_and_the_cpus(tmp_path):
     folder = slow_folder(tmp_path / "models", files=6)
     parent = subprocess.Popen(
         [sys.executable, "-m", "initlint", "check", "--isolated", "-j", "100000", str(folder)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     most, deadline = 0, time.monotonic() + 300
     while parent.poll() is None and time.monotonic() < deadline:

@@ -45,7 +45,9 @@ def test_depth_classes(std, base, kind):
 
 
 def explain(*paths: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "initlint", "explain", *paths], capture_output=True, text=True, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "initlint", "explain", *paths], capture_output=True, text=True, cwd=REPO
+    )
 
 
 def test_explain_shows_each_parameter_with_its_final_init_and_line():
@@ -69,7 +71,9 @@ def test_explain_uses_the_runtime_roles_and_constants_and_lists_optional_biases(
 
 def test_explain_leaves_an_optional_bias_out_when_the_config_turns_it_off(tmp_path):
     model = tmp_path / "model.py"
-    model.write_text(Path(REPO, "tests/runtime/nanogpt_layernorm.py").read_text().replace("bias: bool = True", "bias: bool = False"))
+    model.write_text(
+        Path(REPO, "tests/runtime/nanogpt_layernorm.py").read_text().replace("bias: bool = True", "bias: bool = False")
+    )
     assert "transformer.ln_f.bias" not in explain(str(model)).stdout
 
 

@@ -22,8 +22,13 @@ SQRT_EXAMPLE = REPO / "examples" / "gpt2_sqrt_n_layer.py"
 
 def initlint(*args: str, cwd, stdin: str | None = None, env=None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "initlint", *args], cwd=cwd, input=stdin, capture_output=True, text=True,
-        timeout=120, env=env,
+        [sys.executable, "-m", "initlint", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
 
 
@@ -77,7 +82,9 @@ def test_unsafe_fix_is_hinted_marked_and_diffed(sqrt_model):
     assert diff.returncode == 1
     assert diff.stdout.startswith("--- a/model.py\n+++ b/model.py\n@@ ")
     assert "-                torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(config.n_layer))" in diff.stdout
-    assert "+                torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))" in diff.stdout
+    assert (
+        "+                torch.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * config.n_layer))" in diff.stdout
+    )
     assert (sqrt_model / "model.py").read_text() == before  # --diff writes nothing
     assert initlint("check", "--isolated", "--diff", "model.py", cwd=sqrt_model).stdout == ""  # safe only: none
     stdin_diff = initlint("check", "-", "--isolated", "--diff", "--unsafe-fixes", cwd=sqrt_model, stdin=before)
@@ -114,6 +121,8 @@ def test_progress_only_on_a_terminal_and_only_for_text(tmp_path):
         (tmp_path / f"m{index}.py").write_text(PLAIN)
     env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
     assert "checking" in _run_on_a_terminal(["check", "--isolated", "."], tmp_path, env, "stderr")
-    assert "checking" not in _run_on_a_terminal(["check", "--isolated", "--format", "json", "."], tmp_path, env, "stderr")
+    assert "checking" not in _run_on_a_terminal(
+        ["check", "--isolated", "--format", "json", "."], tmp_path, env, "stderr"
+    )
     piped = initlint("check", "--isolated", ".", cwd=tmp_path)
     assert piped.stderr == "" and piped.stdout == ""

@@ -13,7 +13,18 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from initlint.analysis import init_ops
-from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, InitMethod, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
+from initlint.analysis.abstract import (
+    UNKNOWN,
+    Const,
+    FuncRef,
+    InitMethod,
+    Lambda,
+    Mapping,
+    ModRef,
+    Opaque,
+    ParamRef,
+    Seq,
+)
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
@@ -54,7 +65,12 @@ class ModelBuilder:
         args = [_root_argument(self.index, p) for p in func.params.params]
         ctx = replace(self.root_context(), via=(f"{func.name.value}()",))
         built = self.call_function(FuncRef(func), args, {}, ctx)
-        if isinstance(built, ModRef) and built.node.cls is None and built.node.parent is None and built.node.kind in ("container", "sequential"):
+        if (
+            isinstance(built, ModRef)
+            and built.node.cls is None
+            and built.node.parent is None
+            and built.node.kind in ("container", "sequential")
+        ):
             return built.node
         return None
 
@@ -79,12 +95,16 @@ class ModelBuilder:
                 self.call_function(method, [ModRef(node)] if node is not None else [], {}, ctx)
             return
 
-    def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
+    def instantiate(
+        self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False
+    ) -> Any:
         if cls.name in self.building or len(self.building) > 16:
             return UNKNOWN
         if not root:
             self.instantiated.add(cls.name)
-        node = ModuleNode(name="", kind="module", type_name=cls.name, cls=cls, created_at=call, built_certain=ctx.certain)
+        node = ModuleNode(
+            name="", kind="module", type_name=cls.name, cls=cls, created_at=call, built_certain=ctx.certain
+        )
         for base in self.index.base_chain(cls):
             if base not in self.index.classes:
                 known = layer_type(self.knowledge, base)
@@ -99,12 +119,19 @@ class ModelBuilder:
             try:
                 if root:
                     args = [_root_argument(self.index, p) for p in func.params.params[1:]]
-                self.call_function(FuncRef(func, owner, ModRef(node)), args, kwargs, replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)))
+                self.call_function(
+                    FuncRef(func, owner, ModRef(node)),
+                    args,
+                    kwargs,
+                    replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)),
+                )
             finally:
                 self.building.pop()
         return ModRef(node)
 
-    def _build_wrapped(self, node: ModuleNode, how: tuple[str, str, str], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> None:
+    def _build_wrapped(
+        self, node: ModuleNode, how: tuple[str, str, str], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call
+    ) -> None:
         """A wrapper that builds its child (`builds_child` in the registry): the child is what the
         builder returns for those arguments; a builder or arguments we cannot see build nothing."""
         name, builder_keyword, kwargs_keyword = how
@@ -122,9 +149,13 @@ class ModelBuilder:
                 continue
             param = node.params.setdefault(pname, Param(pname, node, ndim=default.ndim))
             via = (f"PyTorch's default init for {known.class_name}",)
-            param.ops.append(InitOp(kind, default_std(default), None, via, True, init_ops.default_label(kind, known.class_name)))
+            param.ops.append(
+                InitOp(kind, default_std(default), None, via, True, init_ops.default_label(kind, known.class_name))
+            )
 
-    def construct_layer(self, qualified: str, known: LayerSpec | None, args: list[Any], kwargs: dict[Any, Any], call: cst.Call, ctx: Ctx) -> ModRef:
+    def construct_layer(
+        self, qualified: str, known: LayerSpec | None, args: list[Any], kwargs: dict[Any, Any], call: cst.Call, ctx: Ctx
+    ) -> ModRef:
         kind = known.kind if known else "unknown"
         node = ModuleNode(name="", kind=kind, type_name=qualified, created_at=call)
         if known is None:
@@ -133,7 +164,12 @@ class ModelBuilder:
             items: list[tuple[str, Any]] = []
             repeat = None
             source = args[0] if args else None
-            if kind == "sequential" and len(args) != 1 or kind == "sequential" and not isinstance(source, (Seq, Mapping)):
+            if (
+                kind == "sequential"
+                and len(args) != 1
+                or kind == "sequential"
+                and not isinstance(source, (Seq, Mapping))
+            ):
                 items = [(str(i), value) for i, value in enumerate(args)]
             elif isinstance(source, Seq):
                 items = [(str(i), value) for i, value in enumerate(source.items)]
@@ -156,7 +192,9 @@ class ModelBuilder:
         for name, class_name in known.sublayers:
             sublayer = layer_type(self.knowledge, class_name)
             if sublayer is not None:
-                child = node.add_child(name, ModuleNode(name=name, kind=sublayer.kind, type_name=class_name, created_at=call))
+                child = node.add_child(
+                    name, ModuleNode(name=name, kind=sublayer.kind, type_name=class_name, created_at=call)
+                )
                 self.add_default_params(child, sublayer, {}, ctx)
         if known.init_from_argument:
             weight = node.params.setdefault("weight", Param("weight", node, ndim=2))
@@ -182,7 +220,13 @@ def _is_dataclass(cls: ClassInfo) -> bool:
     for decorator in cls.node.decorators:
         target = decorator.decorator
         target = target.func if isinstance(target, cst.Call) else target
-        name = target.attr.value if isinstance(target, cst.Attribute) else target.value if isinstance(target, cst.Name) else ""
+        name = (
+            target.attr.value
+            if isinstance(target, cst.Attribute)
+            else target.value
+            if isinstance(target, cst.Name)
+            else ""
+        )
         if name == "dataclass":
             return True
     return False

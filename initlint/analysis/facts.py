@@ -65,7 +65,9 @@ def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
         scaling = DepthScaling("none")  # uninitialised memory: whatever it holds, no depth factor
     runtime = tuple(scale for scale in writer.ref.scales if scale_atoms(analysis, scale.factor))
     tuned = any(
-        exponent > 0 and name not in scale_atoms(analysis, scale.factor) for scale in runtime for name, exponent in scale.factor.atoms
+        exponent > 0 and name not in scale_atoms(analysis, scale.factor)
+        for scale in runtime
+        for name, exponent in scale.factor.atoms
     )
     return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime, tuned)
 
@@ -73,7 +75,9 @@ def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
 def writer_facts(analysis: "Analysis") -> list[WriterFacts]:
     """Facts of every writer of every stack, in stack order (cached on the analysis)."""
     if analysis.writer_facts is None:
-        analysis.writer_facts = [facts_of(analysis, stack, writer) for stack in analysis.stacks for writer in stack.writers]
+        analysis.writer_facts = [
+            facts_of(analysis, stack, writer) for stack in analysis.stacks for writer in stack.writers
+        ]
     return analysis.writer_facts
 
 

@@ -49,7 +49,11 @@ def is_norm(node: ModuleNode) -> bool:
     if node.kind == "norm":
         return True
     names = (node.name.lower(), node.type_name.rsplit(".", 1)[-1].lower())
-    return node.kind in ("unknown", "module") and any(hint in n for n in names for hint in NORM_HINTS) and not node.children
+    return (
+        node.kind in ("unknown", "module")
+        and any(hint in n for n in names for hint in NORM_HINTS)
+        and not node.children
+    )
 
 
 def is_pass_through(node: ModuleNode) -> bool:

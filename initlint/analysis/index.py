@@ -84,7 +84,9 @@ class ModuleIndex:
 
     def is_module_class(self, cls: ClassInfo) -> bool:
         chain = self.base_chain(cls)
-        if any(base in MODULE_BASES or base.endswith(PRETRAINED_NAME_ENDINGS) or base.endswith(".Module") for base in chain):
+        if any(
+            base in MODULE_BASES or base.endswith(PRETRAINED_NAME_ENDINGS) or base.endswith(".Module") for base in chain
+        ):
             return True
         # A base from elsewhere that we cannot see: a class with a forward is a module.
         return "forward" in cls.methods and any(base not in self.classes for base in chain)
@@ -133,7 +135,9 @@ def _flag_default(cls: ClassInfo, name: str) -> bool | None:
     value = cls.attributes.get(name)
     init = cls.methods.get("__init__")
     if value is None and init is not None:
-        value = next((p.default for p in (*init.params.params, *init.params.kwonly_params) if p.name.value == name), None)
+        value = next(
+            (p.default for p in (*init.params.params, *init.params.kwonly_params) if p.name.value == name), None
+        )
     if isinstance(value, cst.Name) and value.value in ("True", "False"):
         return value.value == "True"
     return None
@@ -160,7 +164,9 @@ def _record_import(index: ModuleIndex, stmt: cst.Import | cst.ImportFrom) -> Non
         name = dotted_name(alias.name)
         if name is None:
             continue
-        local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+        local = (
+            alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+        )
         index.imports[local] = f"{module}.{name}" if module else name
 
 
@@ -178,9 +184,15 @@ def _class_info(index: ModuleIndex, node: cst.ClassDef) -> ClassInfo:
             info.methods[stmt.name.value] = stmt
         elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                ):
                     info.attributes[small.targets[0].target.value] = small.value
-                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                elif (
+                    isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None
+                ):
                     info.attributes[small.target.value] = small.value
     return info
 
@@ -191,7 +203,11 @@ def _index_block(index: ModuleIndex, body: Sequence[cst.CSTNode]) -> None:
             for small in stmt.body:
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
                     _record_import(index, small)
-                elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                elif (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                ):
                     index.constants[small.targets[0].target.value] = small.value
         elif isinstance(stmt, cst.ClassDef):
             index.classes[stmt.name.value] = _class_info(index, stmt)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _FAN_IN = Monomial.atom("fan_in").pow(Fraction(-1, 2), cst.Name("fan_in"))
 _FAN_AVG = Monomial.atom("fan_avg").pow(Fraction(-1, 2), cst.Name("fan_avg"))
 
+
 def default_label(kind: str, class_name: str) -> str:
     if kind == "default":
         return f"PyTorch's default init of {class_name} (kaiming_uniform_(a=sqrt(5)), std = 1/sqrt(3*fan_in))"
@@ -40,7 +41,9 @@ def _argument(spec: Arg, args: list[Any], kwargs: dict[Any, Any]) -> Any:
     return args[spec.index] if len(args) > spec.index else Const(spec.default)
 
 
-def _std_for(interp: "Interpreter", spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], call: cst.Call) -> tuple[Monomial | None, str]:
+def _std_for(
+    interp: "Interpreter", spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], call: cst.Call
+) -> tuple[Monomial | None, str]:
     """The std `spec`'s call leaves, and the std argument as written (for labels)."""
     if spec.kind in ("zeros", "ones", "constant"):
         return Monomial.of(0.0), ""
@@ -62,7 +65,9 @@ def _std_for(interp: "Interpreter", spec: InitSpec, args: list[Any], kwargs: dic
     return None, ""
 
 
-def _normal_std(interp: "Interpreter", spec: InitSpec, std_arg: Arg, args: list[Any], kwargs: dict[Any, Any], call: cst.Call) -> tuple[Monomial | None, str]:
+def _normal_std(
+    interp: "Interpreter", spec: InitSpec, std_arg: Arg, args: list[Any], kwargs: dict[Any, Any], call: cst.Call
+) -> tuple[Monomial | None, str]:
     source_node = _arg_node(call, std_arg.index, std_arg.keywords)
     if not any(keyword in kwargs for keyword in std_arg.keywords) and len(args) <= std_arg.index:
         return Monomial.of(std_arg.default), ""
@@ -90,7 +95,17 @@ def _truncation_factor(spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], 
     return truncated_normal_moments(0.0, std.const, low.const, high.const).std / std.const
 
 
-def record_init(interp: "Interpreter", target: Any, spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call, fname: str, kind: str | None = None) -> Any:
+def record_init(
+    interp: "Interpreter",
+    target: Any,
+    spec: InitSpec,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+    fname: str,
+    kind: str | None = None,
+) -> Any:
     """Append what `spec`'s call does to the target's plan (`kind` overrides the spec's: `fill_(1)` is "ones")."""
     params = [target.param] if isinstance(target, ParamRef) else []
     kind = kind or spec.kind
@@ -98,7 +113,14 @@ def record_init(interp: "Interpreter", target: Any, spec: InitSpec, args: list[A
         factor = as_number(args[0]) if args else None
         if factor is not None and spec.divides:
             factor = factor.inverse(call)
-        op = InitOp("scale", factor, call, ctx.via, ctx.certain, f"{fname}({interp.code(call.args[0].value) if call.args else ''})")
+        op = InitOp(
+            "scale",
+            factor,
+            call,
+            ctx.via,
+            ctx.certain,
+            f"{fname}({interp.code(call.args[0].value) if call.args else ''})",
+        )
     else:
         std, source = _std_for(interp, replace(spec, kind=kind), args, kwargs, call)
         label = f"{fname}(std={source})" if source else f"{fname}"
@@ -121,7 +143,9 @@ def scale_in_place(interp: "Interpreter", param: Param, operand: Any, statement:
     param.ops.append(InitOp("scale", factor, statement, ctx.via, ctx.certain, label))
 
 
-def make_init_method(interp: "Interpreter", factory: InitMethodFactory, args: list[Any], kwargs: dict[Any, Any], call: cst.Call) -> Any:
+def make_init_method(
+    interp: "Interpreter", factory: InitMethodFactory, args: list[Any], kwargs: dict[Any, Any], call: cst.Call
+) -> Any:
     """A call of a registered init-method factory (`knowledge/parallel_layers.py`): the init
     function they return, with its std worked out symbolically (sigma / sqrt(2 * num_layers))."""
     std = as_number(_argument(factory.sigma, args, kwargs))

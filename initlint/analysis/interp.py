@@ -21,8 +21,21 @@ import libcst as cst
 from initlint import guard
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
-    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, InitMethod, Lambda, Mapping, ModRef, Opaque, ParamRef,
-    Seq, merge_uncertain, truth,
+    UNKNOWN,
+    ClassRef,
+    Const,
+    Env,
+    ExtRef,
+    FuncRef,
+    InitMethod,
+    Lambda,
+    Mapping,
+    ModRef,
+    Opaque,
+    ParamRef,
+    Seq,
+    merge_uncertain,
+    truth,
 )
 from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
@@ -32,6 +45,7 @@ from initlint.analysis.model import DeadInit, InitOp, Param
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
+
 # Distinct from guard's time budget; `interp.BudgetExceeded` stays for callers not yet switched.
 from initlint.errors import StepBudgetExceeded as BudgetExceeded
 
@@ -182,7 +196,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             else:
                 env.names[name] = Opaque(name)
         if isinstance(params.star_arg, cst.Param):
-            env.names[params.star_arg.name.value] = Seq(positional[len(all_params):])
+            env.names[params.star_arg.name.value] = Seq(positional[len(all_params) :])
         if isinstance(params.star_kwarg, cst.Param):
             env.names[params.star_kwarg.name.value] = Mapping(named)
         self_value = positional[0] if ref.owner is not None and positional else ctx.self_value
@@ -222,7 +236,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.mark_unknown_targets(args, kwargs, ctx, call, "a call initlint cannot follow")
         return UNKNOWN
 
-    def mark_unknown_targets(self, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.CSTNode, why: str) -> None:
+    def mark_unknown_targets(
+        self, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.CSTNode, why: str
+    ) -> None:
         """A call we cannot follow receives modules or parameters: it may initialise them."""
         touched = False
         for value in list(args) + list(kwargs.values()):
@@ -411,7 +427,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         return torch_semantics.get_attr(self, self.eval(node.value, env, ctx), node.attr.value, ctx)
 
     def _binary(self, node: cst.BinaryOperation, env: Env, ctx: Ctx) -> Any:
-        return python_semantics.binary(self, node.operator, self.eval(node.left, env, ctx), self.eval(node.right, env, ctx), node)
+        return python_semantics.binary(
+            self, node.operator, self.eval(node.left, env, ctx), self.eval(node.right, env, ctx), node
+        )
 
     def _unary(self, node: cst.UnaryOperation, env: Env, ctx: Ctx) -> Any:
         return python_semantics.unary(node.operator, self.eval(node.expression, env, ctx), node)

@@ -31,7 +31,18 @@ from initlint.analysis.model import ModuleNode
 from initlint.analysis.positions import LazyPositions
 from initlint.analysis.residual import ForwardReader
 from initlint.config import AnalysisOptions
-from initlint.project import CLASS, CONSTANT, ENTRY_POINTS, EXTERNAL, FUNCTION, MODULE, CallSite, Parsed, Project, Symbol
+from initlint.project import (
+    CLASS,
+    CONSTANT,
+    ENTRY_POINTS,
+    EXTERNAL,
+    FUNCTION,
+    MODULE,
+    CallSite,
+    Parsed,
+    Project,
+    Symbol,
+)
 from initlint.project.layout import Location
 
 T = TypeVar("T")
@@ -62,7 +73,9 @@ class Place:
 class LinkedIndex(ModuleIndex):
     """One module's index, answering class questions across the project's files."""
 
-    def __init__(self, plain: ModuleIndex, linker: Linker, location: Location | None, parsed: Parsed | None, path: Path | None) -> None:
+    def __init__(
+        self, plain: ModuleIndex, linker: Linker, location: Location | None, parsed: Parsed | None, path: Path | None
+    ) -> None:
         super().__init__(plain.imports, plain.classes, plain.functions, plain.constants)
         self.linker = linker
         self.location = location
@@ -133,7 +146,9 @@ class Linker:
         real = Path(os.path.realpath(path))
         linked = self._modules.get(real)
         if linked is None:
-            linked = self._modules[real] = LinkedIndex(parsed.index, self, self.project.layout.location_of(real), parsed, real)
+            linked = self._modules[real] = LinkedIndex(
+                parsed.index, self, self.project.layout.location_of(real), parsed, real
+            )
             self._register(linked)
             self._tops = None
         return linked
@@ -195,7 +210,6 @@ class Linker:
         relative = os.path.relpath(path)
         return relative if not relative.startswith("..") else str(path)
 
-
     def in_project(self, path: Path) -> str:
         """A path as a label (`scripts/train.py`): relative to the project root."""
         try:
@@ -242,7 +256,9 @@ class LinkedInterpreter(Interpreter):
         item = ref.owner if ref.owner is not None else ref.func
         return self.inside(item, lambda: Interpreter.call_function(self, ref, args, kwargs, ctx))
 
-    def instantiate(self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False) -> Any:
+    def instantiate(
+        self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False
+    ) -> Any:
         return self.inside(cls, lambda: Interpreter.instantiate(self, cls, args, kwargs, call, ctx, root))
 
     # ------------------------------------------------------------------ names
@@ -256,7 +272,13 @@ class LinkedInterpreter(Interpreter):
 
     def global_value(self, name: str) -> Any:
         index = self.linked
-        if index is self.linker.checked or name in index.classes or name in index.functions or name in index.imports or name not in index.constants:
+        if (
+            index is self.linker.checked
+            or name in index.classes
+            or name in index.functions
+            or name in index.imports
+            or name not in index.constants
+        ):
             return Interpreter.global_value(self, name)
         key = (id(index), name)  # constants are per module: two files may both define BASE_STD
         if key not in self._sibling_constants:
@@ -280,7 +302,9 @@ class LinkedInterpreter(Interpreter):
             key = (id(linked), symbol.name or "")
             if key not in self._sibling_constants:
                 self._sibling_constants[key] = UNKNOWN
-                self._sibling_constants[key] = self._in_module(linked, lambda: Interpreter.eval(self, node, Env(), Ctx()))
+                self._sibling_constants[key] = self._in_module(
+                    linked, lambda: Interpreter.eval(self, node, Env(), Ctx())
+                )
             return self._sibling_constants[key]
         return value
 
@@ -294,7 +318,13 @@ class LinkedInterpreter(Interpreter):
 
     def _reached(self, value: ClassRef | FuncRef, node: cst.CSTNode) -> None:
         """Remember the checked file's node through which a sibling definition was first reached."""
-        definition: cst.CSTNode = value.cls.node if isinstance(value, ClassRef) else value.owner.node if value.owner is not None else value.func
+        definition: cst.CSTNode = (
+            value.cls.node
+            if isinstance(value, ClassRef)
+            else value.owner.node
+            if value.owner is not None
+            else value.func
+        )
         owner = self.linker.owner(definition)
         if owner is None or owner is self.linker.checked:
             return
@@ -375,7 +405,13 @@ def _constructor_arguments(interp: LinkedInterpreter, root: ModuleNode, site: Ca
     params = [param.name.value for param in found[1].params.params[1:]]
     bound: dict[str, Any] = {}
     for position, arg in enumerate(call.args):
-        name = arg.keyword.value if arg.keyword is not None else params[position] if position < len(params) and not arg.star else None
+        name = (
+            arg.keyword.value
+            if arg.keyword is not None
+            else params[position]
+            if position < len(params) and not arg.star
+            else None
+        )
         if name is not None:
             bound[interp.code(arg.value)] = Opaque(name)
     return bound
@@ -384,7 +420,12 @@ def _constructor_arguments(interp: LinkedInterpreter, root: ModuleNode, site: Ca
 def _symbolic_depth(interp: Interpreter, name: str, value: Any) -> Any:
     """A depth passed as a plain number (`n_layer=24`) keeps its name: the stack's depth is symbolic."""
     if name in DEPTH_NAMES or name in interp.options.depth_names:
-        if isinstance(value, Num) and value.value.is_constant or isinstance(value, Const) and isinstance(value.value, (int, float)):
+        if (
+            isinstance(value, Num)
+            and value.value.is_constant
+            or isinstance(value, Const)
+            and isinstance(value.value, (int, float))
+        ):
             return Opaque(name)
     return value
 
@@ -403,7 +444,9 @@ class LinkedForwardReader(ForwardReader):
         return self.linked_interp.inside(node.cls, lambda: ForwardReader._read(self, node, depth, *more, **named))
 
 
-def interpreter(module: cst.Module, index: ModuleIndex, options: AnalysisOptions, context: ProjectContext | None) -> Interpreter:
+def interpreter(
+    module: cst.Module, index: ModuleIndex, options: AnalysisOptions, context: ProjectContext | None
+) -> Interpreter:
     """The plain interpreter, or one that follows names into the project when there is one."""
     if context is None:
         return Interpreter(index, module, options)
@@ -428,4 +471,3 @@ def describe_place(index: ModuleIndex, node: cst.CSTNode, line: Callable[[cst.CS
     linker = linker_of(index)
     place = linker.place(node) if linker is not None else None
     return f"{place.path}:{place.line}" if place is not None else f"line {line(node)}"
-

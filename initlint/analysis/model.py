@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.facts import WriterFacts
     from initlint.analysis.positions import LazyPositions
 
+
 @dataclass(frozen=True)
 class InitOp:
     """One operation in a parameter's init plan."""
@@ -318,9 +319,17 @@ class Analysis:
         if self._positions is None:
             from initlint.analysis.positions import LazyPositions
 
-            classes = {id(node.cls): node.cls for stack in self.stacks for _, node in stack.root.named_modules() if node.cls is not None}
+            classes = {
+                id(node.cls): node.cls
+                for stack in self.stacks
+                for _, node in stack.root.named_modules()
+                if node.cls is not None
+            }
             hints = tuple(cls.node for cls in classes.values()) + tuple(
-                method for cls in classes.values() for name, method in cls.methods.items() if name in ("__init__", "forward", "_init_weights")
+                method
+                for cls in classes.values()
+                for name, method in cls.methods.items()
+                if name in ("__init__", "forward", "_init_weights")
             )
             self._positions = LazyPositions(self.module, self.source, hints)
         return self._positions

@@ -47,7 +47,13 @@ def _ast_lines(cst_body: Sequence[cst.CSTNode], ast_body: Sequence[ast.stmt]) ->
 class _Scope:
     """A statement list (module body or class body) whose statements we position one at a time."""
 
-    def __init__(self, statements: Sequence[cst.CSTNode], lines: list[int] | None, indent: int, first: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self,
+        statements: Sequence[cst.CSTNode],
+        lines: list[int] | None,
+        indent: int,
+        first: frozenset[int] = frozenset(),
+    ) -> None:
         self.statements = statements
         self.lines = lines
         self.indent = indent
@@ -124,7 +130,13 @@ class LazyPositions:
         if index not in scope.ranges:
             statement = scope.statements[index]
             # Scopes hold module or class statements: each is a line or a compound statement.
-            alone = cst.Module(body=[cast("cst.SimpleStatementLine | cst.BaseCompoundStatement", statement)], header=(), footer=(), default_newline=self.module.default_newline, default_indent=self.module.default_indent)
+            alone = cst.Module(
+                body=[cast("cst.SimpleStatementLine | cst.BaseCompoundStatement", statement)],
+                header=(),
+                footer=(),
+                default_newline=self.module.default_newline,
+                default_indent=self.module.default_indent,
+            )
             scope.ranges[index] = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
         local = scope.ranges[index]
         found, start = local.get(node), local.get(scope.statements[index])

@@ -12,8 +12,21 @@ from typing import TYPE_CHECKING, Any, Callable
 import libcst as cst
 
 from initlint.analysis.abstract import (
-    UNKNOWN, ClassRef, Const, Env, FuncRef, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
-    SuperRef, as_number, truth,
+    UNKNOWN,
+    ClassRef,
+    Const,
+    Env,
+    FuncRef,
+    Mapping,
+    ModRef,
+    NewTensor,
+    Num,
+    Opaque,
+    ParamRef,
+    Seq,
+    SuperRef,
+    as_number,
+    truth,
 )
 from initlint.analysis.knowledge.conventions import LAYER_INDEX
 from initlint.analysis.model import InitOp
@@ -24,9 +37,43 @@ if TYPE_CHECKING:  # pragma: no cover
 
 CONSTANTS = {"True": True, "False": False, "None": None}
 BUILTIN_NAMES = frozenset(
-    {"isinstance", "hasattr", "getattr", "setattr", "len", "range", "enumerate", "zip", "any", "all", "str", "int",
-     "float", "min", "max", "abs", "print", "super", "object", "dict", "list", "tuple", "sorted", "reversed", "type",
-     "id", "repr", "bool", "round", "sum", "iter", "next", "set", "frozenset", "issubclass"}
+    {
+        "isinstance",
+        "hasattr",
+        "getattr",
+        "setattr",
+        "len",
+        "range",
+        "enumerate",
+        "zip",
+        "any",
+        "all",
+        "str",
+        "int",
+        "float",
+        "min",
+        "max",
+        "abs",
+        "print",
+        "super",
+        "object",
+        "dict",
+        "list",
+        "tuple",
+        "sorted",
+        "reversed",
+        "type",
+        "id",
+        "repr",
+        "bool",
+        "round",
+        "sum",
+        "iter",
+        "next",
+        "set",
+        "frozenset",
+        "issubclass",
+    }
 )
 #: Largest constant `range(n)` we unroll; longer ones keep one representative iteration.
 UNROLL_LIMIT = 8
@@ -51,21 +98,43 @@ def number_sum(left: Monomial, right: Monomial, negate: bool) -> Monomial:
     return Monomial.atom(f"({left.describe()}{'+' if right.const >= 0 else ''}{right.describe()})")
 
 
-def binary(interp: "Interpreter", operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any, node: cst.CSTNode) -> Any:
-    if isinstance(left, Const) and isinstance(right, Const) and isinstance(left.value, str) and isinstance(right.value, str):
+def binary(
+    interp: "Interpreter", operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any, node: cst.CSTNode
+) -> Any:
+    if (
+        isinstance(left, Const)
+        and isinstance(right, Const)
+        and isinstance(left.value, str)
+        and isinstance(right.value, str)
+    ):
         return Const(left.value + right.value) if isinstance(operator, (cst.Add, cst.AddAssign)) else UNKNOWN
     if isinstance(left, NewTensor) and not isinstance(right, NewTensor):
         factor = as_number(right)
         if factor is not None and isinstance(operator, (cst.Divide, cst.DivideAssign)):
             factor = factor.inverse(node)
-        if factor is not None and isinstance(operator, (cst.Multiply, cst.Divide, cst.MultiplyAssign, cst.DivideAssign)):
+        if factor is not None and isinstance(
+            operator, (cst.Multiply, cst.Divide, cst.MultiplyAssign, cst.DivideAssign)
+        ):
             op = left.op
             std = op.std * factor if op.std is not None else None
             return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, f"{op.label} * {interp.code(node)}"))
         return UNKNOWN
     a, b = as_number(left), as_number(right)
-    if a is None or b is None or isinstance(left, Const) and isinstance(left.value, str) or isinstance(right, Const) and isinstance(right.value, str):
-        if isinstance(left, Seq) and isinstance(right, Const) and isinstance(right.value, int) and left.repeat is None and 0 <= right.value <= UNROLL_LIMIT:
+    if (
+        a is None
+        or b is None
+        or isinstance(left, Const)
+        and isinstance(left.value, str)
+        or isinstance(right, Const)
+        and isinstance(right.value, str)
+    ):
+        if (
+            isinstance(left, Seq)
+            and isinstance(right, Const)
+            and isinstance(right.value, int)
+            and left.repeat is None
+            and 0 <= right.value <= UNROLL_LIMIT
+        ):
             return Seq(left.items * right.value) if isinstance(operator, cst.Multiply) else UNKNOWN
         return UNKNOWN
     if isinstance(operator, (cst.Add, cst.AddAssign)):
@@ -130,7 +199,12 @@ def _identity(left: Any, right: Any) -> bool | None:
 
 def _membership(left: Any, right: Any) -> bool | None:
     """`"c_proj" in name`, `name in ("a", "b")`, `key in mapping`."""
-    if isinstance(right, Const) and isinstance(right.value, str) and isinstance(left, Const) and isinstance(left.value, str):
+    if (
+        isinstance(right, Const)
+        and isinstance(right.value, str)
+        and isinstance(left, Const)
+        and isinstance(left.value, str)
+    ):
         return left.value in right.value
     if isinstance(right, Seq) and right.repeat is None and isinstance(left, Const):
         values = [item.value for item in right.items if isinstance(item, Const)]
@@ -145,7 +219,14 @@ def _operands(left: Any, right: Any) -> tuple[Any, Any] | None:
     a, b = as_number(left), as_number(right)
     if isinstance(left, Const) and isinstance(right, Const):
         return left.value, right.value
-    if a is not None and b is not None and a.is_constant and b.is_constant and not isinstance(left, Opaque) and not isinstance(right, Opaque):
+    if (
+        a is not None
+        and b is not None
+        and a.is_constant
+        and b.is_constant
+        and not isinstance(left, Opaque)
+        and not isinstance(right, Opaque)
+    ):
         return a.const, b.const
     if isinstance(left, ModRef) and isinstance(right, ModRef):
         return id(left.node), id(right.node)
@@ -228,7 +309,12 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         if not isinstance(key, Const) and len(children) == 1:
             return ModRef(next(iter(children.values())))
         return UNKNOWN
-    if isinstance(base, Const) and isinstance(base.value, str) and isinstance(key, Const) and isinstance(key.value, int):
+    if (
+        isinstance(base, Const)
+        and isinstance(base.value, str)
+        and isinstance(key, Const)
+        and isinstance(key.value, int)
+    ):
         try:
             return Const(base.value[key.value])
         except IndexError:
@@ -298,7 +384,15 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
     return Seq(results, repeat)
 
 
-def call_python_builtin(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode, extra: "dict[str, Builtin] | None" = None) -> Any:
+def call_python_builtin(
+    interp: "Interpreter",
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.CSTNode,
+    extra: "dict[str, Builtin] | None" = None,
+) -> Any:
     """Builtins and a few stdlib functions (`math`, `re`, `functools.partial`); None if not one
     (or not called in a form we model), so the caller treats it as a call from elsewhere.
     `extra` holds builtins whose meaning depends on modules (`isinstance`, `setattr`): the torch
@@ -307,7 +401,9 @@ def call_python_builtin(interp: "Interpreter", name: str, args: list[Any], kwarg
     return handler(interp, name, args, kwargs, ctx, call) if handler is not None else None
 
 
-def _len(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _len(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     if not args:
         return None
     value = args[0]
@@ -323,7 +419,9 @@ def _len(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, An
     return UNKNOWN
 
 
-def _range(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _range(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     bounds = [as_number(a) for a in args]
     if len(bounds) != 1 or bounds[0] is None:
         return UNKNOWN
@@ -333,7 +431,9 @@ def _range(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, 
     return Seq([Num(Monomial.atom(LAYER_INDEX))], count)
 
 
-def _enumerate(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _enumerate(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     if not args:
         return None
     seq = iterate(interp, args[0])
@@ -344,7 +444,9 @@ def _enumerate(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[A
     return Seq([Seq([Const(i), item]) for i, item in enumerate(seq.items)])
 
 
-def _zip(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _zip(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     if not args:
         return None
     seqs = [iterate(interp, a) for a in args]
@@ -353,7 +455,9 @@ def _zip(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, An
     return UNKNOWN
 
 
-def _any_all(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _any_all(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     if not args:
         return None
     seq = iterate(interp, args[0])
@@ -365,7 +469,9 @@ def _any_all(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any
     return Const(False) if False in values else (Const(True) if None not in values else UNKNOWN)
 
 
-def _number_cast(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _number_cast(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     """`float(x)`, `int(x)`, `abs(x)`, `round(x)`: the number, kept symbolic."""
     if not args:
         return None
@@ -377,7 +483,9 @@ def _number_cast(interp: "Interpreter", name: str, args: list[Any], kwargs: dict
     return Num(number)
 
 
-def _min_max(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _min_max(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     numbers = [as_number(a) for a in args]
     constants = [n.const for n in numbers if n is not None and n.is_constant]
     if numbers and len(constants) == len(numbers):
@@ -385,13 +493,17 @@ def _min_max(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any
     return UNKNOWN
 
 
-def _str(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _str(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     if not args:
         return None
     return Const(str(args[0].value)) if isinstance(args[0], Const) else Opaque("str")
 
 
-def _sequence(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _sequence(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     """`list(x)`, `tuple(x)`, `sorted(x)`, `reversed(x)`."""
     if not args:
         return None
@@ -402,7 +514,9 @@ def _sequence(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[An
     return Seq(items, seq.repeat)
 
 
-def _dict(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _dict(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     """`dict(a=...)`, `dict(mapping)`, and `OrderedDict([("c_fc", ...), ...])` from key-value pairs,
     in order (`nn.Sequential(OrderedDict(...))` names its children by those keys)."""
     source = args[0] if args else None
@@ -416,7 +530,9 @@ def _dict(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, A
     return Mapping(merged)
 
 
-def _super(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _super(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     return SuperRef(ctx.self_value, ctx.owner) if ctx.owner is not None else UNKNOWN
 
 
@@ -424,7 +540,9 @@ def _super(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, 
 _POWERS = {"sqrt": Fraction(1, 2), "rsqrt": Fraction(-1, 2)}
 
 
-def _math_power(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _math_power(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     """`sqrt`, `rsqrt`, `pow` keep a std symbolic; `exp` and `log` of a depth are not modelled."""
     if not args:
         return None
@@ -439,11 +557,18 @@ def _math_power(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[
     return Num(result) if result is not None else UNKNOWN
 
 
-def _regex_match(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _regex_match(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     if len(args) < 2:
         return None
     pattern, text = args[0], args[1]
-    if isinstance(pattern, Const) and isinstance(text, Const) and isinstance(pattern.value, str) and isinstance(text.value, str):
+    if (
+        isinstance(pattern, Const)
+        and isinstance(text, Const)
+        and isinstance(pattern.value, str)
+        and isinstance(text.value, str)
+    ):
         try:
             found = getattr(re, name.split(".")[1])(pattern.value, text.value)
         except re.error:
@@ -452,11 +577,15 @@ def _regex_match(interp: "Interpreter", name: str, args: list[Any], kwargs: dict
     return UNKNOWN
 
 
-def _partial(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _partial(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     if not args or not isinstance(args[0], FuncRef):
         return None
     ref = args[0]
-    return FuncRef(ref.func, ref.owner, ref.bound, ref.partial_args + tuple(args[1:]), ref.partial_kwargs + tuple(kwargs.items()))
+    return FuncRef(
+        ref.func, ref.owner, ref.bound, ref.partial_args + tuple(args[1:]), ref.partial_kwargs + tuple(kwargs.items())
+    )
 
 
 Builtin = Callable[["Interpreter", str, list[Any], dict[Any, Any], "Ctx", cst.CSTNode], Any]
@@ -491,7 +620,21 @@ def string_method(receiver: str, name: str, args: list[Any]) -> Any:
     if any(not isinstance(v, (str, int, tuple, type(None))) for v in values):
         return UNKNOWN
     try:
-        if name in ("endswith", "startswith", "count", "find", "rfind", "replace", "lower", "upper", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"):
+        if name in (
+            "endswith",
+            "startswith",
+            "count",
+            "find",
+            "rfind",
+            "replace",
+            "lower",
+            "upper",
+            "strip",
+            "lstrip",
+            "rstrip",
+            "removeprefix",
+            "removesuffix",
+        ):
             return Const(getattr(receiver, name)(*values))
         if name in ("split", "rsplit"):
             return Seq([Const(part) for part in getattr(receiver, name)(*values)])

@@ -22,9 +22,25 @@ from initlint.analysis.index import ClassInfo
 from initlint.analysis.interp import Ctx, Interpreter
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.flow import (
-    CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, is_gate, is_norm, is_pass_through, join, merge,
+    CONDITIONED,
+    MAYBE_NORMED,
+    NORMED,
+    STREAM,
+    Branch,
+    is_gate,
+    is_norm,
+    is_pass_through,
+    join,
+    merge,
 )
-from initlint.analysis.knowledge.conventions import ACCUMULATE_IN_PLACE, FRESH_TENSORS, MATRIX_PRODUCTS, NORM_FUNCTIONS, SQUASHING, WRITER_NAMES
+from initlint.analysis.knowledge.conventions import (
+    ACCUMULATE_IN_PLACE,
+    FRESH_TENSORS,
+    MATRIX_PRODUCTS,
+    NORM_FUNCTIONS,
+    SQUASHING,
+    WRITER_NAMES,
+)
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
@@ -77,7 +93,10 @@ class ForwardReader(StatementWalker[_Flow]):
         """The linear layers applied last to what a root's `forward` returns (first item of a
         tuple: `return logits, loss`): the output head, as the runtime names it."""
         flow = self._read(root, depth=0)
-        values = [value.items[0] if isinstance(value, Seq) and value.items else value for value in (flow.returns if flow else [])]
+        values = [
+            value.items[0] if isinstance(value, Seq) and value.items else value
+            for value in (flow.returns if flow else [])
+        ]
         return [m for value in values if isinstance(value, Branch) for m in value.last if m.kind == "linear"]
 
     def _sequential_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -224,7 +243,9 @@ class ForwardReader(StatementWalker[_Flow]):
         self.walk_block(stmt.body.body, env, flow)
         flow.recording = False
 
-    def _undecided_if(self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow) -> None:
+    def _undecided_if(
+        self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow
+    ) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
         flow.undecided += 1
@@ -235,7 +256,10 @@ class ForwardReader(StatementWalker[_Flow]):
         flow.undecided -= 1
         names = after_body.keys() | env.names.keys()
         joined = {name: join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
-        if any(joined[n] is MAYBE_NORMED and after_body.get(n) is not MAYBE_NORMED and env.names.get(n) is not MAYBE_NORMED for n in names):
+        if any(
+            joined[n] is MAYBE_NORMED and after_body.get(n) is not MAYBE_NORMED and env.names.get(n) is not MAYBE_NORMED
+            for n in names
+        ):
             # One arm renormalises the stream, the other does not (`if self.pre_norm: ... else: ...`):
             # the norm placement is a flag we cannot decide, so the adds in either arm are too.
             for add in flow.adds[first_add:]:
@@ -273,13 +297,23 @@ class ForwardReader(StatementWalker[_Flow]):
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
                 # `norm, gate_msa, ... = self.attn_norm(x, emb=t)`: what a layer hands out beside
                 # its output is computed by that layer, so a branch it multiplies is gated.
-                self._assign(element.value, value if i == 0 or value is CONDITIONED else CONDITIONED if isinstance(value, Branch) else UNKNOWN, env)
+                self._assign(
+                    element.value,
+                    value if i == 0 or value is CONDITIONED else CONDITIONED if isinstance(value, Branch) else UNKNOWN,
+                    env,
+                )
 
     def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any:
         for stream, branch in ((left, right), (right, left)):
             if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None and flow.recording:
                 block = flow.block or flow.node
-                add = ResidualAdd(flow.node.cls, node, flow.statement or node, prenorm=branch.normed, gated=branch.gated or branch.renormalised)
+                add = ResidualAdd(
+                    flow.node.cls,
+                    node,
+                    flow.statement or node,
+                    prenorm=branch.normed,
+                    gated=branch.gated or branch.renormalised,
+                )
                 add.writers = self._writer_refs(block, branch)
                 add.optional = flow.undecided > 0 and any(_may_not_exist(m, block) for m in branch.last)
                 flow.adds.append(add)
@@ -291,7 +325,7 @@ class ForwardReader(StatementWalker[_Flow]):
         found = [w for last in branch.last for w in self.writers_of(last)[0]]
         found.extend((p.owner, "data flow", (), p.name) for p in branch.matrices)
         for writer, how, scales, param in found:
-            relative = writer.path[len(block.path) + 1:] if block.path else writer.path
+            relative = writer.path[len(block.path) + 1 :] if block.path else writer.path
             # A matrix parameter is created by its own module's `__init__`; a layer by its parent's.
             owner = (writer.cls if param != "weight" else _creator(writer)) or block.cls
             if owner is None:
@@ -300,7 +334,15 @@ class ForwardReader(StatementWalker[_Flow]):
             refs.append(WriterRef(relative, owner, attr, how, list(scales) + list(branch.scales), param))
         return refs
 
-    def _scale(self, value: Any, other: Any, other_node: cst.BaseExpression, operator: cst.CSTNode, env: Env, whole: cst.CSTNode) -> Any:
+    def _scale(
+        self,
+        value: Any,
+        other: Any,
+        other_node: cst.BaseExpression,
+        operator: cst.CSTNode,
+        env: Env,
+        whole: cst.CSTNode,
+    ) -> Any:
         if not isinstance(value, Branch):
             return value
         if isinstance(other, (ParamRef, Branch)) or other is CONDITIONED:
@@ -342,7 +384,11 @@ class ForwardReader(StatementWalker[_Flow]):
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
             if isinstance(base, ModRef):
-                index = self._value(node.slice[0].slice.value, env) if isinstance(node.slice[0].slice, cst.Index) else UNKNOWN
+                index = (
+                    self._value(node.slice[0].slice.value, env)
+                    if isinstance(node.slice[0].slice, cst.Index)
+                    else UNKNOWN
+                )
                 return _indexed(base.node, index)
             if any(isinstance(element.slice, cst.Slice) for element in node.slice):
                 return UNKNOWN  # `outputs[1:]`: the attention weights riding along, not the output
@@ -379,7 +425,11 @@ class ForwardReader(StatementWalker[_Flow]):
             if isinstance(right, ParamRef):
                 return _through_matrix(left, right)  # `h @ self.down_proj[e]`: a 3-D expert weight
             return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
-        return merge([left, right]) if isinstance(node.operator, cst.Subtract) else (left if left is not UNKNOWN else right)
+        return (
+            merge([left, right])
+            if isinstance(node.operator, cst.Subtract)
+            else (left if left is not UNKNOWN else right)
+        )
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
@@ -400,7 +450,11 @@ class ForwardReader(StatementWalker[_Flow]):
             return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
         if name in FRESH_TENSORS:
             return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
-        if name in ACCUMULATE_IN_PLACE and isinstance(func.value, cst.Name) and isinstance(args[-1:] and args[-1], Branch):
+        if (
+            name in ACCUMULATE_IN_PLACE
+            and isinstance(func.value, cst.Name)
+            and isinstance(args[-1:] and args[-1], Branch)
+        ):
             merged = merge([env.names.get(func.value.value, UNKNOWN), args[-1]])
             env.names[func.value.value] = merged
             return merged
@@ -420,7 +474,9 @@ class ForwardReader(StatementWalker[_Flow]):
             return receiver
         return carried
 
-    def _module_call(self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+    def _module_call(
+        self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
+    ) -> Any:
         """`module.name(...)`: a child or lambda it holds, its own `forward`, its children, a helper."""
         member = _member(module, name)
         if isinstance(member, (ModRef, Lambda)):

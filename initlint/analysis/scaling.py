@@ -9,7 +9,7 @@ from initlint.analysis.knowledge.conventions import LAYER_INDEX, LAYER_INDEX_NAM
 from initlint.analysis.model import Analysis, ModuleNode, Stack, final_init
 from initlint.analysis.values import Monomial, Power
 
-SQRT_HALF = 2 ** -0.5
+SQRT_HALF = 2**-0.5
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,11 @@ class DepthScaling:
 
 
 def is_layer_atom(name: str) -> bool:
-    return name in LAYER_INDEX_NAMES or LAYER_INDEX in name or any(f"{n}" in name for n in LAYER_INDEX_NAMES if name.startswith("("))
+    return (
+        name in LAYER_INDEX_NAMES
+        or LAYER_INDEX in name
+        or any(f"{n}" in name for n in LAYER_INDEX_NAMES if name.startswith("("))
+    )
 
 
 def is_depth_atom(name: str, depth_atoms: frozenset[str]) -> bool:

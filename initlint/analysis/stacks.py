@@ -20,7 +20,6 @@ from initlint.analysis.scaling import reference_std
 from initlint.config import AnalysisOptions
 
 
-
 def _init_like(name: str) -> bool:
     lowered = name.lower()
     return name != "__init__" and ("init" in lowered or lowered.startswith("reset_param"))
@@ -49,7 +48,13 @@ def _function_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module)
     for name, func in index.functions.items():
         if _init_like(name):
             continue
-        saved = (set(interp.instantiated), dict(interp.branch_taken), dict(interp.skipped_inits), interp.deliberate_scheme, interp.steps)
+        saved = (
+            set(interp.instantiated),
+            dict(interp.branch_taken),
+            dict(interp.skipped_inits),
+            interp.deliberate_scheme,
+            interp.steps,
+        )
         interp.executed = set()
         interp.incomplete = False
         try:
@@ -60,7 +65,9 @@ def _function_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module)
             read = names_read(module) if read is None else read  # one walk, only once a model is built
             root = None if name in read else root
         if root is None:
-            interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.deliberate_scheme, interp.steps = saved
+            interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.deliberate_scheme, interp.steps = (
+                saved
+            )
             continue
         root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
         root.incomplete = interp.incomplete
@@ -84,7 +91,13 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     stacks: list[Stack] = []
     for _, container in root.named_modules():
         block = _repeated_child(container)
-        if block is None or block.repeat is None or not (block.kind == "module" and block.cls is not None or block.kind in ("container", "sequential", "wrapper")):
+        if (
+            block is None
+            or block.repeat is None
+            or not (
+                block.kind == "module" and block.cls is not None or block.kind in ("container", "sequential", "wrapper")
+            )
+        ):
             continue
         adds = reader.residual_adds(block)
         writers: list[Writer] = []
@@ -98,10 +111,20 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     return stacks
 
 
-def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: str | None = None, project: linking.ProjectContext | None = None) -> Analysis:
+def analyze(
+    module: cst.Module,
+    options: AnalysisOptions | None = None,
+    source: str | None = None,
+    project: linking.ProjectContext | None = None,
+) -> Analysis:
     """The analysis of one file; with `project`, names imported from its project are followed."""
     options = options or AnalysisOptions()
-    interp = linking.interpreter(module, project.index if project is not None and project.index is not None else build_index(module), options, project)
+    interp = linking.interpreter(
+        module,
+        project.index if project is not None and project.index is not None else build_index(module),
+        options,
+        project,
+    )
     index = interp.index
     analysis = Analysis(module=module, options=options, index=index, source=source)
     for imported in index.imports.values():
@@ -129,7 +152,9 @@ def analyze(module: cst.Module, options: AnalysisOptions | None = None, source: 
     trees.extend(_function_roots(interp, index, module))
     analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
-    used = interp.instantiated | {node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None}
+    used = interp.instantiated | {
+        node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None
+    }
     analysis.roots = [tree for tree in reversed(trees) if tree.cls is None or tree.cls.name not in used]
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
@@ -184,5 +209,16 @@ def static_summary(source: str) -> StaticSummary:
             seen.add(key)
             created = writer.node.created_at
             line = analysis.line_of(created) if created is not None else 0
-            writers.append(WriterInfo(writer.ref.layer_class.name, writer.ref.attr, pattern, stack.root.type_name, line, writer.ref.found_by))
-    return StaticSummary([root.type_name for root in analysis.roots if root.cls is not None], writers, sorted(analysis.depth_atoms))
+            writers.append(
+                WriterInfo(
+                    writer.ref.layer_class.name,
+                    writer.ref.attr,
+                    pattern,
+                    stack.root.type_name,
+                    line,
+                    writer.ref.found_by,
+                )
+            )
+    return StaticSummary(
+        [root.type_name for root in analysis.roots if root.cls is not None], writers, sorted(analysis.depth_atoms)
+    )

@@ -10,14 +10,33 @@ from typing import TYPE_CHECKING, Any, Callable
 import libcst as cst
 
 from initlint.analysis.abstract import (
-    UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, Lambda, Mapping, ModRef, NewTensor, Num, Opaque, ParamRef, Seq,
-    SuperRef, as_number, merge_uncertain,
+    UNKNOWN,
+    ClassRef,
+    Const,
+    Env,
+    ExtRef,
+    FuncRef,
+    Lambda,
+    Mapping,
+    ModRef,
+    NewTensor,
+    Num,
+    Opaque,
+    ParamRef,
+    Seq,
+    SuperRef,
+    as_number,
+    merge_uncertain,
 )
 from initlint.analysis.index import PRETRAINED_NAME_ENDINGS, ClassInfo
 from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES, GRAD_MODES, HARMLESS_CALLS
 from initlint.analysis.knowledge.huggingface import GENERIC_INIT, GENERIC_INIT_STD
 from initlint.analysis.knowledge.torch_init import (
-    NORMAL, RANK_ATTRIBUTES, RANK_METHODS, SHAPE_ATTRIBUTES, SHAPE_METHODS,
+    NORMAL,
+    RANK_ATTRIBUTES,
+    RANK_METHODS,
+    SHAPE_ATTRIBUTES,
+    SHAPE_METHODS,
 )
 from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
@@ -114,7 +133,16 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
     if attr in ("weight", "bias") and node.kind == "unknown":
         # A layer of a type we cannot see: its parameters exist, their init is unknown.
         param = node.params[attr] = Param(attr, node)
-        param.ops.append(InitOp("unknown", None, node.created_at, (f"{node.type_name}'s own init",), False, f"{node.type_name}'s own init"))
+        param.ops.append(
+            InitOp(
+                "unknown",
+                None,
+                node.created_at,
+                (f"{node.type_name}'s own init",),
+                False,
+                f"{node.type_name}'s own init",
+            )
+        )
         return ParamRef(param)
     if attr in ("weight", "bias") and node.kind in ("linear", "conv", "embedding", "norm"):
         return Const(None)  # `bias=False`
@@ -142,7 +170,9 @@ def super_attr(interp: "Interpreter", ref: SuperRef, attr: str) -> Any:
     return BoundMethod(ref, attr)
 
 
-def set_module_attr(interp: "Interpreter", node: ModuleNode, name: str, value: Any, ctx: "Ctx", stmt: cst.CSTNode) -> None:
+def set_module_attr(
+    interp: "Interpreter", node: ModuleNode, name: str, value: Any, ctx: "Ctx", stmt: cst.CSTNode
+) -> None:
     if isinstance(value, ModRef):
         child = value.node
         if child.parent is not None or child is node:
@@ -186,10 +216,17 @@ def _node_isinstance(interp: "Interpreter", node: ModuleNode, target: Any) -> bo
         return True
     if node.cls is not None:
         chain = interp.index.base_chain(node.cls)
-        if target.name in chain or any(base.rsplit(".", 1)[-1] == last for base in chain if base not in interp.index.classes):
+        if target.name in chain or any(
+            base.rsplit(".", 1)[-1] == last for base in chain if base not in interp.index.classes
+        ):
             return True
         external = [b for b in chain if b not in interp.index.classes]
-        if all(b.rsplit(".", 1)[-1] == "Module" or layer_type(interp.knowledge, b) is not None or b.endswith(PRETRAINED_NAME_ENDINGS) for b in external):
+        if all(
+            b.rsplit(".", 1)[-1] == "Module"
+            or layer_type(interp.knowledge, b) is not None
+            or b.endswith(PRETRAINED_NAME_ENDINGS)
+            for b in external
+        ):
             return False
         return None
     known = layer_type(interp.knowledge, node.type_name)
@@ -225,7 +262,15 @@ def attribute_probe(interp: "Interpreter", name: str, args: list[Any], ctx: "Ctx
         return UNKNOWN if name == "hasattr" else (args[2] if len(args) > 2 and isinstance(target, Const) else UNKNOWN)
     node = target.node
     present = attr in node.attrs or attr in node.children or attr in node.params
-    if not present and node.cls is not None and any(attr in interp.index.classes[c].attributes for c in [node.cls.name] + interp.index.base_chain(node.cls) if c in interp.index.classes):
+    if (
+        not present
+        and node.cls is not None
+        and any(
+            attr in interp.index.classes[c].attributes
+            for c in [node.cls.name] + interp.index.base_chain(node.cls)
+            if c in interp.index.classes
+        )
+    ):
         present = True
     if name == "hasattr":
         if present:
@@ -241,8 +286,10 @@ def attribute_probe(interp: "Interpreter", name: str, args: list[Any], ctx: "Ctx
 
 
 # -------------------------------------------------------------------- calls
-def call_external(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
-    short = name[len("builtins."):] if name.startswith("builtins.") else name
+def call_external(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call
+) -> Any:
+    short = name[len("builtins.") :] if name.startswith("builtins.") else name
     last = name.rsplit(".", 1)[-1]
     spec = interp.knowledge.init_function(name)
     if spec is None and (name in interp.options.init_helpers or last in interp.options.init_helpers):
@@ -267,7 +314,12 @@ def call_external(interp: "Interpreter", name: str, args: list[Any], kwargs: dic
     if known is not None:
         return interp.construct_layer(name, known, args, kwargs, call, ctx)
     builtin = call_python_builtin(
-        interp, short if short in ("object.__setattr__",) or "." not in short else _stdlib_name(short), args, kwargs, ctx, call,
+        interp,
+        short if short in ("object.__setattr__",) or "." not in short else _stdlib_name(short),
+        args,
+        kwargs,
+        ctx,
+        call,
         MODULE_AWARE_BUILTINS,
     )
     if builtin is not None:
@@ -289,7 +341,9 @@ def _stdlib_name(name: str) -> str:
     return name
 
 
-def call_method(interp: "Interpreter", method: BoundMethod, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def call_method(
+    interp: "Interpreter", method: BoundMethod, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call
+) -> Any:
     receiver, name = method.receiver, method.name
     if isinstance(receiver, (ParamRef, NewTensor)):
         if name in RANK_METHODS:
@@ -307,7 +361,7 @@ def call_method(interp: "Interpreter", method: BoundMethod, args: list[Any], kwa
     if isinstance(receiver, Seq) and name in ("append", "extend"):
         items = args[0].items if name == "extend" and args and isinstance(args[0], Seq) else args[:1]
         receiver.items.extend(items)
-        if ctx.repeat is not None and receiver.repeat is None and not receiver.items[:-len(items) or None]:
+        if ctx.repeat is not None and receiver.repeat is None and not receiver.items[: -len(items) or None]:
             receiver.repeat = ctx.repeat
         return Const(None)
     if isinstance(receiver, (Mapping, Opaque)) and name == "get" and args:
@@ -341,17 +395,35 @@ def _layer_base_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx") -> Non
     found = interp.index.find_method(node.cls, "reset_parameters")
     if found is not None:
         owner, func = found
-        interp.call_function(FuncRef(func, owner, ModRef(node)), [], {}, replace_via(ctx, f"{owner.name}.reset_parameters"))
+        interp.call_function(
+            FuncRef(func, owner, ModRef(node)), [], {}, replace_via(ctx, f"{owner.name}.reset_parameters")
+        )
 
 
-def module_method(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def module_method(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     handler = MODULE_METHOD_HANDLERS.get(name)
     if handler is None and name in interp.knowledge.init_entry_points():
         handler = _init_entry_point
     return handler(interp, node, name, args, kwargs, ctx, call) if handler is not None else UNKNOWN
 
 
-def _apply(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _apply(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     fn = args[0] if args else UNKNOWN
     via = ctx.via + (interp.code(call),)
     if isinstance(fn, FuncRef):
@@ -365,7 +437,15 @@ def _apply(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], 
     return ModRef(node)
 
 
-def _named_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _named_parameters(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     seen: set[int] = set()
     items = []
     for pname, param in node.named_parameters():
@@ -375,16 +455,40 @@ def _named_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: 
     return Seq(items)
 
 
-def _parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _parameters(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     return Seq([item.items[1] for item in _named_parameters(interp, node, name, [], {}, ctx, call).items])
 
 
-def _modules(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _modules(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     pairs = list(node.named_modules())
     return Seq([ModRef(m) if name == "modules" else Seq([Const(n), ModRef(m)]) for n, m in pairs])
 
 
-def _container_view(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _container_view(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     """`values()`, `keys()`, `items()` of a ModuleDict (or a ModuleList of repeated blocks)."""
     if node.kind not in ("container", "sequential"):
         return UNKNOWN
@@ -397,34 +501,78 @@ def _container_view(interp: "Interpreter", node: ModuleNode, name: str, args: li
     return Seq([Seq([Const(n), ModRef(c)]) for n, c in children], repeat)
 
 
-def _children(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _children(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     return Seq([ModRef(c) if name == "children" else Seq([Const(n), ModRef(c)]) for n, c in node.children.items()])
 
 
-def _reset_parameters(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _reset_parameters(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     known = layer_type(interp.knowledge, node.type_name)
     if known is not None:
         interp.add_default_params(node, known, {}, ctx)
     return Const(None)
 
 
-def _init_entry_point(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _init_entry_point(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     if node.cls is None or not interp.index.is_hf_pretrained(node.cls):
         return UNKNOWN
     hf_init(interp, node, ctx, call)
     return Const(None)
 
 
-def _register_children(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _register_children(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     """`append`, `extend`, `add_module(name, m)`, `register_module(name, m)`."""
     values = args[-1:] if name != "extend" else (args[0].items if args and isinstance(args[0], Seq) else [])
     for value in values:
-        key = str(args[0].value) if name != "append" and name != "extend" and isinstance(args[0], Const) else str(len(node.children))
+        key = (
+            str(args[0].value)
+            if name != "append" and name != "extend" and isinstance(args[0], Const)
+            else str(len(node.children))
+        )
         set_module_attr(interp, node, key, value, ctx, call)
     return Const(None)
 
 
-def _update_children(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _update_children(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     """`ModuleDict.update(dict(h=...))`: registers each entry as `module[key] = value` would."""
     if node.kind != "container":
         return UNKNOWN
@@ -442,14 +590,30 @@ def _is_pair(value: Any) -> bool:
     return isinstance(value, Seq) and len(value.items) == 2 and isinstance(value.items[0], Const)
 
 
-def _register_parameter(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _register_parameter(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     if len(args) == 2 and isinstance(args[0], Const):
         set_module_attr(interp, node, str(args[0].value), args[1], ctx, call)
         return Const(None)
     return UNKNOWN
 
 
-def _same_module(interp: "Interpreter", node: ModuleNode, name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call) -> Any:
+def _same_module(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
     """`.to(device)`, `.float()`, `.train()`: the module itself, its init untouched."""
     return ModRef(node)
 
@@ -474,7 +638,10 @@ MODULE_METHOD_HANDLERS: dict[str, ModuleMethod] = {
     "register_module": _register_children,
     "update": _update_children,
     "register_parameter": _register_parameter,
-    **{name: _same_module for name in ("to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type")},
+    **{
+        name: _same_module
+        for name in ("to", "cuda", "float", "half", "bfloat16", "requires_grad_", "train", "eval", "type")
+    },
 }
 
 
@@ -489,7 +656,12 @@ def hf_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNo
         module.hf_initialized = True
         if found is not None:
             owner, func = found
-            interp.call_function(FuncRef(func, owner, ModRef(node)), [ModRef(module)], {}, replace_via(inner, f"{owner.name}._init_weights"))
+            interp.call_function(
+                FuncRef(func, owner, ModRef(node)),
+                [ModRef(module)],
+                {},
+                replace_via(inner, f"{owner.name}._init_weights"),
+            )
         else:
             hf_generic_init(interp, module, inner, call)
 
@@ -508,22 +680,30 @@ def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: c
             continue
         std = _HF_STD if kind == "normal" else Monomial.of(0.0)
         label = "transformers' generic normal_(std=config.initializer_range)" if kind == "normal" else "zeros_"
-        param.ops.append(InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label, ctx.arm))
+        param.ops.append(
+            InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label, ctx.arm)
+        )
 
 
 # Builtins whose answer depends on what a module is: the Python layer consults them through
 # `call_python_builtin(..., extra=...)` without importing this module.
-def _isinstance(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _isinstance(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     return isinstance_of(interp, args[0], args[1]) if len(args) == 2 else None
 
 
-def _attribute_probe(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _attribute_probe(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     if len(args) >= 2 and isinstance(args[1], Const):
         return attribute_probe(interp, name, args, ctx)
     return None
 
 
-def _setattr(interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode) -> Any:
+def _setattr(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
     if len(args) == 3 and isinstance(args[1], Const) and isinstance(args[0], ModRef):
         set_module_attr(interp, args[0].node, str(args[1].value), args[2], ctx, call)
         return Const(None)

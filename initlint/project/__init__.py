@@ -19,6 +19,18 @@ from initlint.project.symbols import CLASS, CONSTANT, EXTERNAL, FUNCTION, MODULE
 from initlint.project.store import ENTRY_POINTS, Parsed
 
 __all__ = [
-    "CLASS", "CONSTANT", "DEFAULT", "ENTRY_POINTS", "EXTERNAL", "FUNCTION", "MODULE", "UNKNOWN",
-    "CallSite", "Definition", "Parsed", "Project", "Symbol", "project_for",
+    "CLASS",
+    "CONSTANT",
+    "DEFAULT",
+    "ENTRY_POINTS",
+    "EXTERNAL",
+    "FUNCTION",
+    "MODULE",
+    "UNKNOWN",
+    "CallSite",
+    "Definition",
+    "Parsed",
+    "Project",
+    "Symbol",
+    "project_for",
 ]

@@ -29,7 +29,9 @@ from initlint.project.store import ENTRY_POINTS, Parsed
 #: A project with more Python files than this is searched in its first files only (sorted walk).
 MAX_FILES = 5000
 #: Calls that keep the object they are called on: `GPT(cfg).to(device)` is still a GPT.
-_KEEPS_RECEIVER = frozenset({"to", "cuda", "cpu", "float", "half", "bfloat16", "double", "train", "eval", "requires_grad_", "to_empty"})
+_KEEPS_RECEIVER = frozenset(
+    {"to", "cuda", "cpu", "float", "half", "bfloat16", "double", "train", "eval", "requires_grad_", "to_empty"}
+)
 #: Class methods that build an instance: `GPT.from_pretrained(...)` is a GPT.
 _BUILDERS = frozenset({"from_pretrained", "from_config", "from_name", "from_args", "build"})
 
@@ -86,7 +88,11 @@ def project_files(root: Path, max_files: int = MAX_FILES) -> list[Path]:
 
 def _skipped(folder: str) -> bool:
     """Virtual environments, builds, caches (the run's default excludes), hidden folders, ours."""
-    return folder == FOLDER_NAME or folder.startswith(".") or any(fnmatch.fnmatch(folder, pattern) for pattern in DEFAULT_EXCLUDE)
+    return (
+        folder == FOLDER_NAME
+        or folder.startswith(".")
+        or any(fnmatch.fnmatch(folder, pattern) for pattern in DEFAULT_EXCLUDE)
+    )
 
 
 class _Finder(cst.CSTVisitor):
@@ -95,7 +101,9 @@ class _Finder(cst.CSTVisitor):
 
     def __init__(self, method: str) -> None:
         self.method = method
-        self.hits: list[tuple[cst.Call, str, cst.BaseExpression, tuple[cst.Arg, ...], str | None, cst.BaseExpression | None]] = []
+        self.hits: list[
+            tuple[cst.Call, str, cst.BaseExpression, tuple[cst.Arg, ...], str | None, cst.BaseExpression | None]
+        ] = []
         self.classes: list[str] = []
         self.bound: dict[str, cst.BaseExpression] = {}
         self.import_lines: list[cst.SimpleStatementLine] = []
@@ -130,7 +138,11 @@ class _Finder(cst.CSTVisitor):
     def _apply(self, node: cst.Call, function: cst.BaseExpression) -> None:
         if isinstance(function, cst.Attribute) and function.attr.value == self.method:
             self._hit(node, "apply", function.value, ())
-        elif isinstance(function, cst.Call) and (dotted_name(function.func) or "").split(".")[-1] == "partial" and function.args:
+        elif (
+            isinstance(function, cst.Call)
+            and (dotted_name(function.func) or "").split(".")[-1] == "partial"
+            and function.args
+        ):
             first = function.args[0].value
             if isinstance(first, cst.Attribute) and first.attr.value == self.method:
                 self._hit(node, "apply", first.value, tuple(function.args[1:]))
@@ -206,7 +218,21 @@ def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]
     for call, via, receiver, arguments, enclosing, value in finder.hits:
         text = finder.text(receiver)
         owner = _receiver_class(project, module, imports, enclosing, text, value)
-        sites.append(CallSite(path, module.name if module is not None else None, method, via, text, owner, arguments, call, parsed, value, positions))
+        sites.append(
+            CallSite(
+                path,
+                module.name if module is not None else None,
+                method,
+                via,
+                text,
+                owner,
+                arguments,
+                call,
+                parsed,
+                value,
+                positions,
+            )
+        )
     return sites
 
 
@@ -241,7 +267,9 @@ def find_calls(project, method: str, cls=None, mentioning: str | None = None) ->
             found = project.file_sites.get((path, method))
             if found is None:  # a file's sites do not depend on the class asked about: read once
                 parsed = project.store.parsed(path)
-                found = project.file_sites[path, method] = sites_in(project, path, parsed, method) if isinstance(parsed, Parsed) else []
+                found = project.file_sites[path, method] = (
+                    sites_in(project, path, parsed, method) if isinstance(parsed, Parsed) else []
+                )
             sites.extend(found)
     if cls is None:
         return list(sites)

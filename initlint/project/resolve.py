@@ -158,7 +158,11 @@ class Project:
         tables: dict[str, dict[str, cst.CSTNode]] = {FUNCTION: dict(index.functions), CONSTANT: dict(index.constants)}
         node = info.node if info is not None else tables.get(symbol.kind, {}).get(name)
         if node is None:  # a name the index does not record (`a, b = f()`): known, without syntax
-            return symbol if symbol.kind == CONSTANT else _unknown(symbol.qualified, f"{symbol.path} no longer defines {symbol.name}")
+            return (
+                symbol
+                if symbol.kind == CONSTANT
+                else _unknown(symbol.qualified, f"{symbol.path} no longer defines {symbol.name}")
+            )
         return replace(symbol, definition=Definition(node, info, index, parsed))
 
     def imports_of(self, module: str) -> dict[str, Symbol]:

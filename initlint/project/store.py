@@ -25,7 +25,14 @@ from initlint.project.layout import read_regular
 from initlint.sourcetext import one_line
 
 #: Methods that initialise a model when someone calls them; the summary notes which a file uses.
-ENTRY_POINTS = ("_init_weights", "init_weights", "initialize_weights", "reset_parameters", "_reset_parameters", "init_parameters")
+ENTRY_POINTS = (
+    "_init_weights",
+    "init_weights",
+    "initialize_weights",
+    "reset_parameters",
+    "_reset_parameters",
+    "init_parameters",
+)
 #: Bump when the summary's content or meaning changes: older disk entries are then ignored.
 SUMMARY_VERSION = 2
 
@@ -55,10 +62,14 @@ class Summary:
 
     def to_json(self) -> dict:
         return {
-            "version": SUMMARY_VERSION, "imports": self.imports,
+            "version": SUMMARY_VERSION,
+            "imports": self.imports,
             "classes": {name: [list(bases), list(methods)] for name, (bases, methods) in self.classes.items()},
-            "functions": list(self.functions), "constants": list(self.constants),
-            "star_imports": list(self.star_imports), "entry_refs": list(self.entry_refs), "error": self.error,
+            "functions": list(self.functions),
+            "constants": list(self.constants),
+            "star_imports": list(self.star_imports),
+            "entry_refs": list(self.entry_refs),
+            "error": self.error,
         }
 
     @classmethod
@@ -67,11 +78,16 @@ class Summary:
         try:
             if data["version"] != SUMMARY_VERSION:
                 return None
-            names = {key: tuple(map(str, data[key])) for key in ("functions", "constants", "star_imports", "entry_refs")}
+            names = {
+                key: tuple(map(str, data[key])) for key in ("functions", "constants", "star_imports", "entry_refs")
+            }
             summary = cls(
                 {str(k): str(v) for k, v in data["imports"].items()},
                 {str(k): (tuple(map(str, b)), tuple(map(str, m))) for k, (b, m) in data["classes"].items()},
-                names["functions"], names["constants"], names["star_imports"], names["entry_refs"],
+                names["functions"],
+                names["constants"],
+                names["star_imports"],
+                names["entry_refs"],
                 error=None if data["error"] is None else str(data["error"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
@@ -88,7 +104,9 @@ def _top_level_statements(body):
             yield from stmt.body
         elif isinstance(stmt, (cst.If, cst.Try)):
             pending.extend(stmt.body.body)
-            pending.extend(stmt.orelse.body.body if isinstance(stmt.orelse, cst.Else) else [stmt.orelse] if stmt.orelse else [])
+            pending.extend(
+                stmt.orelse.body.body if isinstance(stmt.orelse, cst.Else) else [stmt.orelse] if stmt.orelse else []
+            )
             if isinstance(stmt, cst.Try):
                 for handler in stmt.handlers:
                     pending.extend(handler.body.body)
@@ -114,7 +132,12 @@ def _beyond_the_index(body) -> tuple[list[str], list[str]]:
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             names.extend(_bound_names(small.target))
         elif isinstance(small, cst.Assign):
-            names.extend(name for target in small.targets if not isinstance(target.target, cst.Name) for name in _bound_names(target.target))
+            names.extend(
+                name
+                for target in small.targets
+                if not isinstance(target.target, cst.Name)
+                for name in _bound_names(target.target)
+            )
     return stars, names
 
 
@@ -130,7 +153,9 @@ def summarise(parsed: Parsed) -> Summary:
     return Summary(
         dict(index.imports),
         {name: (tuple(info.bases), tuple(info.methods)) for name, info in index.classes.items()},
-        tuple(index.functions), tuple(dict.fromkeys([*index.constants, *names])), tuple(stars),
+        tuple(index.functions),
+        tuple(dict.fromkeys([*index.constants, *names])),
+        tuple(stars),
         tuple(sorted(set(_ENTRY_REF.findall(parsed.source)))),
     )
 

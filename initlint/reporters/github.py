@@ -52,7 +52,10 @@ def annotation(finding: Finding) -> str:
         # Lines count within a notebook cell, not in the .ipynb JSON GitHub would point into:
         # annotate the file and say where in the title.
         where = f"cell {finding.cell}:{finding.line}:{finding.column}"
-        properties = {"file": finding.path, "title": shorten(f"{finding.code} ({where}) {finding.message}", TITLE_CHARS)}
+        properties = {
+            "file": finding.path,
+            "title": shorten(f"{finding.code} ({where}) {finding.message}", TITLE_CHARS),
+        }
     fields = ",".join(f"{key}={_escape_property(str(value))}" for key, value in properties.items() if value is not None)
     return f"::{_LEVEL.get(finding.severity, 'warning')} {fields}::{_escape_data(body(finding))}"
 

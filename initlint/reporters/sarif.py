@@ -76,7 +76,9 @@ def _result(finding: Finding, rule_index: dict[str, int], cwd: Path) -> dict[str
     if finding.code in rule_index:
         result["ruleIndex"] = rule_index[finding.code]
     if finding.evidence:
-        result["relatedLocations"] = [_related(finding, index, step, cwd) for index, step in enumerate(finding.evidence)]
+        result["relatedLocations"] = [
+            _related(finding, index, step, cwd) for index, step in enumerate(finding.evidence)
+        ]
     if finding.help:
         result["properties"] = {"help": finding.help}
     if finding.cell is not None:

@@ -8,7 +8,15 @@ from typing import Sequence
 from initlint.findings import Finding
 from initlint.reporters import evidence_location, fix_applicable, location, rule_url
 
-RESET, BOLD, DIM, RED, YELLOW, CYAN, BLUE = "\033[0m", "\033[1m", "\033[2m", "\033[31m", "\033[33m", "\033[36m", "\033[34m"
+RESET, BOLD, DIM, RED, YELLOW, CYAN, BLUE = (
+    "\033[0m",
+    "\033[1m",
+    "\033[2m",
+    "\033[31m",
+    "\033[33m",
+    "\033[36m",
+    "\033[34m",
+)
 _SEVERITY_COLOR = {"error": RED, "warning": YELLOW, "note": CYAN}
 #: Marks a finding `--fix` would fix, as ruff does.
 FIXABLE = "[*]"
@@ -71,7 +79,10 @@ def snippet(finding: Finding, color: bool = False, lines: Sequence[str] | None =
 
 def explanation(finding: Finding, color: bool = False) -> list[str]:
     """The evidence steps, the help and the doc link under a finding."""
-    out = [f"   {_paint('-->', BLUE, color)} {evidence_location(finding, step)}: {step.message}" for step in finding.evidence]
+    out = [
+        f"   {_paint('-->', BLUE, color)} {evidence_location(finding, step)}: {step.message}"
+        for step in finding.evidence
+    ]
     if finding.help:
         out.append(f"    {_paint('= help:', BOLD, color)} {finding.help}")
     url = rule_url(finding.code)

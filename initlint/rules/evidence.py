@@ -49,7 +49,9 @@ def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
     """The init that decides the writer's std (its constructor when nothing else reaches it)."""
     op = facts.final.op if facts.final is not None else None
     if op is None or op.node is None:
-        return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {describe_op(analysis, op)}", facts.writer.created_at)
+        return EvidenceSpec(
+            f"`{facts.pattern}`'s weight ends with {describe_op(analysis, op)}", facts.writer.created_at
+        )
     route = " -> ".join(step for step in op.via if step)
     via = f" (via {short(route, 120)})" if route else ""
     if facts.final is not None and facts.final.alternatives:
@@ -58,7 +60,10 @@ def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
 
 
 def add_step(analysis: Analysis, add: ResidualAdd) -> EvidenceSpec:
-    return EvidenceSpec(f"added into the residual stream in {add.block.name}.forward: `{short(analysis.code(add.statement))}`", add.statement)
+    return EvidenceSpec(
+        f"added into the residual stream in {add.block.name}.forward: `{short(analysis.code(add.statement))}`",
+        add.statement,
+    )
 
 
 def depth_step(stack: Stack, residual_adds: str) -> EvidenceSpec:
@@ -75,7 +80,9 @@ def dead_depth_scaling(analysis: Analysis) -> EvidenceSpec | None:
     for dead in analysis.dead_inits:
         if dead.names & analysis.depth_atoms:
             test = short(analysis.code(dead.branch.test), 60)
-            return EvidenceSpec(f"the depth-scaled init under `if {test}` never runs: its test matches no parameter", dead.call)
+            return EvidenceSpec(
+                f"the depth-scaled init under `if {test}` never runs: its test matches no parameter", dead.call
+            )
     return None
 
 

@@ -64,6 +64,7 @@ deliberate schemes and are not reported. Post-norm stacks (`norm(x + f(x))`) are
 ## Fix safety
 No automatic fix: where the scaling belongs depends on how the model is initialised.
 """
+
     def check(self, analysis: Analysis) -> Iterator[Violation]:
         if analysis.deliberate_scheme:
             return
@@ -73,7 +74,9 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             created = facts.writer.created_at
             if facts.stack.root.uncalled_init or facts.weight is None or created is None or not facts.in_prenorm_stream:
                 continue  # initialised by code outside this construction path, or not this rule's setting
-            unscaled = facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
+            unscaled = (
+                facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
+            )
             verdicts.setdefault(id(created), []).append(self._violation(analysis, facts, created) if unscaled else None)
         for found in verdicts.values():
             if all(v is not None for v in found):
@@ -86,33 +89,48 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         scaling = facts.scaling
         if scaling is not None and scaling.kind == "negligible" and final is not None and final.std is not None:
             exponent = final.std.exponent(scaling.atom or "")
-            claims = [f"depth factor {scaling.atom}^{exponent} too weak for 1/sqrt({{n}})", f"init std {std} has no effective depth factor"]
+            claims = [
+                f"depth factor {scaling.atom}^{exponent} too weak for 1/sqrt({{n}})",
+                f"init std {std} has no effective depth factor",
+            ]
         elif final is not None and final.kind == "empty":
             claims = ["is left uninitialised (torch.empty): no depth factor 1/sqrt({n})", "is left uninitialised"]
         else:
             details = (f" std {std}", "") if final is not None and final.std is not None else ("",)
             claims = [f"init{detail} has no depth factor 1/sqrt({{n}})" for detail in details]
         message = headline(
-            *(f"residual writer `{name}` {claim.format(n=n)}" for name in (facts.pattern, ref.display, ref.attr) for claim in claims)
+            *(
+                f"residual writer `{name}` {claim.format(n=n)}"
+                for name in (facts.pattern, ref.display, ref.attr)
+                for claim in claims
+            )
         )
         steps = [init_step(analysis, facts), add_step(analysis, facts.writer.add), depth_step(facts.stack, n)]
         if scaling is not None and scaling.kind == "negligible" and scaling.power is not None:
             code = code_of(analysis, scaling.power.node, 60)
-            steps.append(EvidenceSpec(f"`{code}` raises the depth to a power near 0, not -1/2 (a typo for -0.5?)", scaling.power.node))
+            steps.append(
+                EvidenceSpec(
+                    f"`{code}` raises the depth to a power near 0, not -1/2 (a typo for -0.5?)", scaling.power.node
+                )
+            )
         if facts.writer.ref.found_by != "data flow":
             steps.append(EvidenceSpec("found by its name: the data flow into it could not be followed", created))
         reason, layers = _reason(analysis, facts)
         if reason is not None:
             steps.append(reason)
         help_text = f"initialise `{facts.pattern}` with std/sqrt({n}) (GPT-2), or zero-initialise it"
-        return Violation(created, message, {"layer": facts.pattern, "layers": layers}, evidence=tuple(steps), help=help_text)
+        return Violation(
+            created, message, {"layer": facts.pattern, "layers": layers}, evidence=tuple(steps), help=help_text
+        )
 
 
 def _reason(analysis: Analysis, facts: WriterFacts) -> tuple[EvidenceSpec | None, list[str]]:
     """Why the depth factor is missing, and every layer the finding names (`details["layers"]`):
     the writer, and the layer a misdirected depth-scaled init reaches instead."""
     weight = facts.weight
-    reason = (overwritten_depth_scaling(analysis, weight) if weight is not None else None) or dead_depth_scaling(analysis)
+    reason = (overwritten_depth_scaling(analysis, weight) if weight is not None else None) or dead_depth_scaling(
+        analysis
+    )
     if reason is not None:
         return reason, [facts.pattern]
     misdirected = misdirected_depth_scaling(analysis, facts.stack)

@@ -62,6 +62,7 @@ std = 0.02 / math.sqrt(2 * config.n_layer)
 An unsafe fix (`--fix --unsafe-fixes`) puts the `2 *` inside the reported expression. Unsafe
 because it changes the model's initial weights: that is the point, but review it.
 """
+
     def check(self, analysis: Analysis) -> Iterator[Violation]:
         if analysis.deliberate_scheme:
             return

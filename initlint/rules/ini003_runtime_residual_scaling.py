@@ -61,6 +61,7 @@ Unit-scaling / u-muP models that scale residual branches at run time on purpose 
 ## Fix safety
 No automatic fix: removing the factor changes the model's function.
 """
+
     def check(self, analysis: Analysis) -> Iterator[Violation]:
         if analysis.deliberate_scheme:
             return
@@ -75,7 +76,13 @@ No automatic fix: removing the factor changes the model's function.
 
     def _violation(self, analysis: Analysis, facts: WriterFacts, scale: RuntimeScale) -> Violation:
         scaling = facts.scaling
-        verdict = "twice" if scaling is not None and scaling.has_depth_factor else "instead" if scaling is not None and scaling.kind == "none" else "unknown"
+        verdict = (
+            "twice"
+            if scaling is not None and scaling.has_depth_factor
+            else "instead"
+            if scaling is not None and scaling.kind == "none"
+            else "unknown"
+        )
         template, help_text = VERDICTS[verdict]
         ref = facts.writer.ref
         factor = f"`{short(scale.source, 40)}`"

@@ -48,12 +48,19 @@ def verify(
     from initlint.runtime.policy import Policy
     from initlint.runtime.report import Report
 
-    options = Options(policy=Policy.parse(policy), device=device, materialize=materialize,
-                      input_shape=tuple(input_shape) if input_shape else None, seed=seed)
+    options = Options(
+        policy=Policy.parse(policy),
+        device=device,
+        materialize=materialize,
+        input_shape=tuple(input_shape) if input_shape else None,
+        seed=seed,
+    )
     if isinstance(model_or_factory, nn.Module):
         return Report([verify_module(model_or_factory, options, label)])
     if not callable(model_or_factory):
-        raise TypeError(f"verify() needs an nn.Module or a zero-argument factory, got {type(model_or_factory).__name__}")
+        raise TypeError(
+            f"verify() needs an nn.Module or a zero-argument factory, got {type(model_or_factory).__name__}"
+        )
     name: str = label if label else getattr(model_or_factory, "__name__", "model")
     return Report([verify_factory(name, model_or_factory, options)])
 

@@ -101,16 +101,22 @@ def resolve_factory(spec: str) -> tuple[str, Factory]:
         raise BuildError(f"--factory {spec!r}: {attribute} is not callable")
     missing = _required_parameters(factory)
     if missing:
-        raise BuildError(f"--factory {spec!r}: {attribute}() needs arguments ({', '.join(missing)}); "
-                         "point --factory at a function that takes none")
+        raise BuildError(
+            f"--factory {spec!r}: {attribute}() needs arguments ({', '.join(missing)}); "
+            "point --factory at a function that takes none"
+        )
     return attribute, factory
 
 
 # -- choosing what to build --------------------------------------------------------------------
 
+
 def module_classes(module: ModuleType) -> list[type[nn.Module]]:
-    return [value for value in vars(module).values()
-            if isinstance(value, type) and issubclass(value, nn.Module) and value.__module__ == module.__name__]
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, nn.Module) and value.__module__ == module.__name__
+    ]
 
 
 def module_factories(module: ModuleType) -> list[tuple[str, Factory]]:
@@ -141,7 +147,9 @@ def root_class_names(source: str, candidates: list[str]) -> list[str]:
             for inner in ast.walk(node):
                 if isinstance(inner, ast.Call):
                     func = inner.func
-                    called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                    called = (
+                        func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                    )
                     if called in candidates and called != node.name:
                         used.add(called)
     return [name for name in candidates if name not in used]
@@ -154,8 +162,11 @@ _PREFERRED_HEAD = re.compile(r"LMHead|CausalLM|MaskedLM|ForPreTraining")
 def concrete_roots(roots: list[str], classes: dict[str, type]) -> list[str]:
     """Concrete classes over the bases they extend (`TinyGPTForCausalLM`, not its
     `*PreTrainedModel`), and one head per Hugging Face family (the language-model head)."""
-    concrete = [name for name in roots
-                if not any(other is not classes[name] and issubclass(other, classes[name]) for other in classes.values())]
+    concrete = [
+        name
+        for name in roots
+        if not any(other is not classes[name] and issubclass(other, classes[name]) for other in classes.values())
+    ]
     families: dict[type, list[str]] = {}
     kept: list[str] = []
     for name in concrete:
@@ -171,11 +182,18 @@ def concrete_roots(roots: list[str], classes: dict[str, type]) -> list[str]:
 
 def _hf_base(cls: type) -> type | None:
     """The model's own `*PreTrainedModel` base (the family), for transformers models."""
-    return next((base for base in cls.__mro__[1:] if base.__name__.endswith("PreTrainedModel")
-                 and base.__name__ != "PreTrainedModel"), None)
+    return next(
+        (
+            base
+            for base in cls.__mro__[1:]
+            if base.__name__.endswith("PreTrainedModel") and base.__name__ != "PreTrainedModel"
+        ),
+        None,
+    )
 
 
 # -- configs -----------------------------------------------------------------------------------
+
 
 def parse_assignments(text: str) -> dict[str, Any]:
     """`n_layer=48,n_embd=1600,bias=False,name=gpt` -> values as Python literals where they parse."""
@@ -210,8 +228,11 @@ def _required_parameters(func: Callable) -> list[str]:
         signature = inspect.signature(func)
     except (TypeError, ValueError):
         return []
-    return [p.name for p in signature.parameters.values()
-            if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return [
+        p.name
+        for p in signature.parameters.values()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
 
 
 def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | None:
@@ -225,7 +246,9 @@ def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | N
         return declared
     if not _CONFIG_PARAMETER.search(parameter):
         return None  # `dim`, `vocab_size`: a value, not a config object
-    configs = [value for value in vars(module).values() if _is_config_class(value) and value.__module__ == module.__name__]
+    configs = [
+        value for value in vars(module).values() if _is_config_class(value) and value.__module__ == module.__name__
+    ]
     return configs[0] if len(configs) == 1 else None
 
 
@@ -235,21 +258,29 @@ def make_config(config_class: type, overrides: dict[str, Any]) -> Any:
         fields = {f.name: f for f in dataclasses.fields(config_class) if f.init}
         unknown = sorted(set(overrides) - set(fields))
         if unknown:
-            raise BuildError(f"--config: {config_class.__name__} has no field {', '.join(unknown)} "
-                             f"(fields: {', '.join(fields)})")
-        missing = [name for name, f in fields.items() if name not in overrides
-                   and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+            raise BuildError(
+                f"--config: {config_class.__name__} has no field {', '.join(unknown)} (fields: {', '.join(fields)})"
+            )
+        missing = [
+            name
+            for name, f in fields.items()
+            if name not in overrides and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        ]
         if missing:
-            raise BuildError(f"{config_class.__name__} has no default for {', '.join(missing)}: "
-                             f"pass --config {','.join(f'{m}=...' for m in missing)}")
+            raise BuildError(
+                f"{config_class.__name__} has no default for {', '.join(missing)}: "
+                f"pass --config {','.join(f'{m}=...' for m in missing)}"
+            )
         typed = {key: _like(fields[key].default, value) for key, value in overrides.items()}
         return config_class(**typed)
     if not _is_hf_config(config_class) and not _takes_kwargs(config_class):
         accepted = set(inspect.signature(config_class).parameters)
         unknown = sorted(set(overrides) - accepted)
         if unknown:
-            raise BuildError(f"--config: {config_class.__name__}() takes no argument {', '.join(unknown)} "
-                             f"(it takes {', '.join(sorted(accepted)) or 'none'})")
+            raise BuildError(
+                f"--config: {config_class.__name__}() takes no argument {', '.join(unknown)} "
+                f"(it takes {', '.join(sorted(accepted)) or 'none'})"
+            )
     return config_class(**overrides)
 
 
@@ -284,20 +315,23 @@ def class_factory(cls: type[nn.Module], module: ModuleType, overrides: dict[str,
     if len(required) == 1:
         get_default_config = getattr(cls, "get_default_config", None)
         if callable(get_default_config):
-            return _with_unset_hint(cls, get_default_config,
-                                    lambda: cls(default_config(get_default_config, overrides)))
+            return _with_unset_hint(cls, get_default_config, lambda: cls(default_config(get_default_config, overrides)))
         config_class = _config_class_for(cls, required[0], module)
         if config_class is not None:
             return lambda: cls(make_config(config_class, overrides))
     missing = [p for p in required if p not in overrides]
     if missing:
-        raise BuildError(f"cannot build {name}: {name}({', '.join(required)}) needs values for "
-                         f"{', '.join(missing)}; pass --config {','.join(f'{m}=...' for m in missing)} "
-                         f"or --factory FILE.py:CALLABLE")
+        raise BuildError(
+            f"cannot build {name}: {name}({', '.join(required)}) needs values for "
+            f"{', '.join(missing)}; pass --config {','.join(f'{m}=...' for m in missing)} "
+            f"or --factory FILE.py:CALLABLE"
+        )
     unknown = sorted(set(overrides) - accepted) if not _takes_kwargs(cls) else []
     if unknown:
-        raise BuildError(f"--config: {name}() takes no argument {', '.join(unknown)} "
-                         f"(it takes {', '.join(sorted(accepted)) or 'none'})")
+        raise BuildError(
+            f"--config: {name}() takes no argument {', '.join(unknown)} "
+            f"(it takes {', '.join(sorted(accepted)) or 'none'})"
+        )
     return lambda: cls(**overrides)
 
 
@@ -312,9 +346,10 @@ def _with_unset_hint(cls: type, get_default_config: Callable[[], Any], factory: 
             unset = _unset_fields(get_default_config())
             if not unset:
                 raise
-            raise BuildError(f"{cls.__name__}.get_default_config() leaves {', '.join(unset)} unset "
-                             f"({type(error).__name__}); pass --model-config {','.join(f'{u}=...' for u in unset)}"
-                             ) from None
+            raise BuildError(
+                f"{cls.__name__}.get_default_config() leaves {', '.join(unset)} unset "
+                f"({type(error).__name__}); pass --model-config {','.join(f'{u}=...' for u in unset)}"
+            ) from None
 
     return build
 
@@ -326,8 +361,9 @@ def _takes_kwargs(cls: type) -> bool:
         return False
 
 
-def model_factories(path: str, model: str | None, config_text: str | None, factory: str | None,
-                    skipped: list[str] | None = None) -> list[tuple[str, Factory]]:
+def model_factories(
+    path: str, model: str | None, config_text: str | None, factory: str | None, skipped: list[str] | None = None
+) -> list[tuple[str, Factory]]:
     """Every model to verify for one file, as (label, factory), the way the file means it:
     `--factory`; else `--model NAME` (a class or a factory function); else the file's own
     `build_model()`-style factories; else its concrete root classes, built from their configs.
@@ -347,8 +383,10 @@ def model_factories(path: str, model: str | None, config_text: str | None, facto
     if functions and not overrides:
         return functions[:1]
     if not classes:
-        raise BuildError(f"no nn.Module subclass or model factory ({'/'.join(FACTORY_NAMES[:3])}()) in {path}; "
-                         "pass --factory FILE.py:CALLABLE")
+        raise BuildError(
+            f"no nn.Module subclass or model factory ({'/'.join(FACTORY_NAMES[:3])}()) in {path}; "
+            "pass --factory FILE.py:CALLABLE"
+        )
     with open(path, encoding="utf-8") as handle:
         roots = concrete_roots(root_class_names(handle.read(), list(classes)), classes)
     if not roots:
@@ -367,21 +405,27 @@ def model_factories(path: str, model: str | None, config_text: str | None, facto
     return built
 
 
-def _named_model(module: ModuleType, path: str, model: str, classes: dict[str, type],
-                 overrides: dict[str, Any]) -> tuple[str, Factory]:
+def _named_model(
+    module: ModuleType, path: str, model: str, classes: dict[str, type], overrides: dict[str, Any]
+) -> tuple[str, Factory]:
     if model in classes:
         return model, class_factory(classes[model], module, overrides)
     function = vars(module).get(model)
     if inspect.isfunction(function) and not _required_parameters(function):
         return model, function
-    raise BuildError(f"--model {model}: no nn.Module subclass or factory of that name in {path} "
-                     f"(found: {', '.join(classes) or 'none'})")
+    raise BuildError(
+        f"--model {model}: no nn.Module subclass or factory of that name in {path} "
+        f"(found: {', '.join(classes) or 'none'})"
+    )
 
 
 # -- Hugging Face ------------------------------------------------------------------------------
 
+
 def is_hf_model(model: nn.Module) -> bool:
-    return any(base.__name__ == "PreTrainedModel" for base in type(model).__mro__) and hasattr(model, "initialize_weights")
+    return any(base.__name__ == "PreTrainedModel" for base in type(model).__mro__) and hasattr(
+        model, "initialize_weights"
+    )
 
 
 def finish_hf_init(model: nn.Module) -> bool:

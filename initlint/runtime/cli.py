@@ -55,17 +55,33 @@ class _ConfigOrModelConfig(argparse._StoreAction):
 def add_arguments(check: argparse.ArgumentParser) -> None:
     """Register the runtime options on the `check` sub-command."""
     group = check.add_argument_group("runtime verification (needs torch: pip install 'initlint[runtime]')")
-    group.add_argument("--runtime", action="store_true", help="also build the model in a child process and verify its init")
+    group.add_argument(
+        "--runtime", action="store_true", help="also build the model in a child process and verify its init"
+    )
     group.add_argument("--device", help="where to build real tensors (default: cpu)")
     group.add_argument("--model", metavar="NAME", help="the model class to build (default: every root nn.Module class)")
     group.add_argument("--model-config", metavar="K=V,...", help="config values for the model (also: --config K=V,...)")
-    group.add_argument("--factory", metavar="FILE.py:CALLABLE", help="build the model with this zero-argument callable (or PKG.MODULE:CALLABLE)")
-    group.add_argument("--materialize", action="store_true", default=None, help="also build real tensors and measure them")
-    group.add_argument("--input-shape", metavar="N,C,...", help="probe input shape for models that do not take token ids")
-    group.add_argument("--policy", metavar="NAME[:STD]", help="auto (default), gpt2, per-layer, small-init, zero-init, fan-in, none")
+    group.add_argument(
+        "--factory",
+        metavar="FILE.py:CALLABLE",
+        help="build the model with this zero-argument callable (or PKG.MODULE:CALLABLE)",
+    )
+    group.add_argument(
+        "--materialize", action="store_true", default=None, help="also build real tensors and measure them"
+    )
+    group.add_argument(
+        "--input-shape", metavar="N,C,...", help="probe input shape for models that do not take token ids"
+    )
+    group.add_argument(
+        "--policy", metavar="NAME[:STD]", help="auto (default), gpt2, per-layer, small-init, zero-init, fan-in, none"
+    )
     group.add_argument("--timeout", type=float, metavar="SECONDS", help=f"per model file (default {DEFAULT_TIMEOUT:g})")
-    group.add_argument("--memory-limit", type=int, metavar="MB", help="address-space limit of the child (default: 75%% of RAM)")
-    group.add_argument("--plot", metavar="FILE.png", help="draw writer std and stream variance against depth (needs matplotlib)")
+    group.add_argument(
+        "--memory-limit", type=int, metavar="MB", help="address-space limit of the child (default: 75%% of RAM)"
+    )
+    group.add_argument(
+        "--plot", metavar="FILE.png", help="draw writer std and stream variance against depth (needs matplotlib)"
+    )
     existing = check._option_string_actions.get("--config")
     if existing is None:
         group.add_argument("--config", dest="model_config", metavar="K=V,...", help="config values for the model")
@@ -77,8 +93,16 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
 # -- settings ----------------------------------------------------------------------------------
 
 _TABLE_KEYS: dict[str, type | tuple[type, ...]] = {
-    "policy": str, "timeout": (int, float), "memory-limit": int, "device": str, "materialize": bool,
-    "model": str, "config": str, "factory": str, "input-shape": str}
+    "policy": str,
+    "timeout": (int, float),
+    "memory-limit": int,
+    "device": str,
+    "materialize": bool,
+    "model": str,
+    "config": str,
+    "factory": str,
+    "input-shape": str,
+}
 
 
 def runtime_options(args: argparse.Namespace, table: Mapping[str, Any]) -> Options:
@@ -107,9 +131,14 @@ def runtime_options(args: argparse.Namespace, table: Mapping[str, Any]) -> Optio
         raise UsageError(f"--memory-limit {memory} MB is too small to import torch (at least 256)")
     shape = pick("input_shape", "input-shape")
     return Options(
-        policy=policy, timeout=timeout, memory_limit_mb=memory, device=pick("device", "device", "cpu"),
-        materialize=bool(pick("materialize", "materialize", False)), model=pick("model", "model"),
-        config=pick("model_config", "config"), factory=pick("factory", "factory"),
+        policy=policy,
+        timeout=timeout,
+        memory_limit_mb=memory,
+        device=pick("device", "device", "cpu"),
+        materialize=bool(pick("materialize", "materialize", False)),
+        model=pick("model", "model"),
+        config=pick("model_config", "config"),
+        factory=pick("factory", "factory"),
         input_shape=tuple(_parse_shape(shape)) if shape else None,
     )
 
@@ -140,6 +169,7 @@ def model_files(files: Sequence[str], model: str | None) -> list[str]:
 
 # -- usage errors ------------------------------------------------------------------------------
 
+
 def check_targets(files: Sequence[str], options: Options) -> None:
     """`--model` and `--factory` name things that exist, else one UsageError naming what does
     (read from the source text: the parent process never imports the user's code)."""
@@ -149,8 +179,10 @@ def check_targets(files: Sequence[str], options: Options) -> None:
         defined = {name: path for path in model_files(files, None) for name in top_level_names(path)}
         if options.model not in defined:
             classes = sorted(name for name in defined if name[:1].isupper())
-            raise UsageError(f"--model {options.model}: no class or factory of that name in the checked files "
-                             f"(model classes found: {', '.join(classes) or 'none'})")
+            raise UsageError(
+                f"--model {options.model}: no class or factory of that name in the checked files "
+                f"(model classes found: {', '.join(classes) or 'none'})"
+            )
 
 
 def _check_factory(spec: str) -> None:
@@ -163,12 +195,16 @@ def _check_factory(spec: str) -> None:
     if not os.path.isfile(path):
         folder = os.path.dirname(path) or "."
         here = sorted(name for name in os.listdir(folder) if name.endswith(".py")) if os.path.isdir(folder) else []
-        raise UsageError(f"--factory {spec!r}: no such file {path} (Python files in {folder}: {', '.join(here) or 'none'})")
+        raise UsageError(
+            f"--factory {spec!r}: no such file {path} (Python files in {folder}: {', '.join(here) or 'none'})"
+        )
     names = top_level_names(path)
     head = attribute.split(".")[0]
     if head not in names:
         callables = sorted(name for name, kind in names.items() if kind != "name")
-        raise UsageError(f"--factory {spec!r}: {path} defines no {head} (it defines: {', '.join(callables) or 'nothing callable'})")
+        raise UsageError(
+            f"--factory {spec!r}: {path} defines no {head} (it defines: {', '.join(callables) or 'nothing callable'})"
+        )
 
 
 def _module_level(body: list) -> Iterator:
@@ -178,8 +214,12 @@ def _module_level(body: list) -> Iterator:
     for node in body:
         yield node
         if isinstance(node, (ast.If, ast.Try, ast.With)):
-            for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", []),
-                          *(handler.body for handler in getattr(node, "handlers", []))):
+            for block in (
+                node.body,
+                getattr(node, "orelse", []),
+                getattr(node, "finalbody", []),
+                *(handler.body for handler in getattr(node, "handlers", [])),
+            ):
                 yield from _module_level(block)
 
 
@@ -218,8 +258,10 @@ def top_level_names(path: str) -> dict[str, str]:
 
 # -- running -----------------------------------------------------------------------------------
 
-def run_runtime(files: Sequence[str], args: argparse.Namespace, settings: Settings,
-                static: Sequence[Finding] = ()) -> list[Finding]:
+
+def run_runtime(
+    files: Sequence[str], args: argparse.Namespace, settings: Settings, static: Sequence[Finding] = ()
+) -> list[Finding]:
     """Verify the models of `files` in child processes (`-j` of them at once). Returns the
     static findings merged with the runtime ones: a runtime result on a writer the static
     check already reports becomes evidence of that finding, `# noqa` applies to both."""
@@ -318,36 +360,68 @@ def display_path(path: str, files: Sequence[str]) -> str:
     return absolute if relative.startswith("..") else relative
 
 
-def to_findings(path: str, models: list[dict], errors: list[str], files: Sequence[str], settings: Settings) -> list[Finding]:
+def to_findings(
+    path: str, models: list[dict], errors: list[str], files: Sequence[str], settings: Settings
+) -> list[Finding]:
     """Typed findings from the child's reports, at the creation of the layer they are about."""
     from initlint.engine import finding_of
     from initlint.rules import rule_by_code
 
     result: list[Finding] = []
 
-    def add(code: str, message: str, where: tuple[str, int, int], evidence: list[Evidence], details: dict,
-            help: str | None = None) -> None:
+    def add(
+        code: str,
+        message: str,
+        where: tuple[str, int, int],
+        evidence: list[Evidence],
+        details: dict,
+        help: str | None = None,
+    ) -> None:
         rule = rule_by_code(code)
         target = display_path(where[0], files)
         if rule is None or not is_enabled(rule.code, rule.default_enabled, settings, target):
             return
         steps = tuple(Evidence(e.message, e.line, e.column, None if e.path == target else e.path) for e in evidence)
-        result.append(finding_of(rule, target, headline(message), (where[1], where[2], where[1], where[2]), details,
-                                 evidence=steps, help=help or _HELP.get(code)))
+        result.append(
+            finding_of(
+                rule,
+                target,
+                headline(message),
+                (where[1], where[2], where[1], where[2]),
+                details,
+                evidence=steps,
+                help=help or _HELP.get(code),
+            )
+        )
 
     for model in models:
         for item in model.get("findings", []):
             message = f"[{model['model']}] {item['message']}"
             where, evidence = _position(path, model, item, message, files)
-            add(item["code"], item.get("headline") or message, where, evidence,
-                dict(item.get("details", {}), model=model["model"], params=item.get("params", []), policy=model.get("policy")))
+            add(
+                item["code"],
+                item.get("headline") or message,
+                where,
+                evidence,
+                dict(
+                    item.get("details", {}),
+                    model=model["model"],
+                    params=item.get("params", []),
+                    policy=model.get("policy"),
+                ),
+            )
     for error in errors:
         # The headline says what failed; help carries the exact flags to pass.
         reason, _, advice = error.partition("; pass ")
         whole = f"runtime check not run: {error}"
-        add("INI110", whole if len(whole) <= HEADLINE_CHARS else f"runtime check not run: {reason}", (path, 1, 1),
-            [Evidence(f"runtime check not run: {error}", 1, 1, None)], {"error": error},
-            help=f"pass {advice}" if advice else None)
+        add(
+            "INI110",
+            whole if len(whole) <= HEADLINE_CHARS else f"runtime check not run: {reason}",
+            (path, 1, 1),
+            [Evidence(f"runtime check not run: {error}", 1, 1, None)],
+            {"error": error},
+            help=f"pass {advice}" if advice else None,
+        )
     return result
 
 
@@ -378,8 +452,11 @@ def merge_findings(static: list[Finding], runtime: list[Finding], settings: Sett
     for finding in runtime:
         layers = {name_pattern(name).rpartition(".")[0] for name in finding.details.get("params", [])}
         # Static rules are INI0xx; tool problems (INI9xx) carry no writer to merge with.
-        matches = [i for i, other in enumerate(merged) if other.path == finding.path
-                   and other.code.startswith("INI0") and layers & _static_layers(other)]
+        matches = [
+            i
+            for i, other in enumerate(merged)
+            if other.path == finding.path and other.code.startswith("INI0") and layers & _static_layers(other)
+        ]
         if not matches:
             merged.append(finding)
             continue
@@ -388,7 +465,9 @@ def merge_findings(static: list[Finding], runtime: list[Finding], settings: Sett
             details = dict(other.details, runtime=dict(finding.details, code=finding.code))
             # The measurement is about this writer: shown at the static finding's own position.
             measured = replace(finding.evidence[0], line=other.line, column=other.column, path=None)
-            merged[index] = replace(other, evidence=other.evidence + (measured,) + finding.evidence[1:], details=details)
+            merged[index] = replace(
+                other, evidence=other.evidence + (measured,) + finding.evidence[1:], details=details
+            )
     return sorted(merged, key=Finding.sort_key)
 
 
@@ -399,7 +478,9 @@ def _static_layers(finding: Finding) -> set[str]:
     return set(details.get("layers", ())) | ({details["layer"]} if details.get("layer") else set())
 
 
-def _apply_noqa(runtime: list[Finding], static: list[Finding], settings: Settings) -> tuple[list[Finding], list[Finding]]:
+def _apply_noqa(
+    runtime: list[Finding], static: list[Finding], settings: Settings
+) -> tuple[list[Finding], list[Finding]]:
     from initlint import noqa
 
     if settings.ignore_noqa or not runtime:
@@ -424,14 +505,17 @@ def _restate_unused(static: list[Finding], index, path: str, settings: Settings)
 
     result = []
     for finding in static:
-        directive = index.directive_for(finding.line) if finding.path == path and finding.code == noqa.UNUSED_CODE else None
+        directive = (
+            index.directive_for(finding.line) if finding.path == path and finding.code == noqa.UNUSED_CODE else None
+        )
         if directive is None or not directive.used_codes or directive.codes is None:
             result.append(finding)
             continue
         stale = set(finding.details.get("codes", ()))
         directive.used_codes |= set(directive.codes) - stale
-        result.extend(item for item in noqa.directive_findings(index, path, settings, False, True)
-                      if item.line == directive.line)
+        result.extend(
+            item for item in noqa.directive_findings(index, path, settings, False, True) if item.line == directive.line
+        )
     return result
 
 
@@ -439,8 +523,11 @@ def writer_agreement(path: str, model: dict) -> str:
     """A note when the static analysis and the forward pass disagree on the residual writers."""
     from initlint.runtime.report import name_pattern
 
-    observed = {name_pattern(row["name"]).rpartition(".")[0] for row in model.get("rows", [])
-                if row["role"] == "writer" and row["name"].endswith("weight")}
+    observed = {
+        name_pattern(row["name"]).rpartition(".")[0]
+        for row in model.get("rows", [])
+        if row["role"] == "writer" and row["name"].endswith("weight")
+    }
     try:
         from initlint.analysis import static_summary
 
@@ -453,7 +540,8 @@ def writer_agreement(path: str, model: dict) -> str:
         return ""
     only_static, only_runtime = sorted(static - observed), sorted(observed - static)
     parts = ([f"static analysis only: {', '.join(only_static)}"] if only_static else []) + (
-        [f"forward pass only: {', '.join(only_runtime)}"] if only_runtime else [])
+        [f"forward pass only: {', '.join(only_runtime)}"] if only_runtime else []
+    )
     return "residual writers differ (" + "; ".join(parts) + "); the runtime verdicts follow the forward pass"
 
 

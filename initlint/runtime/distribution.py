@@ -101,14 +101,22 @@ class Requested:
             return replace(self, op=op, source=source)
         low, high = sorted((self.low * factor, self.high * factor))
         return replace(
-            self, mean=self.mean * factor, std=self.std * abs(factor), nominal_std=self.nominal_std * abs(factor),
-            low=low, high=high, op=op, source=source,
+            self,
+            mean=self.mean * factor,
+            std=self.std * abs(factor),
+            nominal_std=self.nominal_std * abs(factor),
+            low=low,
+            high=high,
+            op=op,
+            source=source,
         )
 
     def shifted(self, offset: float, op: str, source) -> "Requested":
         if self.kind in ("uninitialised", "unknown", "computed"):
             return replace(self, op=op, source=source)
-        return replace(self, mean=self.mean + offset, low=self.low + offset, high=self.high + offset, op=op, source=source)
+        return replace(
+            self, mean=self.mean + offset, low=self.low + offset, high=self.high + offset, op=op, source=source
+        )
 
     def describe(self) -> str:
         if self.kind == "constant":

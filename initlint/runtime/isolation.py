@@ -45,12 +45,43 @@ _TAIL_LINES = 20
 #: How allocators word running out of memory (torch's CPU allocator, mmap, CUDA).
 _OUT_OF_MEMORY = ("can't allocate memory", "cannot allocate memory", "not enough memory", "out of memory")
 #: Environment variables the child keeps (everything else, credentials first, stays behind).
-_KEPT_VARIABLES = frozenset({
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT",
-    "PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED", "VIRTUAL_ENV", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH",
-    "XDG_CACHE_HOME", "SSL_CERT_FILE",
-})
-_KEPT_PREFIXES = ("LC_", "CUDA", "NVIDIA_", "HIP_", "ROCM", "TORCH", "PYTORCH_", "OMP_", "MKL_", "KMP_", "HF_", "TRANSFORMERS_")
+_KEPT_VARIABLES = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "SYSTEMROOT",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PYTHONHASHSEED",
+        "VIRTUAL_ENV",
+        "LD_LIBRARY_PATH",
+        "DYLD_LIBRARY_PATH",
+        "XDG_CACHE_HOME",
+        "SSL_CERT_FILE",
+    }
+)
+_KEPT_PREFIXES = (
+    "LC_",
+    "CUDA",
+    "NVIDIA_",
+    "HIP_",
+    "ROCM",
+    "TORCH",
+    "PYTORCH_",
+    "OMP_",
+    "MKL_",
+    "KMP_",
+    "HF_",
+    "TRANSFORMERS_",
+)
 _SECRET = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|(^|_)KEY($|_)|AUTH", re.IGNORECASE)
 #: How often the child looks whether initlint is still there.
 _PARENT_POLL_S = 0.25
@@ -71,8 +102,12 @@ def default_memory_limit_mb() -> int | None:
     return int(pages * page_size * MEMORY_SHARE / 2**20)
 
 
-def run_isolated(spec: dict[str, Any], timeout: float, memory_limit_mb: int | None = None,
-                 progress: Callable[[str], None] | None = None) -> ChildResult:
+def run_isolated(
+    spec: dict[str, Any],
+    timeout: float,
+    memory_limit_mb: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ChildResult:
     """Run the runtime pipeline for `spec` in a child process; never raises for the child's faults."""
     spec = dict(_absolute_paths(spec), memory_limit_mb=memory_limit_mb, progress=progress is not None, cwd=os.getcwd())
     start = time.monotonic()
@@ -83,8 +118,12 @@ def run_isolated(spec: dict[str, Any], timeout: float, memory_limit_mb: int | No
         try:
             child = subprocess.Popen(
                 [sys.executable, "-m", "initlint.runtime.isolation", spec_path, result_path],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                start_new_session=True, env=child_environment(), cwd=folder,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=child_environment(),
+                cwd=folder,
             )
         except OSError as error:
             return ChildResult(None, f"cannot start the runtime check: {error}", 0.0)
@@ -101,7 +140,9 @@ def run_isolated(spec: dict[str, Any], timeout: float, memory_limit_mb: int | No
             reader.join(2)
         seconds = time.monotonic() - start
         if timed_out:
-            return ChildResult(None, f"timed out after {timeout:g} s (raise --timeout, or pass a smaller --config)", seconds)
+            return ChildResult(
+                None, f"timed out after {timeout:g} s (raise --timeout, or pass a smaller --config)", seconds
+            )
         result = _read_result(result_path)
         if result is not None:
             report, failure = validated_payload(result)
@@ -127,7 +168,8 @@ def child_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
     anything that looks like a credential."""
     environ = dict(os.environ if environ is None else environ)
     kept = {
-        name: value for name, value in environ.items()
+        name: value
+        for name, value in environ.items()
         if (name in _KEPT_VARIABLES or name.startswith(_KEPT_PREFIXES)) and not _SECRET.search(name)
     }
     kept.update(PYTHONUNBUFFERED="1", OMP_NUM_THREADS=environ.get("OMP_NUM_THREADS", "1"))
@@ -148,7 +190,7 @@ def _drain(stream, tail: list[str], progress) -> None:
             line = raw.decode("utf-8", "replace")
             if line.startswith(PROGRESS_MARKER):
                 if progress is not None:
-                    progress(line[len(PROGRESS_MARKER):])
+                    progress(line[len(PROGRESS_MARKER) :])
             elif line.strip():
                 tail.append(line[:500])
                 del tail[:-_TAIL_LINES]
@@ -255,8 +297,11 @@ def _check_report(report: Any) -> None:
 
     from initlint.runtime.report import ModelReport, Row, RuntimeFinding
 
-    if not isinstance(report, dict) or not _conforms(report.get("models", []), list[dict]) \
-            or not _conforms(report.get("errors", []), list[str]):
+    if (
+        not isinstance(report, dict)
+        or not _conforms(report.get("models", []), list[dict])
+        or not _conforms(report.get("errors", []), list[str])
+    ):
         raise _Malformed("its models or errors are not lists")
     nested = {"rows": Row, "findings": RuntimeFinding}
     for model in report.get("models", []):
@@ -279,8 +324,12 @@ def _conforms(value: Any, hint: Any, name: str = "") -> bool:
     import typing
 
     if name == "source" and value is not None:
-        return isinstance(value, list) and len(value) >= 2 and isinstance(value[0], str) \
+        return (
+            isinstance(value, list)
+            and len(value) >= 2
+            and isinstance(value[0], str)
             and all(isinstance(line, int) and not isinstance(line, bool) for line in value[1:])
+        )
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
     if hint is typing.Any:
         return True
@@ -291,7 +340,11 @@ def _conforms(value: Any, hint: Any, name: str = "") -> bool:
     if hint is float:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if origin is list or hint is list:
-        return isinstance(value, list) and all(_conforms(item, arguments[0]) for item in value) if arguments else isinstance(value, list)
+        return (
+            isinstance(value, list) and all(_conforms(item, arguments[0]) for item in value)
+            if arguments
+            else isinstance(value, list)
+        )
     if origin is dict or hint is dict:
         return isinstance(value, dict)
     return isinstance(hint, type) and isinstance(value, hint) and (hint is bool or not isinstance(value, bool))
@@ -317,10 +370,13 @@ def _describe_exit(code: int | None, tail: list[str], memory_limit_mb: int | Non
             name = f"signal {-code}"
         hint = " (out of memory?)" if name == "SIGKILL" else ""
         return f"the model code crashed with {name}{hint}" + (f": {last}" if last else "")
-    return f"the model code ended the process (exit status {code}) before the check finished" + (f": {last}" if last else "")
+    return f"the model code ended the process (exit status {code}) before the check finished" + (
+        f": {last}" if last else ""
+    )
 
 
 # -- the child ---------------------------------------------------------------------------------
+
 
 def _limit_memory(limit_mb: int | None) -> None:
     if not limit_mb:
@@ -439,10 +495,14 @@ def _run_spec(spec: dict[str, Any]) -> dict[str, Any]:
 
     torch.set_num_threads(1)  # contention slows reductions ~14x; one thread is fastest here
     options = Options(
-        policy=Policy.parse(spec.get("policy")), device=spec.get("device") or "cpu",
-        materialize=bool(spec.get("materialize")), input_shape=tuple(spec["input_shape"]) if spec.get("input_shape") else None,
-        seed=int(spec.get("seed", 0)), focus_files=tuple(spec.get("focus_files", ())),
-        base_std=spec.get("base_std"), progress=_progress if spec.get("progress") else (lambda message: None),
+        policy=Policy.parse(spec.get("policy")),
+        device=spec.get("device") or "cpu",
+        materialize=bool(spec.get("materialize")),
+        input_shape=tuple(spec["input_shape"]) if spec.get("input_shape") else None,
+        seed=int(spec.get("seed", 0)),
+        focus_files=tuple(spec.get("focus_files", ())),
+        base_std=spec.get("base_std"),
+        progress=_progress if spec.get("progress") else (lambda message: None),
     )
     skipped: list[str] = []
     factories = build.model_factories(spec["file"], spec.get("model"), spec.get("config"), spec.get("factory"), skipped)

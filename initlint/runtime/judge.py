@@ -12,7 +12,13 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from initlint.runtime.policy import (
-    AUTO_CANDIDATES, WEIGHT_ROLES, ModelFacts, Policy, constant_matches, expected_for, std_matches,
+    AUTO_CANDIDATES,
+    WEIGHT_ROLES,
+    ModelFacts,
+    Policy,
+    constant_matches,
+    expected_for,
+    std_matches,
 )
 from initlint.runtime.distribution import Requested
 from initlint.runtime.report import Row, RuntimeFinding, layer_index, name_pattern
@@ -43,8 +49,13 @@ def model_facts(params: Sequence[ParamFacts], fmap: ForwardMap, base_std: float)
     if not width:
         width = next((max(p.shape) for p in params if p.name in writers), 1)
     layers = fmap.layers or len(fmap.writes)
-    return ModelFacts(layers=layers, blocks=len(blocks) or max(layers // 2, 1), width=width, base_std=base_std,
-                      post_norm=fmap.post_norm)
+    return ModelFacts(
+        layers=layers,
+        blocks=len(blocks) or max(layers // 2, 1),
+        width=width,
+        base_std=base_std,
+        post_norm=fmap.post_norm,
+    )
 
 
 def _compared_std(requested: Requested) -> float:
@@ -52,13 +63,24 @@ def _compared_std(requested: Requested) -> float:
     return requested.nominal_std if requested.kind == "trunc_normal" else requested.std
 
 
-def make_row(param: ParamFacts, role: str, factor: float | None, policy_name: str, facts: ModelFacts,
-             norm_offset: float) -> Row:
+def make_row(
+    param: ParamFacts, role: str, factor: float | None, policy_name: str, facts: ModelFacts, norm_offset: float
+) -> Row:
     requested = param.requested
     expected = expected_for(policy_name, role, layer_index(param.name), param.fan_in, facts)
-    row = Row(param.name, role, list(param.shape), requested.describe(), requested.std or None,
-              expected.describe() if expected else "", expected.std if expected else None, None, "not judged",
-              factor=factor, source=list(requested.source) if requested.source else None)
+    row = Row(
+        param.name,
+        role,
+        list(param.shape),
+        requested.describe(),
+        requested.std or None,
+        expected.describe() if expected else "",
+        expected.std if expected else None,
+        None,
+        "not judged",
+        factor=factor,
+        source=list(requested.source) if requested.source else None,
+    )
     if requested.kind == "uninitialised" or requested.unwritten_fraction > 0:
         row.verdict = "uninitialised"
     elif expected is None or requested.kind in ("unknown", "computed"):
@@ -77,8 +99,9 @@ def make_row(param: ParamFacts, role: str, factor: float | None, policy_name: st
     return row
 
 
-def judge(params: Sequence[ParamFacts], fmap: ForwardMap, policy: Policy, base_std: float
-          ) -> tuple[str, list[Row], list[RuntimeFinding]]:
+def judge(
+    params: Sequence[ParamFacts], fmap: ForwardMap, policy: Policy, base_std: float
+) -> tuple[str, list[Row], list[RuntimeFinding]]:
     """(policy used, rows, findings). `auto` picks the first recognised scheme that fits all weights."""
     facts = model_facts(params, fmap, base_std)
     factors = fmap.factors()
@@ -86,8 +109,14 @@ def judge(params: Sequence[ParamFacts], fmap: ForwardMap, policy: Policy, base_s
 
     def rows_for(policy_name: str, facts_of=params) -> list[Row]:
         return [
-            make_row(p, "writer" if p.name in writers else fmap.roles.get(p.name, "unused"), factors.get(p.name),
-                     policy_name, facts, fmap.norm_offsets.get(p.name, 0.0))
+            make_row(
+                p,
+                "writer" if p.name in writers else fmap.roles.get(p.name, "unused"),
+                factors.get(p.name),
+                policy_name,
+                facts,
+                fmap.norm_offsets.get(p.name, 0.0),
+            )
             for p in facts_of
         ]
 
@@ -131,17 +160,25 @@ def _wrong_fan_finding(rows: list[Row]) -> RuntimeFinding:
     wrong = [r for r in rows if r.role in WEIGHT_ROLES and r.verdict == "mismatch"]
     patterns = sorted({r.pattern for r in wrong})
     first = wrong[0]
-    message = (f"{', '.join(patterns)}: std 1/sqrt(shape[0]) (fan-out) where fan-in is shape[1] "
-               f"({len(wrong)} tensors, e.g. {first.name} {first.shape}: std {first.requested_std:.3g}, "
-               f"fan-in policy expects {first.expected_std:.3g})")
+    message = (
+        f"{', '.join(patterns)}: std 1/sqrt(shape[0]) (fan-out) where fan-in is shape[1] "
+        f"({len(wrong)} tensors, e.g. {first.name} {first.shape}: std {first.requested_std:.3g}, "
+        f"fan-in policy expects {first.expected_std:.3g})"
+    )
     headline = f"fan-in read from the wrong dimension: {len(wrong)} weights get std 1/sqrt(shape[0])"
-    return RuntimeFinding("INI102", message, [r.name for r in wrong], first.source,
-                          {"requested": first.requested, "expected": first.expected, "policy": "fan-in"},
-                          headline=headline)
+    return RuntimeFinding(
+        "INI102",
+        message,
+        [r.name for r in wrong],
+        first.source,
+        {"requested": first.requested, "expected": first.expected, "policy": "fan-in"},
+        headline=headline,
+    )
 
 
-def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: ModelFacts, policy_name: str
-                       ) -> list[RuntimeFinding]:
+def findings_from_rows(
+    rows: list[Row], params: dict[str, ParamFacts], facts: ModelFacts, policy_name: str
+) -> list[RuntimeFinding]:
     groups: dict[tuple, list[Row]] = {}
     for row in rows:
         if row.verdict not in ("mismatch", "uninitialised"):
@@ -166,22 +203,39 @@ def findings_from_rows(rows: list[Row], params: dict[str, ParamFacts], facts: Mo
             subject = {"INI101": "residual writer", "INI108": "residual writer"}.get(code, first.role)
             via = ""
             if code == "INI108" and first.ratio is not None and first.expected_std:
-                via = (f", multiplied by {first.factor:.4g} in forward: effective std "
-                       f"{first.ratio * first.expected_std:.4g} into the stream")
-            message = (f"{subject} {what}: requested {requested}{via}, policy {policy_name} expects "
-                       f"{expected}{ratio_text}")
+                via = (
+                    f", multiplied by {first.factor:.4g} in forward: effective std "
+                    f"{first.ratio * first.expected_std:.4g} into the stream"
+                )
+            message = (
+                f"{subject} {what}: requested {requested}{via}, policy {policy_name} expects {expected}{ratio_text}"
+            )
             hint = _hint(first, params[first.name], facts, history, policy_name)
             if hint:
                 message += f"; {hint}"
-        details = {"params": [m.name for m in members], "requested": requested, "expected": expected,
-                   "ratio": first.ratio, "policy": policy_name, "role": first.role,
-                   "history": [h.describe() + (f" at line {h.source[1]}" if h.source else "") for h in history]}
+        details = {
+            "params": [m.name for m in members],
+            "requested": requested,
+            "expected": expected,
+            "ratio": first.ratio,
+            "policy": policy_name,
+            "role": first.role,
+            "history": [h.describe() + (f" at line {h.source[1]}" if h.source else "") for h in history],
+        }
         if first.source and len(first.source) > 2:
             details["called_from_lines"] = list(first.source[2:])
         if params[first.name].requested.origin:
             details["init_at"] = params[first.name].requested.origin
-        findings.append(RuntimeFinding(code, message, [m.name for m in members], first.source, details,
-                                       headline=_headline(code, first, patterns, policy_name)))
+        findings.append(
+            RuntimeFinding(
+                code,
+                message,
+                [m.name for m in members],
+                first.source,
+                details,
+                headline=_headline(code, first, patterns, policy_name),
+            )
+        )
     return findings
 
 
@@ -196,8 +250,10 @@ def _headline(code: str, first: Row, patterns: list[str], policy_name: str) -> s
         return f"{subject} {patterns[0]}{more}: {first.requested}, {policy_name} expects {first.expected}"
     std = first.ratio * first.expected_std
     effective = "effective std" if code == "INI108" else "std"
-    return (f"{subject} {patterns[0]}{more}: {effective} {std:.3g}, {policy_name} expects "
-            f"{first.expected_std:.3g} (ratio {first.ratio:.3g})")
+    return (
+        f"{subject} {patterns[0]}{more}: {effective} {std:.3g}, {policy_name} expects "
+        f"{first.expected_std:.3g} (ratio {first.ratio:.3g})"
+    )
 
 
 def _code(row: Row) -> str:
@@ -217,9 +273,13 @@ def _hint(row: Row, param: ParamFacts, facts: ModelFacts, history: list[Requeste
     requested = param.requested
     expected = expected_for(policy_name, row.role, layer_index(row.name), param.fan_in, facts)
     for earlier in history[:-1]:
-        if expected is not None and earlier.kind not in ("uninitialised", "unknown", "computed") and (
-            (expected.constant is not None and earlier.is_constant and constant_matches(earlier.mean, expected))
-            or (expected.std is not None and _close(_compared_std(earlier), expected.std, 0.10))
+        if (
+            expected is not None
+            and earlier.kind not in ("uninitialised", "unknown", "computed")
+            and (
+                (expected.constant is not None and earlier.is_constant and constant_matches(earlier.mean, expected))
+                or (expected.std is not None and _close(_compared_std(earlier), expected.std, 0.10))
+            )
         ):
             where = f" (line {earlier.source[1]})" if earlier.source else ""
             later = f" at line {requested.source[1]}" if requested.source else ""
@@ -253,8 +313,12 @@ def lost_intent_findings(params: Sequence[ParamFacts], rows: list[Row]) -> list[
     groups: dict[tuple, list[ParamFacts]] = {}
     for param in params:
         requested = param.requested
-        if requested.kind == "trunc_normal" and requested.nominal_std > 0 and min(
-                requested.mean - requested.low, requested.high - requested.mean) > TRUNCATION_LIMIT * 1.000001 * requested.nominal_std:
+        if (
+            requested.kind == "trunc_normal"
+            and requested.nominal_std > 0
+            and min(requested.mean - requested.low, requested.high - requested.mean)
+            > TRUNCATION_LIMIT * 1.000001 * requested.nominal_std
+        ):
             groups.setdefault(("trunc", requested.low, requested.high), []).append(param)
     lines = _patterns_per_line(params)
     for name in ok:
@@ -290,7 +354,11 @@ def _lost_special_init(history: list[Requested], lines: dict[tuple, set[str]]) -
         if earlier.kind in ("uninitialised", "unknown", "computed") or later.op in ("mul_", "div_", "add_", "sub_"):
             continue
         special, generic = lines.get(first, set()), lines.get(second, set())
-        if len(special) <= 2 and special < generic and (earlier.kind, earlier.mean, earlier.std) != (later.kind, later.mean, later.std):
+        if (
+            len(special) <= 2
+            and special < generic
+            and (earlier.kind, earlier.mean, earlier.std) != (later.kind, later.mean, later.std)
+        ):
             return first, second, earlier.describe(), later.describe()
     return None
 
@@ -302,13 +370,19 @@ def _lost_intent_finding(key: tuple, members: list[ParamFacts]) -> RuntimeFindin
     if key[0] == "trunc":
         _, low, high = key
         sigmas = min(first.mean - low, high - first.mean) / first.nominal_std
-        message = (f"{', '.join(patterns)}: trunc_normal_ std {first.nominal_std:.3g} with bounds [{low:g}, {high:g}] "
-                   f"(+-{sigmas:.3g} std) truncates nothing; the bounds are absolute: pass a=-2*std, b=2*std")
+        message = (
+            f"{', '.join(patterns)}: trunc_normal_ std {first.nominal_std:.3g} with bounds [{low:g}, {high:g}] "
+            f"(+-{sigmas:.3g} std) truncates nothing; the bounds are absolute: pass a=-2*std, b=2*std"
+        )
         headline = f"trunc_normal_ bounds [{low:g}, {high:g}] lie {sigmas:.3g} std out: nothing is truncated"
-        return RuntimeFinding("INI102", message, names, first.source, {"requested": first.describe()}, headline=headline)
+        return RuntimeFinding(
+            "INI102", message, names, first.source, {"requested": first.describe()}, headline=headline
+        )
     _, special, generic, what, by = key
-    message = (f"{', '.join(patterns)}: the init at line {special[1]} ({what}) is redrawn at line {generic[1]} "
-               f"({by}, an init of every layer of the kind): the special init is lost")
+    message = (
+        f"{', '.join(patterns)}: the init at line {special[1]} ({what}) is redrawn at line {generic[1]} "
+        f"({by}, an init of every layer of the kind): the special init is lost"
+    )
     headline = f"{patterns[0]}: init at line {special[1]} ({what}) is redrawn at line {generic[1]}"
     return RuntimeFinding("INI102", message, names, list(generic), {"requested": by, "lost": what}, headline=headline)
 
@@ -316,4 +390,3 @@ def _lost_intent_finding(key: tuple, members: list[ParamFacts]) -> RuntimeFindin
 def expected_std_per_writer(rows: list[Row]) -> dict[str, float]:
     """Writer parameter name -> the std the policy expects (for the effective-std measurement)."""
     return {row.name: row.expected_std for row in rows if row.role == "writer" and row.expected_std}
-

@@ -36,7 +36,16 @@ class Options:
 
     def to_spec(self, path: str) -> dict[str, Any]:
         """What the child process needs to check `path`, as JSON-ready values."""
-        return {"file": path, "policy": self.policy.spec(), "device": self.device, "materialize": self.materialize,
-                "input_shape": list(self.input_shape) if self.input_shape else None, "seed": self.seed,
-                "focus_files": list(self.focus_files), "base_std": self.base_std, "model": self.model,
-                "config": self.config, "factory": self.factory}
+        return {
+            "file": path,
+            "policy": self.policy.spec(),
+            "device": self.device,
+            "materialize": self.materialize,
+            "input_shape": list(self.input_shape) if self.input_shape else None,
+            "seed": self.seed,
+            "focus_files": list(self.focus_files),
+            "base_std": self.base_std,
+            "model": self.model,
+            "config": self.config,
+            "factory": self.factory,
+        }

@@ -41,8 +41,10 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
     if type(model).__name__ != label:  # a factory: the report names the model it built
         report.model, report.built_by = type(model).__name__, label
     requested = trace.requested_per_parameter(model, tracer)
-    params = [judging.ParamFacts(name, list(p.shape), *requested[name])
-              for name, p in model.named_parameters(remove_duplicate=False)]
+    params = [
+        judging.ParamFacts(name, list(p.shape), *requested[name])
+        for name, p in model.named_parameters(remove_duplicate=False)
+    ]
     report.source_file, report.class_line = _class_location(type(model))
     options.progress(f"{label}: finding residual writers")
     fmap = _forward_map(model, factory, options, report)
@@ -57,7 +59,9 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
         try:
             real = _eager(factory, options)
         except Exception as error:  # noqa: BLE001 -- the meta results stand without real tensors
-            report.notes.append(f"--materialize skipped: the real build on {options.device} failed ({_one_line(error)})")
+            report.notes.append(
+                f"--materialize skipped: the real build on {options.device} failed ({_one_line(error)})"
+            )
         else:
             _measure(report, real, factory, {p.name: p.requested for p in params}, fmap, options)
         clock.lap("measure")
@@ -77,9 +81,15 @@ def verify_module(model: nn.Module, options: Options, label: str | None = None) 
     by_tensor = {id(tensor): stats[name] for name, tensor in model.named_parameters() if name in stats}
     for name, tensor in model.named_parameters(remove_duplicate=False):
         measured = by_tensor.get(id(tensor))
-        requested = trace.UNKNOWN if measured is None else (
-            trace.constant(measured.constant, "measured") if measured.constant is not None
-            else trace.Requested("measured", measured.mean, measured.std, measured.std, op="measured"))
+        requested = (
+            trace.UNKNOWN
+            if measured is None
+            else (
+                trace.constant(measured.constant, "measured")
+                if measured.constant is not None
+                else trace.Requested("measured", measured.mean, measured.std, measured.std, op="measured")
+            )
+        )
         params.append(judging.ParamFacts(name, list(tensor.shape), requested, [requested]))
     fmap = _forward_map(model, None, options, report)
     _judge(report, params, fmap, model, options)
@@ -89,6 +99,7 @@ def verify_module(model: nn.Module, options: Options, label: str | None = None) 
 
 
 # -- stages ------------------------------------------------------------------------------------
+
 
 class _Clock:
     def __init__(self, report: ModelReport) -> None:
@@ -157,8 +168,10 @@ def _forward_map(model: nn.Module, factory, options: Options, report: ModelRepor
         reason = _one_line(error)
     size = sum(p.numel() for p in model.parameters())
     if factory is None or size > EAGER_FALLBACK_LIMIT:
-        report.notes.append(f"the forward failed on {_device_of(model)} ({reason}); residual writers not observed"
-                            + ("; pass a smaller --config" if factory is not None else ""))
+        report.notes.append(
+            f"the forward failed on {_device_of(model)} ({reason}); residual writers not observed"
+            + ("; pass a smaller --config" if factory is not None else "")
+        )
         return ForwardMap()
     try:
         real = _eager(factory, Options(device="cpu", seed=options.seed))
@@ -167,8 +180,10 @@ def _forward_map(model: nn.Module, factory, options: Options, report: ModelRepor
             raise ValueError("no probe input for the model on CPU")
         fmap = map_forward(real, real_inputs)
     except Exception as error:  # noqa: BLE001 -- a forward that needs more than token ids
-        report.notes.append(f"the forward failed on meta ({reason}) and on CPU ({_one_line(error)}): residual "
-                            "writers not observed; pass --input-shape, or a --factory whose model takes token ids")
+        report.notes.append(
+            f"the forward failed on meta ({reason}) and on CPU ({_one_line(error)}): residual "
+            "writers not observed; pass --input-shape, or a --factory whose model takes token ids"
+        )
         return ForwardMap()
     fmap.materialised = True
     report.notes.append(f"writers found on a real CPU build: the meta forward failed ({reason})")
@@ -215,8 +230,11 @@ def _meta_checks(report: ModelReport, model: nn.Module, tracer, options: Options
         report.notes.append(f"init run twice on meta skipped: {_one_line(error)}")
         return
     before, after = states
-    changes = [_RequestChange(name, f"{before[name][0].describe()} -> {after[name][0].describe()}")
-               for name in before if _request_changed(before[name][0], after[name][0])]
+    changes = [
+        _RequestChange(name, f"{before[name][0].describe()} -> {after[name][0].describe()}")
+        for name in before
+        if _request_changed(before[name][0], after[name][0])
+    ]
     for item in checks.idempotency_findings(checks.IdempotencyResult(entry.description, changes)):
         _add_measurement(report, item)
 
@@ -238,8 +256,9 @@ def _request_changed(first: trace.Requested, second: trace.Requested) -> bool:
     return abs(first.std - second.std) > 0.01 * scale or abs(first.mean - second.mean) > 0.01 * scale
 
 
-def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fmap: ForwardMap,
-             options: Options) -> None:
+def _measure(
+    report: ModelReport, model: nn.Module, factory, requested: dict, fmap: ForwardMap, options: Options
+) -> None:
     """The measurement engineer's checks; one failing check is a note, never the whole report.
 
     One stats pass serves the std test, the clones and the idempotency baseline; one forward
@@ -263,14 +282,20 @@ def _measure(report: ModelReport, model: nn.Module, factory, requested: dict, fm
 
     attempt("measured stds", stds)
     attempt("effective writer stds", lambda: _forward_findings(report, model, inputs))
-    attempt("idempotency", lambda: checks.idempotency_findings(
-        checks.check_idempotency(model, options.seed, measured or None)))
+    attempt(
+        "idempotency",
+        lambda: checks.idempotency_findings(checks.check_idempotency(model, options.seed, measured or None)),
+    )
     if factory is not None:
-        attempt("meta parity", lambda: checks.meta_parity_findings(
-            checks.check_meta_parity(factory, options.seed, options.device)))
+        attempt(
+            "meta parity",
+            lambda: checks.meta_parity_findings(checks.check_meta_parity(factory, options.seed, options.device)),
+        )
     attempt("clones", lambda: checks.clone_findings(checks.find_clones(model, measured or None)))
     if inputs is not None and not options.input_shape:
-        attempt("step-zero loss", lambda: stepzero.step_zero_findings(stepzero.step_zero_loss(model, seed=options.seed)))
+        attempt(
+            "step-zero loss", lambda: stepzero.step_zero_findings(stepzero.step_zero_loss(model, seed=options.seed))
+        )
 
 
 def _std_findings(report: ModelReport, measured: dict, requested: dict) -> list[dict]:
@@ -278,8 +303,11 @@ def _std_findings(report: ModelReport, measured: dict, requested: dict) -> list[
     from initlint.runtime import stats
 
     rows = {row.name: row for row in report.rows}
-    wanted = [(n, measured[n], request) for n in measured
-              if n in requested and (request := _to_stats_request(requested[n])) is not None]
+    wanted = [
+        (n, measured[n], request)
+        for n in measured
+        if n in requested and (request := _to_stats_request(requested[n])) is not None
+    ]
     verdicts = stats.judge_stds(wanted)
     for verdict in verdicts:
         if verdict.name in rows:
@@ -299,13 +327,15 @@ def _forward_findings(report: ModelReport, model: nn.Module, inputs) -> list[dic
 
     if inputs is None:
         return []
-    expected = {name: std for name, std in judging.expected_std_per_writer(report.rows).items()
-                if name.endswith("weight")}
+    expected = {
+        name: std for name, std in judging.expected_std_per_writer(report.rows).items() if name.endswith("weight")
+    }
     effects, points = effective.forward_measurements(model, list(expected), inputs)
     report.stream_variance = [[p.depth, p.variance] for p in points]
     if expected:
         report.expected_stream_variance = [
-            [p.depth, p.variance] for p in effective.stream_variance_as_expected(model, inputs, expected)]
+            [p.depth, p.variance] for p in effective.stream_variance_as_expected(model, inputs, expected)
+        ]
     return effective.effect_findings(effective.judge_effects(effects, expected)) if expected else []
 
 
@@ -372,5 +402,3 @@ def _one_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     first = text[0] if text else ""
     return f"{type(error).__name__}: {first}"[:300] if first else type(error).__name__
-
-

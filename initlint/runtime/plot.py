@@ -52,8 +52,10 @@ class DepthProfile:
         for series in self.writers_expected:
             key = (tuple(series.depths), tuple(round(value, 12) for value in series.values))
             names.setdefault(key, []).append(series.label.removesuffix(" expected"))
-        return [DepthSeries(f"expected ({', '.join(labels)})", list(depths), list(values))
-                for (depths, values), labels in names.items()]
+        return [
+            DepthSeries(f"expected ({', '.join(labels)})", list(depths), list(values))
+            for (depths, values), labels in names.items()
+        ]
 
 
 def depth_profile(report: dict[str, Any]) -> DepthProfile:
@@ -81,7 +83,11 @@ def depth_profile(report: dict[str, Any]) -> DepthProfile:
     for depth, variance in report.get("expected_stream_variance", []):
         stream_expected.add(int(depth), variance)
     return DepthProfile(
-        report.get("model", "model"), list(expected.values()), list(observed.values()), stream_observed, stream_expected,
+        report.get("model", "model"),
+        list(expected.values()),
+        list(observed.values()),
+        stream_observed,
+        stream_expected,
         report.get("built_by", ""),
     )
 
@@ -120,16 +126,22 @@ def draw(profiles: Sequence[DepthProfile], pyplot=None):
     for (writer_axis, stream_axis), profile in zip(axes, profiles):
         for series in profile.expected_curves():
             writer_axis.plot(series.depths, series.values, linestyle="--", color="black", label=series.label)
-            writer_axis.fill_between(series.depths, [v * (1 - STD_TOLERANCE) for v in series.values],
-                                     [v * (1 + STD_TOLERANCE) for v in series.values], color="grey", alpha=0.2,
-                                     label=f"tolerance +-{STD_TOLERANCE:.0%}")
+            writer_axis.fill_between(
+                series.depths,
+                [v * (1 - STD_TOLERANCE) for v in series.values],
+                [v * (1 + STD_TOLERANCE) for v in series.values],
+                color="grey",
+                alpha=0.2,
+                label=f"tolerance +-{STD_TOLERANCE:.0%}",
+            )
         for series in profile.writers_observed:
             writer_axis.plot(series.depths, series.values, marker="o", markersize=3, label=series.label)
         writer_axis.set(title=f"{profile.title}: residual writers", xlabel="layer", ylabel="effective std")
         for series, style in ((profile.stream_expected, "--"), (profile.stream_observed, "-")):
             if series.values:
-                stream_axis.plot(series.depths, series.values, linestyle=style, marker="o", markersize=3,
-                                 label=series.label)
+                stream_axis.plot(
+                    series.depths, series.values, linestyle=style, marker="o", markersize=3, label=series.label
+                )
         stream_axis.set(title=f"{profile.title}: residual stream", xlabel="blocks applied", ylabel="variance")
         for axis in (writer_axis, stream_axis):
             axis.set_ylim(bottom=0)

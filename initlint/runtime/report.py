@@ -96,8 +96,10 @@ class ModelReport:
 
     def summary(self) -> str:
         """Header, notes and the table (no findings: reporters print those)."""
-        lines = [f"{self.model}: policy {self.policy}, {len(self.rows)} parameters, "
-                 f"{len(self.findings)} finding{'s' if len(self.findings) != 1 else ''}"]
+        lines = [
+            f"{self.model}: policy {self.policy}, {len(self.rows)} parameters, "
+            f"{len(self.findings)} finding{'s' if len(self.findings) != 1 else ''}"
+        ]
         lines += [f"  note: {note}" for note in self.notes]
         lines.append(self.table())
         return "\n".join(lines)
@@ -138,8 +140,6 @@ class Report:
     __repr__ = __str__
 
 
-
-
 def _number(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -155,15 +155,37 @@ def render_table(rows: list[Row]) -> str:
     lines = [header]
     for (role, pattern, requested, expected, verdict), members in groups.items():
         measured = [m.measured_std for m in members if m.measured_std is not None]
-        measured_text = "-" if not measured else (
-            _number(measured[0]) if len(measured) == 1 else f"{_number(min(measured), 3)}..{_number(max(measured), 3)}")
+        measured_text = (
+            "-"
+            if not measured
+            else (
+                _number(measured[0])
+                if len(measured) == 1
+                else f"{_number(min(measured), 3)}..{_number(max(measured), 3)}"
+            )
+        )
         ratios = [m.ratio for m in members if m.ratio is not None]
-        ratio_text = "-" if not ratios else (
-            f"{min(ratios):.3g}" if max(ratios) - min(ratios) < 1e-3 else f"{min(ratios):.3g}..{max(ratios):.3g}")
+        ratio_text = (
+            "-"
+            if not ratios
+            else (f"{min(ratios):.3g}" if max(ratios) - min(ratios) < 1e-3 else f"{min(ratios):.3g}..{max(ratios):.3g}")
+        )
         flags = {m.measured_verdict for m in members if m.measured_verdict}
         factors = {round(m.factor, 4) for m in members if m.factor is not None and abs(m.factor - 1) > 0.05}
         runtime = f" x{', '.join(f'{f:g}' for f in sorted(factors))} in forward" if factors else ""
-        lines.append((roles.label(role), pattern, str(len(members)), expected or "-", requested + runtime, measured_text, ratio_text,
-                      verdict + (f" / measured {', '.join(sorted(flags))}" if flags else "")))
+        lines.append(
+            (
+                roles.label(role),
+                pattern,
+                str(len(members)),
+                expected or "-",
+                requested + runtime,
+                measured_text,
+                ratio_text,
+                verdict + (f" / measured {', '.join(sorted(flags))}" if flags else ""),
+            )
+        )
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "\n".join("  " + "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)
+    return "\n".join(
+        "  " + "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines
+    )

@@ -87,8 +87,11 @@ def _statements(path: str) -> tuple[tuple[int, int, int, int], ...]:
             tree = ast.parse(handle.read())
     except (OSError, SyntaxError, ValueError):
         return ()
-    found = [(node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
-             for node in ast.walk(tree) if isinstance(node, ast.stmt)]
+    found = [
+        (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.stmt)
+    ]
     return tuple(sorted(found, key=lambda span: (span[0], span[1], -span[2], -span[3])))
 
 

@@ -28,7 +28,13 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from initlint.analysis.knowledge import REGISTRY
 from initlint.runtime.distribution import (  # noqa: F401 -- re-exported for callers of the trace
-    UNINITIALISED, UNKNOWN, Requested, constant, normal, truncated_normal_std, uniform,
+    UNINITIALISED,
+    UNKNOWN,
+    Requested,
+    constant,
+    normal,
+    truncated_normal_std,
+    uniform,
 )
 
 aten = torch.ops.aten
@@ -73,8 +79,10 @@ class InitTracer(TorchDispatchMode):
     """
 
     _FACTORY = {
-        aten.empty.memory_format: UNINITIALISED, aten.empty_strided.default: UNINITIALISED,
-        aten.new_empty.default: UNINITIALISED, aten.new_empty_strided.default: UNINITIALISED,
+        aten.empty.memory_format: UNINITIALISED,
+        aten.empty_strided.default: UNINITIALISED,
+        aten.new_empty.default: UNINITIALISED,
+        aten.new_empty_strided.default: UNINITIALISED,
         aten.empty_like.default: UNINITIALISED,
     }
 
@@ -102,8 +110,12 @@ class InitTracer(TorchDispatchMode):
                     found.append(frame.f_lineno)
             elif filename in self.focus_files or os.path.abspath(filename) in self.focus_files:
                 found = [filename, frame.f_lineno]
-            elif (fallback is None and not filename.startswith(_LIBRARY_DIRS) and not filename.startswith("<")
-                  and frame.f_code.co_name not in _INIT_FUNCTION_NAMES):
+            elif (
+                fallback is None
+                and not filename.startswith(_LIBRARY_DIRS)
+                and not filename.startswith("<")
+                and frame.f_code.co_name not in _INIT_FUNCTION_NAMES
+            ):
                 fallback = (filename, frame.f_lineno)
             frame = frame.f_back
         self._origin = f"{fallback[0]}:{fallback[1]}" if found and fallback else ""
@@ -216,7 +228,9 @@ class InitTracer(TorchDispatchMode):
             return current.shifted(offset * alpha * (1 if name == "add_" else -1), name, source)
         if name == "copy_" and isinstance(first, torch.Tensor):
             copied = self.state_of(first)
-            return replace(copied, op=f"copy_ ({copied.op})", source=source, unwritten_fraction=copied.unwritten_fraction)
+            return replace(
+                copied, op=f"copy_ ({copied.op})", source=source, unwritten_fraction=copied.unwritten_fraction
+            )
         if name in _IGNORED_IN_PLACE:
             return None
         return replace(UNKNOWN, op=name, source=source)
@@ -254,8 +268,9 @@ def _in_torch_default() -> bool:
     """Is the op running inside a torch layer's own `reset_parameters` (its default init)?"""
     frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
-        if frame.f_code.co_name in ("reset_parameters", "_reset_parameters") and \
-                frame.f_code.co_filename.startswith(_TORCH_DIR):
+        if frame.f_code.co_name in ("reset_parameters", "_reset_parameters") and frame.f_code.co_filename.startswith(
+            _TORCH_DIR
+        ):
             return True
         frame = frame.f_back
     return False
@@ -293,13 +308,25 @@ _CREATORS: dict[str, Callable[..., Requested]] = {
 }
 _VALUE_PRESERVING = {"mul", "div", "add", "sub", "clone", "_to_copy", "contiguous", "to"}
 #: In-place writes whose coverage depends on index or mask values.
-_INDEXED_WRITES = {"index_put_", "_index_put_impl_", "masked_fill_", "masked_scatter_", "scatter_", "scatter_add_",
-                   "scatter_reduce_", "index_fill_", "index_copy_", "index_add_", "put_"}
+_INDEXED_WRITES = {
+    "index_put_",
+    "_index_put_impl_",
+    "masked_fill_",
+    "masked_scatter_",
+    "scatter_",
+    "scatter_add_",
+    "scatter_reduce_",
+    "index_fill_",
+    "index_copy_",
+    "index_add_",
+    "put_",
+}
 #: In-place ops that do not change values (autograd bookkeeping, resizing of fresh tensors).
 _IGNORED_IN_PLACE = {"requires_grad_", "detach_", "resize_", "set_", "share_memory_", "_coalesced_"}
 
 
 # -- nn.init functions that are invisible on meta ---------------------------------------------
+
 
 def _fan_in_out(tensor: torch.Tensor) -> tuple[int, int]:
     if tensor.dim() < 2:

@@ -29,15 +29,56 @@ from initlint import roles
 from initlint.runtime.trace import storage_key
 
 _LINEAR_OPS = {"mm", "addmm", "bmm", "baddbmm", "matmul", "linear", "convolution", "conv1d", "conv2d", "_convolution"}
-_NORM_OPS = {"native_layer_norm", "layer_norm", "native_group_norm", "group_norm", "rms_norm", "_fused_rms_norm",
-             "native_batch_norm", "_native_batch_norm_legit_no_training", "_native_batch_norm_legit"}
+_NORM_OPS = {
+    "native_layer_norm",
+    "layer_norm",
+    "native_group_norm",
+    "group_norm",
+    "rms_norm",
+    "_fused_rms_norm",
+    "native_batch_norm",
+    "_native_batch_norm_legit_no_training",
+    "_native_batch_norm_legit",
+}
 _ADD_OPS = {"add", "add_", "sub", "sub_"}
 _SCALE_OPS = {"mul", "mul_", "div", "div_"}
 #: Ops whose outputs carry their input's tag unchanged (views, copies, eval-mode dropout).
-_CARRY_OPS = {"view", "_unsafe_view", "reshape", "t", "transpose", "permute", "expand", "unsqueeze", "squeeze",
-              "contiguous", "clone", "alias", "detach", "_to_copy", "to", "slice", "select", "split", "split_with_sizes",
-              "chunk", "unbind", "flatten", "unflatten", "cat", "native_dropout", "dropout", "_reshape_alias",
-              "as_strided", "index_select", "narrow", "repeat", "repeat_interleave", "roll", "flip"}
+_CARRY_OPS = {
+    "view",
+    "_unsafe_view",
+    "reshape",
+    "t",
+    "transpose",
+    "permute",
+    "expand",
+    "unsqueeze",
+    "squeeze",
+    "contiguous",
+    "clone",
+    "alias",
+    "detach",
+    "_to_copy",
+    "to",
+    "slice",
+    "select",
+    "split",
+    "split_with_sizes",
+    "chunk",
+    "unbind",
+    "flatten",
+    "unflatten",
+    "cat",
+    "native_dropout",
+    "dropout",
+    "_reshape_alias",
+    "as_strided",
+    "index_select",
+    "narrow",
+    "repeat",
+    "repeat_interleave",
+    "roll",
+    "flip",
+}
 
 
 @dataclass
@@ -89,8 +130,14 @@ class ForwardMap:
         return {name: factor for names, factor, _, _ in self.writes for name in names}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"roles": self.roles, "writes": [list(w) for w in self.writes], "norm_offsets": self.norm_offsets,
-                "layers": self.layers, "materialised": self.materialised, "notes": self.notes}
+        return {
+            "roles": self.roles,
+            "writes": [list(w) for w in self.writes],
+            "norm_offsets": self.norm_offsets,
+            "layers": self.layers,
+            "materialised": self.materialised,
+            "notes": self.notes,
+        }
 
 
 def _scalar(value) -> float | None:
@@ -174,15 +221,19 @@ class ProvenanceMode(TorchDispatchMode):
                 self._role(key, "bias")
         if weight_key is not None:
             self._role(weight_key, "linear")
-            source = next((tag for tag in map(self.tag_of, args) if tag is not None
-                           and tag.kind in ("stream", "branch")), None)
+            source = next(
+                (tag for tag in map(self.tag_of, args) if tag is not None and tag.kind in ("stream", "branch")), None
+            )
             self._tag(out, Tag("branch", writer=weight_key, version=source.version if source else None))
             return
         # activation x activation (attention): the value side (last operand) carries the writer.
         carried = [tag for tag in map(self.tag_of, args) if tag is not None and tag.kind == "branch"]
-        self._tag(out, Tag("branch", writer=carried[-1].writer, factor=carried[-1].factor, version=carried[-1].version)
-                  if carried else
-                  (Tag("derived") if any(self.tag_of(a) for a in args) else None))
+        self._tag(
+            out,
+            Tag("branch", writer=carried[-1].writer, factor=carried[-1].factor, version=carried[-1].version)
+            if carried
+            else (Tag("derived") if any(self.tag_of(a) for a in args) else None),
+        )
 
     def _norm(self, args: tuple, first_out, out) -> None:
         tag = self.tag_of(args[0])
@@ -242,7 +293,9 @@ class ProvenanceMode(TorchDispatchMode):
         ltag = self.tag_of(left)
         if number is not None:
             if ltag is not None:
-                factor = None if ltag.factor is None else ltag.factor * (number if name.startswith("mul") else 1 / number)
+                factor = (
+                    None if ltag.factor is None else ltag.factor * (number if name.startswith("mul") else 1 / number)
+                )
                 self._tag(out, Tag(ltag.kind, ltag.normed, ltag.writer, factor, ltag.offset, ltag.version))
             return
         rtag = self.tag_of(right)
@@ -251,7 +304,9 @@ class ProvenanceMode(TorchDispatchMode):
         if stream is not None:
             other_tensor, other_tag = next((t, tag) for t, tag in operands if t is not stream[0])
             key = self.param_key(other_tensor)
-            if other_tag is not None and other_tag.kind == "gain" and other_tag.writer is not None:  # x_normed * (1 + w)
+            if (
+                other_tag is not None and other_tag.kind == "gain" and other_tag.writer is not None
+            ):  # x_normed * (1 + w)
                 self._role(other_tag.writer, "norm-gain")
                 self.offsets[other_tag.writer] = other_tag.offset
                 self._tag(out, Tag("stream", normed=True, version=stream[1].version))
@@ -261,9 +316,15 @@ class ProvenanceMode(TorchDispatchMode):
             elif other_tag is None and isinstance(other_tensor, torch.Tensor) and other_tensor.numel() == 1:
                 # A constant in a 0-dim tensor (Gemma's `embeds * normalizer`): still the stream.
                 self._tag(out, Tag("stream", normed=stream[1].normed, version=stream[1].version))
-            elif other_tag is not None and other_tag.kind == "derived" and isinstance(other_tensor, torch.Tensor) \
-                    and other_tensor.numel() < stream[0].numel():
-                self._tag(out, Tag("stream", normed=True, version=stream[1].version))  # x * rsqrt(mean(x**2)): a hand-written norm
+            elif (
+                other_tag is not None
+                and other_tag.kind == "derived"
+                and isinstance(other_tensor, torch.Tensor)
+                and other_tensor.numel() < stream[0].numel()
+            ):
+                self._tag(
+                    out, Tag("stream", normed=True, version=stream[1].version)
+                )  # x * rsqrt(mean(x**2)): a hand-written norm
             else:
                 self._tag(out, Tag("derived"))
             return
@@ -282,8 +343,11 @@ class ProvenanceMode(TorchDispatchMode):
         if not tags:
             return
         branch = next((tag for tag in tags if tag.kind == "branch"), None)
-        tag = Tag("branch", writer=branch.writer, factor=None, version=branch.version) if branch is not None \
+        tag = (
+            Tag("branch", writer=branch.writer, factor=None, version=branch.version)
+            if branch is not None
             else Tag("derived")
+        )
         for item in out if isinstance(out, (tuple, list)) else (out,):
             self._tag(item, tag)
 
@@ -321,7 +385,9 @@ def map_forward(model: torch.nn.Module, inputs: dict[str, Any] | tuple) -> Forwa
     for name, param in model.named_parameters(remove_duplicate=False):
         keys.setdefault(storage_key(param), []).append(name)
         params[storage_key(param)] = param
-    tensor_inputs = [v for v in (inputs.values() if isinstance(inputs, dict) else inputs) if isinstance(v, torch.Tensor)]
+    tensor_inputs = [
+        v for v in (inputs.values() if isinstance(inputs, dict) else inputs) if isinstance(v, torch.Tensor)
+    ]
     was_training = model.training
     model.eval()
     mode = ProvenanceMode(params, tensor_inputs)
@@ -331,7 +397,12 @@ def map_forward(model: torch.nn.Module, inputs: dict[str, Any] | tuple) -> Forwa
             head = mode.tag_of(_output_tensor(output))
     finally:
         model.train(was_training)
-    if head is not None and head.kind == "branch" and head.writer is not None and mode.roles.get(head.writer) != "embedding":
+    if (
+        head is not None
+        and head.kind == "branch"
+        and head.writer is not None
+        and mode.roles.get(head.writer) != "embedding"
+    ):
         mode.roles[head.writer] = "head"
     result = ForwardMap()
     for key, role in mode.roles.items():

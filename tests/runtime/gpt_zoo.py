@@ -14,8 +14,16 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 CORRECT = ("gpt2", "per-layer", "zero-init", "trunc")
-BUGS = ("no-depth", "n-layer", "overwritten", "wrong-projection", "embedding-std1", "empty-param",
-        "runtime-division", "meta-lost")
+BUGS = (
+    "no-depth",
+    "n-layer",
+    "overwritten",
+    "wrong-projection",
+    "embedding-std1",
+    "empty-param",
+    "runtime-division",
+    "meta-lost",
+)
 
 
 @dataclass
@@ -47,7 +55,9 @@ class CausalSelfAttention(nn.Module):
         self.c_proj = nn.Linear(config.n_embd, config.n_embd)
         if config.init == "meta-lost":
             # Computed at construction only: a meta build + to_empty leaves garbage here.
-            self.register_buffer("temperature", torch.full((config.n_head, 1, 1), 1.0 / math.sqrt(config.n_embd // config.n_head)))
+            self.register_buffer(
+                "temperature", torch.full((config.n_head, 1, 1), 1.0 / math.sqrt(config.n_embd // config.n_head))
+            )
         else:
             self.temperature = None
 
@@ -92,12 +102,14 @@ class GPT(nn.Module):
     def __init__(self, config: GPTConfig) -> None:
         super().__init__()
         self.config = config
-        self.transformer = nn.ModuleDict(dict(
-            wte=nn.Embedding(config.vocab_size, config.n_embd),
-            wpe=nn.Embedding(config.block_size, config.n_embd),
-            h=nn.ModuleList([Block(config) for _ in range(config.n_layer)]),
-            ln_f=RMSNorm(config.n_embd) if config.init == "empty-param" else nn.LayerNorm(config.n_embd),
-        ))
+        self.transformer = nn.ModuleDict(
+            dict(
+                wte=nn.Embedding(config.vocab_size, config.n_embd),
+                wpe=nn.Embedding(config.block_size, config.n_embd),
+                h=nn.ModuleList([Block(config) for _ in range(config.n_layer)]),
+                ln_f=RMSNorm(config.n_embd) if config.init == "empty-param" else nn.LayerNorm(config.n_embd),
+            )
+        )
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         if config.init == "embedding-std1":
             # Tied after the init: the head's N(0, 0.02) is dropped, the embedding keeps N(0, 1).

@@ -32,4 +32,6 @@ def test_without_cuda_the_meta_results_stand_with_a_note():
     report = verify(lambda: make("n-layer"), device="cuda")
     model = report.models[0]
     assert report.codes() == ["INI101"]
-    assert any(note.startswith("--materialize skipped: the real build on cuda failed") for note in model.notes), model.notes
+    assert any(note.startswith("--materialize skipped: the real build on cuda failed") for note in model.notes), (
+        model.notes
+    )

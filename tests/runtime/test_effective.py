@@ -179,8 +179,9 @@ def test_expected_stream_curve_puts_every_writer_at_its_expected_std():
     added_expected = expected[-1].variance - expected[0].variance
     assert added_expected > 8 * added_observed  # the branches are 4x too weak: their variance 16x
     correct = TinyGPT(TinyConfig(n_layer=4))
-    as_is, as_expected = stream_variance(correct, tokens), stream_variance_as_expected(
-        correct, tokens, _expected(correct)
+    as_is, as_expected = (
+        stream_variance(correct, tokens),
+        stream_variance_as_expected(correct, tokens, _expected(correct)),
     )
     assert [point.variance for point in as_expected] == pytest.approx([point.variance for point in as_is], rel=0.05)
 

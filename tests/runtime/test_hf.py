@@ -19,7 +19,7 @@ transformers = pytest.importorskip("transformers")
 from initlint.cli import main  # noqa: E402
 from initlint.runtime import verify  # noqa: E402
 
-FACTORIES = '''
+FACTORIES = """
 from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 
 
@@ -32,7 +32,7 @@ def tiny_llama():
     return LlamaForCausalLM(LlamaConfig(num_hidden_layers=3, hidden_size=32, intermediate_size=64,
                                         num_attention_heads=4, num_key_value_heads=2, vocab_size=128,
                                         max_position_embeddings=64, bos_token_id=0, eos_token_id=0))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,10 @@ def test_tiny_llama_needs_the_none_policy(factories):
     report = verify(namespace["tiny_llama"], materialize=False)
     assert report.codes() == ["INI101"]
     finding = report.findings[0]
-    assert sorted({name.split(".", 3)[3] for name in finding.params}) == ["mlp.down_proj.weight", "self_attn.o_proj.weight"]
+    assert sorted({name.split(".", 3)[3] for name in finding.params}) == [
+        "mlp.down_proj.weight",
+        "self_attn.o_proj.weight",
+    ]
     assert "ratio 2.45" in finding.message and "no depth scaling" in finding.message
 
 
@@ -98,7 +101,20 @@ CUSTOM = open(__file__.replace("test_hf.py", "hf_custom_model.py")).read()
 def test_a_custom_pretrained_model_is_built_from_its_config_class(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "tiny_hf.py").write_text(CUSTOM)
-    main(["check", "tiny_hf.py", "--runtime", "--isolated", "--format", "json", "--select", "INI1", "--config", "n_layer=4"])
+    main(
+        [
+            "check",
+            "tiny_hf.py",
+            "--runtime",
+            "--isolated",
+            "--format",
+            "json",
+            "--select",
+            "INI1",
+            "--config",
+            "n_layer=4",
+        ]
+    )
     [finding] = json.loads(capsys.readouterr().out)
     assert finding["code"] == "INI101" and "0.02/sqrt(4)" in finding["evidence"][0]["message"]
     assert CUSTOM.splitlines()[finding["line"] - 1].strip() == "self.proj = nn.Linear(config.hidden, config.hidden)"

@@ -138,9 +138,22 @@ def test_a_memory_limit_beyond_any_address_space_is_no_limit(tmp_path):
 MALFORMED_REPORTS = {
     "not an object": [1, 2],
     "wrong types": {"report": {"models": [{"model": 5, "policy": []}]}, "error": None},
-    "bad source": {"report": {"models": [{"model": "N", "policy": "p", "findings": [
-        {"code": "INI101", "message": "m", "params": [], "source": [3]}]}]}, "error": None},
-    "unknown field": {"report": {"models": [{"model": "N", "policy": "p", "rows": [{"name": "w", "x": 1}]}]}, "error": None},
+    "bad source": {
+        "report": {
+            "models": [
+                {
+                    "model": "N",
+                    "policy": "p",
+                    "findings": [{"code": "INI101", "message": "m", "params": [], "source": [3]}],
+                }
+            ]
+        },
+        "error": None,
+    },
+    "unknown field": {
+        "report": {"models": [{"model": "N", "policy": "p", "rows": [{"name": "w", "x": 1}]}]},
+        "error": None,
+    },
 }
 
 
@@ -158,7 +171,9 @@ def test_a_lone_surrogate_in_the_models_error_reaches_the_user(tmp_path):
     for output in ("text", "json", "sarif"):
         completed = subprocess.run(
             [sys.executable, "-m", "initlint", "check", "--isolated", "--runtime", "--format", output, str(path)],
-            capture_output=True, timeout=300, env=dict(os.environ, PYTHONIOENCODING="utf-8:strict"),
+            capture_output=True,
+            timeout=300,
+            env=dict(os.environ, PYTHONIOENCODING="utf-8:strict"),
         )
         assert completed.returncode == 1, completed.stderr
         assert b"Traceback" not in completed.stderr and b"INI110" in completed.stdout
@@ -173,12 +188,16 @@ def runtime_run(tmp_path: Path, model: Path) -> tuple[subprocess.Popen, Path]:
     temporary.mkdir()
     process = subprocess.Popen(
         [sys.executable, "-m", "initlint", "check", "--isolated", "--runtime", "--timeout", "600", str(model)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, TMPDIR=str(temporary)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, TMPDIR=str(temporary)),
     )
     return process, temporary
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: signal.Signals(s).name
+)
 def test_the_child_and_its_daemons_die_with_initlint(tmp_path, signum):
     pid_file = tmp_path / "daemon.pid"
     model = write_model(tmp_path, top=DAEMON + f"start_daemon({str(pid_file)!r})\nimport time\ntime.sleep(600)\n")
@@ -199,7 +218,10 @@ def test_the_child_and_its_daemons_die_with_initlint(tmp_path, signum):
 
 def test_a_model_that_kills_initlint_leaves_no_orphan(tmp_path):
     pid_file = tmp_path / "daemon.pid"
-    top = DAEMON + f"start_daemon({str(pid_file)!r})\nimport os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(600)\n"
+    top = (
+        DAEMON
+        + f"start_daemon({str(pid_file)!r})\nimport os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(600)\n"
+    )
     process, temporary = runtime_run(tmp_path, write_model(tmp_path, top=top))
     try:
         process.wait(300)

@@ -53,7 +53,10 @@ def test_a_good_model_reports_back_with_progress(tmp_path):
 def test_import_error_is_one_line(tmp_path):
     result = run(model_file(tmp_path, top="import not_a_module_anywhere\n"))
     assert result.report is None
-    assert result.error == "the model code raised ModuleNotFoundError: No module named 'not_a_module_anywhere' (at model.py:1)"
+    assert (
+        result.error
+        == "the model code raised ModuleNotFoundError: No module named 'not_a_module_anywhere' (at model.py:1)"
+    )
 
 
 def test_exception_in_the_constructor_names_the_line(tmp_path):
@@ -76,8 +79,10 @@ def test_os_exit_and_crash(tmp_path):
 
 def test_hang_is_killed_with_everything_it_started(tmp_path):
     pid_file = tmp_path / "pid"
-    body = (f"import subprocess, time; p = subprocess.Popen(['sleep', '300']); "
-            f"open({str(pid_file)!r}, 'w').write(str(p.pid)); time.sleep(300)")
+    body = (
+        f"import subprocess, time; p = subprocess.Popen(['sleep', '300']); "
+        f"open({str(pid_file)!r}, 'w').write(str(p.pid)); time.sleep(300)"
+    )
     start = time.monotonic()
     result = run(model_file(tmp_path, body=body), timeout=10)
     assert time.monotonic() - start < 25
@@ -112,12 +117,17 @@ def test_unbounded_allocation_hits_the_memory_limit(tmp_path):
 
 def test_cli_still_prints_static_results_and_exits_cleanly(tmp_path):
     source = model_file(tmp_path, body="import sys; sys.exit(7)")
-    out = subprocess.run([sys.executable, "-m", "initlint", "check", source, "--runtime", "--isolated", "--format", "json"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "initlint", "check", source, "--runtime", "--isolated", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 1, out.stderr
     assert "Traceback" not in out.stderr
     import json
 
     findings = json.loads(out.stdout)
     assert [(f["code"], f["line"], f["message"]) for f in findings if f["code"] == "INI110"] == [
-        ("INI110", 1, "runtime check not run: the model code called sys.exit(7)")]
+        ("INI110", 1, "runtime check not run: the model code called sys.exit(7)")
+    ]

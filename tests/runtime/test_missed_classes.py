@@ -23,13 +23,16 @@ def test_good_twins_are_silent(recipe):
     assert report.ok, report
 
 
-@pytest.mark.parametrize("bad, code, words", [
-    ("clones", "INI106", "identical values"),
-    ("compounding", "INI104", "init_weights() a second time"),
-    ("wide-trunc", "INI102", "nothing is truncated"),
-    ("fan-out", "INI102", "fan-in read from the wrong dimension"),
-    ("lost-zero", "INI102", "(constant 0) is redrawn"),
-])
+@pytest.mark.parametrize(
+    "bad, code, words",
+    [
+        ("clones", "INI106", "identical values"),
+        ("compounding", "INI104", "init_weights() a second time"),
+        ("wide-trunc", "INI102", "nothing is truncated"),
+        ("fan-out", "INI102", "fan-in read from the wrong dimension"),
+        ("lost-zero", "INI102", "(constant 0) is redrawn"),
+    ],
+)
 def test_bad_models_are_caught_with_the_cause(bad, code, words):
     assert bad in BAD
     report = traced(bad)
@@ -42,7 +45,11 @@ def test_clones_name_every_copied_block():
     groups = finding.details["groups"]
     assert len(groups) == 4 and all(len(group) == missed_zoo.DEPTH for group in groups)
     assert {name.split(".", 2)[2] for group in groups for name in group} == {
-        "qkv.weight", "proj.weight", "up.weight", "down.weight"}
+        "qkv.weight",
+        "proj.weight",
+        "up.weight",
+        "down.weight",
+    }
 
 
 def test_compounding_names_the_second_std():

@@ -28,11 +28,18 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 def initlint(*argv: str, cwd: str = ROOT) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "initlint", "check", "--isolated", *argv], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "initlint", "check", "--isolated", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 # -- the examples ------------------------------------------------------------------------------
+
 
 def test_examples_agree_with_the_static_check_and_all_build():
     static = json.loads(initlint("examples", "--format", "json").stdout)
@@ -49,7 +56,9 @@ def test_examples_agree_with_the_static_check_and_all_build():
 
 # -- Hugging Face modeling files, in their package ---------------------------------------------
 
-TINY_DECODER = "num_hidden_layers=2,hidden_size=32,intermediate_size=64,num_attention_heads=2,num_key_value_heads=1,vocab_size=128"
+TINY_DECODER = (
+    "num_hidden_layers=2,hidden_size=32,intermediate_size=64,num_attention_heads=2,num_key_value_heads=1,vocab_size=128"
+)
 HF_MODELS = {
     "gpt2": ("n_layer=2,n_embd=32,n_head=2,vocab_size=128,n_positions=32", "GPT2LMHeadModel", "clean"),
     "llama": (TINY_DECODER, "LlamaForCausalLM", "unscaled"),
@@ -57,8 +66,11 @@ HF_MODELS = {
     "qwen2": (TINY_DECODER, "Qwen2ForCausalLM", "unscaled"),
     "gemma": (TINY_DECODER + ",head_dim=16", "GemmaForCausalLM", "unscaled"),
     "olmo": (TINY_DECODER, "OlmoForCausalLM", "unscaled"),
-    "bert": ("num_hidden_layers=2,hidden_size=32,intermediate_size=64,num_attention_heads=2,vocab_size=128",
-             "BertForPreTraining", "clean"),
+    "bert": (
+        "num_hidden_layers=2,hidden_size=32,intermediate_size=64,num_attention_heads=2,vocab_size=128",
+        "BertForPreTraining",
+        "clean",
+    ),
 }
 
 
@@ -90,6 +102,7 @@ def test_transformers_modeling_files_run_with_one_flag(name, capsys, tmp_path, m
 
 # -- a minGPT-style package --------------------------------------------------------------------
 
+
 def test_mingpt_package_runs_with_one_flag_and_says_which(capsys):
     code, out, _ = run_cli(capsys, MINGPT, "--runtime", "--config", "model_type=gpt-nano,vocab_size=64,block_size=16")
     assert code == 0 and ") GPT: policy auto -> gpt2, 41 parameters, 0 findings" in out, out
@@ -117,12 +130,18 @@ NET = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--model", "Nope"], "--model Nope: no class or factory of that name in the checked files (model classes found: Net)"),
-    (["--factory", "nosuch.py:build"], "no such file nosuch.py (Python files in .: net.py)"),
-    (["--factory", "net.py:build"], "net.py defines no build (it defines: Net, build_model)"),
-    (["--factory", "nosuch.module:build"], "no module nosuch.module in the current folder or on sys.path"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (
+            ["--model", "Nope"],
+            "--model Nope: no class or factory of that name in the checked files (model classes found: Net)",
+        ),
+        (["--factory", "nosuch.py:build"], "no such file nosuch.py (Python files in .: net.py)"),
+        (["--factory", "net.py:build"], "net.py defines no build (it defines: Net, build_model)"),
+        (["--factory", "nosuch.module:build"], "no module nosuch.module in the current folder or on sys.path"),
+    ],
+)
 def test_names_that_do_not_exist_are_usage_errors(argv, words, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "net.py").write_text(NET)
@@ -161,7 +180,9 @@ def test_noqa_hides_runtime_findings_and_is_not_called_unused(unscaled, capsys):
 
 
 def test_static_and_runtime_findings_on_one_writer_are_one_finding(capsys):
-    code, out, _ = run_cli(capsys, os.path.join(ROOT, "examples", "gpt2_sqrt_n_layer.py"), "--runtime", "--format", "json")
+    code, out, _ = run_cli(
+        capsys, os.path.join(ROOT, "examples", "gpt2_sqrt_n_layer.py"), "--runtime", "--format", "json"
+    )
     [finding] = json.loads(out)
     assert finding["code"] == "INI002" and finding["details"]["runtime"]["code"] == "INI101"
     [measured] = [e for e in finding["evidence"] if e["message"].startswith("measured: ")]
@@ -172,8 +193,9 @@ def test_static_and_runtime_findings_on_one_writer_are_one_finding(capsys):
 def test_positions_in_every_format(unscaled, capsys, tmp_path):
     # A factory in another folder: the finding stays on the modeling file.
     (tmp_path / "factories").mkdir()
-    (tmp_path / "factories" / "make.py").write_text("from gpt import GPT, GPTConfig\n\n\ndef tiny():\n"
-                                                    "    return GPT(GPTConfig(n_layer=2))\n")
+    (tmp_path / "factories" / "make.py").write_text(
+        "from gpt import GPT, GPTConfig\n\n\ndef tiny():\n    return GPT(GPTConfig(n_layer=2))\n"
+    )
     argv = ("gpt.py", "--runtime", "--factory", "factories/make.py:tiny", "--select", "INI101")
     lines = unscaled.read_text().splitlines()
     code, out, _ = run_cli(capsys, *argv, "--format", "json")

@@ -44,7 +44,10 @@ def test_text_output_has_the_table_and_the_finding_at_the_writer_creation(zoo, c
     # Where the static rules report a writer: the statement that creates its layer.
     assert path == zoo and source[int(row) - 1].strip() == "self.c_proj = nn.Linear(config.n_embd, config.n_embd)"
     assert int(column) == source[int(row) - 1].index("self") + 1
-    assert "INI101 residual writer transformer.h.*.attn.c_proj (+1 more): std 0.01, gpt2 expects 0.00707 (ratio 1.41)" in line
+    assert (
+        "INI101 residual writer transformer.h.*.attn.c_proj (+1 more): std 0.01, gpt2 expects 0.00707 (ratio 1.41)"
+        in line
+    )
     code, out, _ = run_cli(capsys, zoo, "--runtime", "--config", "init=n-layer", "--isolated", "--format", "json")
     [finding] = [f for f in json.loads(out) if f["code"] == "INI101"]
     measured, init = finding["evidence"]
@@ -55,12 +58,15 @@ def test_text_output_has_the_table_and_the_finding_at_the_writer_creation(zoo, c
 
 
 def test_json_output_stays_parseable_and_selection_applies(zoo, capsys):
-    code, out, _ = run_cli(capsys, zoo, "--runtime", "--model-config", "init=no-depth", "--format", "json", "--isolated")
+    code, out, _ = run_cli(
+        capsys, zoo, "--runtime", "--model-config", "init=no-depth", "--format", "json", "--isolated"
+    )
     findings = [f for f in json.loads(out) if f["code"].startswith("INI1")]
     assert [f["code"] for f in findings] == ["INI101"] and code == 1
     assert findings[0]["details"]["model"] == "GPT" and len(findings[0]["details"]["params"]) == 8
-    code, out, _ = run_cli(capsys, zoo, "--runtime", "--config", "init=no-depth", "--format", "json",
-                           "--isolated", "--ignore", "INI101")
+    code, out, _ = run_cli(
+        capsys, zoo, "--runtime", "--config", "init=no-depth", "--format", "json", "--isolated", "--ignore", "INI101"
+    )
     assert not [f for f in json.loads(out) if f["code"].startswith("INI1")]
 
 
@@ -75,12 +81,16 @@ def test_policy_from_pyproject_and_config_flag_still_reads_pyproject(zoo, tmp_pa
     assert not [f for f in json.loads(out) if f["code"].startswith("INI1")]
     other = tmp_path / "other.toml"
     other.write_text('[tool.initlint.runtime]\npolicy = "gpt2"\n')
-    code, out, _ = run_cli(capsys, zoo, "--runtime", "--config", str(other), "--config", "init=no-depth", "--format", "json")
+    code, out, _ = run_cli(
+        capsys, zoo, "--runtime", "--config", str(other), "--config", "init=no-depth", "--format", "json"
+    )
     assert [f["code"] for f in json.loads(out) if f["code"].startswith("INI1")] == ["INI101"]
 
 
 def test_factory(zoo, tmp_path, capsys):
-    (tmp_path / "build.py").write_text("from gpt_zoo import make\n\ndef tiny():\n    return make('n-layer', n_layer=2)\n")
+    (tmp_path / "build.py").write_text(
+        "from gpt_zoo import make\n\ndef tiny():\n    return make('n-layer', n_layer=2)\n"
+    )
     code, out, _ = run_cli(capsys, zoo, "--runtime", "--factory", "build.py:tiny", "--format", "json", "--isolated")
     [finding] = [f for f in json.loads(out) if f["code"].startswith("INI1")]
     assert finding["code"] == "INI101" and finding["path"] == zoo  # the modeling file, not build.py
@@ -89,7 +99,8 @@ def test_factory(zoo, tmp_path, capsys):
 
 def test_cannot_build_says_what_to_pass(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "net.py").write_text(textwrap.dedent("""
+    (tmp_path / "net.py").write_text(
+        textwrap.dedent("""
         import torch.nn as nn
 
         class Net(nn.Module):
@@ -99,27 +110,35 @@ def test_cannot_build_says_what_to_pass(tmp_path, monkeypatch, capsys):
 
             def forward(self, ids):
                 return self.emb(ids)
-    """))
+    """)
+    )
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q")
     [line] = runtime_lines(out)
     assert line.startswith("net.py:1:1: INI110 runtime check not run: tried Net: cannot build Net:")
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "--format", "json")
     [finding] = [f for f in json.loads(out) if f["code"] == "INI110"]
-    assert finding["details"]["error"] == ("tried Net: cannot build Net: Net(vocab_size, width) needs values for "
-                                           "vocab_size, width; pass --config vocab_size=...,width=... or --factory "
-                                           "FILE.py:CALLABLE")
-    code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q", "--config", "vocab_size=16,width=4,depth=2")
+    assert finding["details"]["error"] == (
+        "tried Net: cannot build Net: Net(vocab_size, width) needs values for "
+        "vocab_size, width; pass --config vocab_size=...,width=... or --factory "
+        "FILE.py:CALLABLE"
+    )
+    code, out, _ = run_cli(
+        capsys, "net.py", "--runtime", "--isolated", "-q", "--config", "vocab_size=16,width=4,depth=2"
+    )
     assert "Net() takes no argument depth" in out
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q", "--config", "vocab_size=16,width=4")
     assert "INI110" not in out and code == 1  # built: the default N(0, 1) embedding is reported
     assert "INI102" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--policy", "sqrt"], "unknown runtime policy 'sqrt'"),
-    (["--input-shape", "a,b"], "--input-shape 'a,b': expected whole numbers"),
-    (["--timeout", "0"], "--timeout must be positive"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--policy", "sqrt"], "unknown runtime policy 'sqrt'"),
+        (["--input-shape", "a,b"], "--input-shape 'a,b': expected whole numbers"),
+        (["--timeout", "0"], "--timeout must be positive"),
+    ],
+)
 def test_bad_options_are_one_line_usage_errors(zoo, capsys, argv, message):
     code, out, err = run_cli(capsys, zoo, "--runtime", "--isolated", *argv)
     assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
@@ -133,8 +152,19 @@ def test_unknown_runtime_config_key(zoo, tmp_path, capsys):
 
 def test_materialize_runs_the_measurements_and_plot_never_costs_findings(zoo, tmp_path, capsys):
     target = tmp_path / "depth.png"
-    code, out, err = run_cli(capsys, zoo, "--runtime", "--config", "init=meta-lost", "--materialize", "--isolated",
-                             "--format", "json", "--plot", str(target))
+    code, out, err = run_cli(
+        capsys,
+        zoo,
+        "--runtime",
+        "--config",
+        "init=meta-lost",
+        "--materialize",
+        "--isolated",
+        "--format",
+        "json",
+        "--plot",
+        str(target),
+    )
     assert [f["code"] for f in json.loads(out) if f["code"].startswith("INI1")] == ["INI105"]
     try:
         import matplotlib  # noqa: F401
@@ -146,8 +176,10 @@ def test_materialize_runs_the_measurements_and_plot_never_costs_findings(zoo, tm
 
 def test_a_helper_root_that_needs_arguments_does_not_hide_the_model(zoo, capsys):
     with open(zoo, "a") as handle:
-        handle.write("\n\nclass Adapter(nn.Module):\n    def __init__(self, dim):\n        super().__init__()\n"
-                     "        self.proj = nn.Linear(dim, dim)\n")
+        handle.write(
+            "\n\nclass Adapter(nn.Module):\n    def __init__(self, dim):\n        super().__init__()\n"
+            "        self.proj = nn.Linear(dim, dim)\n"
+        )
     code, out, _ = run_cli(capsys, zoo, "--runtime", "--isolated")
     assert "INI110" not in out
     assert "note: not verified: cannot build Adapter: Adapter(dim) needs values for dim" in out
@@ -156,9 +188,12 @@ def test_a_helper_root_that_needs_arguments_does_not_hide_the_model(zoo, capsys)
 
 def test_findings_from_init_helpers_in_other_files(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "inits.py").write_text("import torch\n\ndef init_all(model):\n    for p in model.parameters():\n"
-                                       "        if p.dim() > 1:\n            torch.nn.init.normal_(p, std=0.02)\n")
-    (tmp_path / "net.py").write_text(textwrap.dedent("""
+    (tmp_path / "inits.py").write_text(
+        "import torch\n\ndef init_all(model):\n    for p in model.parameters():\n"
+        "        if p.dim() > 1:\n            torch.nn.init.normal_(p, std=0.02)\n"
+    )
+    (tmp_path / "net.py").write_text(
+        textwrap.dedent("""
         import torch.nn as nn
         from inits import init_all
 
@@ -184,7 +219,8 @@ def test_findings_from_init_helpers_in_other_files(tmp_path, monkeypatch, capsys
                 for block in self.blocks:
                     x = block(x)
                 return self.head(x)
-    """))
+    """)
+    )
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "--format", "json", "--select", "INI101")
     [finding] = json.loads(out)
     # Reported at the writer's creation; the init op is evidence: checked alone, the model
@@ -193,17 +229,29 @@ def test_findings_from_init_helpers_in_other_files(tmp_path, monkeypatch, capsys
     assert (finding["path"], lines[finding["line"] - 1].strip()) == ("net.py", "self.proj = nn.Linear(32, 32)")
     assert lines[finding["evidence"][1]["line"] - 1].strip() == "init_all(self)"
     assert finding["details"]["init_at"].endswith("inits.py:6")
-    code, out, _ = run_cli(capsys, "net.py", "inits.py", "--runtime", "--isolated", "--format", "json", "--select", "INI101")
+    code, out, _ = run_cli(
+        capsys, "net.py", "inits.py", "--runtime", "--isolated", "--format", "json", "--select", "INI101"
+    )
     [finding] = json.loads(out)
-    assert finding["path"] == "net.py" and (finding["evidence"][1]["path"], finding["evidence"][1]["line"]) == ("inits.py", 6)
+    assert finding["path"] == "net.py" and (finding["evidence"][1]["path"], finding["evidence"][1]["line"]) == (
+        "inits.py",
+        6,
+    )
 
 
 def test_static_and_runtime_writer_maps_are_compared():
     from initlint.runtime.cli import writer_agreement
 
-    rows = [{"name": f"transformer.h.{i}.{part}.c_proj.weight", "role": "writer"} for i in range(2) for part in ("attn", "mlp")]
+    rows = [
+        {"name": f"transformer.h.{i}.{part}.c_proj.weight", "role": "writer"}
+        for i in range(2)
+        for part in ("attn", "mlp")
+    ]
     assert writer_agreement(ZOO, {"model": "GPT", "rows": rows}) == ""
-    rows = [row for row in rows if ".mlp." not in row["name"]] + [{"name": "transformer.h.0.mlp.c_fc.weight", "role": "writer"}]
+    rows = [row for row in rows if ".mlp." not in row["name"]] + [
+        {"name": "transformer.h.0.mlp.c_fc.weight", "role": "writer"}
+    ]
     assert writer_agreement(ZOO, {"model": "GPT", "rows": rows}) == (
         "residual writers differ (static analysis only: transformer.h.*.mlp.c_proj; "
-        "forward pass only: transformer.h.*.mlp.c_fc); the runtime verdicts follow the forward pass")
+        "forward pass only: transformer.h.*.mlp.c_fc); the runtime verdicts follow the forward pass"
+    )

@@ -56,10 +56,14 @@ def _with_orthogonal(layer, gain):
 
 def test_references_taken_by_from_import_are_traced_and_restored():
     module = types.ModuleType("user_model_module")
-    exec("from torch.nn.init import trunc_normal_\ndef init(t):\n    trunc_normal_(t, std=0.5, a=-1, b=1)\n", module.__dict__)
+    exec(
+        "from torch.nn.init import trunc_normal_\ndef init(t):\n    trunc_normal_(t, std=0.5, a=-1, b=1)\n",
+        module.__dict__,
+    )
     sys.modules[module.__name__] = module
     original = module.trunc_normal_
     try:
+
         def build():
             layer = nn.Linear(4, 4)
             module.init(layer.weight)

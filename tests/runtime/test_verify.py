@@ -38,7 +38,15 @@ def test_no_depth_scaling_is_one_finding_over_both_writers():
     report = trace_only("no-depth")
     assert report.codes() == ["INI101"]
     finding = report.findings[0]
-    assert sorted({p.replace(".0.", ".*.").replace(".1.", ".*.").replace(".2.", ".*.").replace(".3.", ".*.") for p in finding.params}) == WRITERS
+    assert (
+        sorted(
+            {
+                p.replace(".0.", ".*.").replace(".1.", ".*.").replace(".2.", ".*.").replace(".3.", ".*.")
+                for p in finding.params
+            }
+        )
+        == WRITERS
+    )
     assert len(finding.params) == 8
     assert "requested normal std 0.02" in finding.message
     assert "0.007071 (0.02/sqrt(8))" in finding.message

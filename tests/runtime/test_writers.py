@@ -306,10 +306,13 @@ def _example(name: str):
     return module
 
 
-@pytest.mark.parametrize("example, root, config, per_block", [
-    ("parallel_block", "ParallelGPT", "ParallelConfig", 1),
-    ("gpt2_nanogpt", "GPT", "GPTConfig", 2),
-])
+@pytest.mark.parametrize(
+    "example, root, config, per_block",
+    [
+        ("parallel_block", "ParallelGPT", "ParallelConfig", 1),
+        ("gpt2_nanogpt", "GPT", "GPTConfig", 2),
+    ],
+)
 def test_residual_layers_count_branches_that_read_one_stream_state_once(example, root, config, per_block):
     module = _example(example)
     with torch.device("meta"):

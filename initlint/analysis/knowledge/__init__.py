@@ -45,7 +45,9 @@ class Registry:
     _init_by_name: dict[str, InitSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
     _tensor_methods: dict[str, InitSpec] = field(default_factory=dict, init=False, repr=False, compare=False)
     _tensor_factories: dict[str, TensorFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _init_method_factories: dict[str, InitMethodFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _init_method_factories: dict[str, InitMethodFactory] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         for library in self.libraries:
@@ -102,7 +104,11 @@ class Registry:
     def invisible_on_meta(self) -> dict[str, InitSpec]:
         """`torch.nn.init` functions that emit nothing on the meta device, by their name there."""
         prefix = "torch.nn.init."
-        return {name[len(prefix):]: spec for name, spec in self._init_functions.items() if name.startswith(prefix) and spec.invisible_on_meta}
+        return {
+            name[len(prefix) :]: spec
+            for name, spec in self._init_functions.items()
+            if name.startswith(prefix) and spec.invisible_on_meta
+        }
 
     # -------------------------------------------------------- model classes
     def module_bases(self) -> frozenset[str]:
@@ -125,7 +131,10 @@ class Registry:
 
     def deliberate_scheme_of_import(self, qualified: str) -> str | None:
         root = qualified.split(".")[0]
-        return next((scheme for library in self.libraries for module, scheme in library.deliberate_imports if module == root), None)
+        return next(
+            (scheme for library in self.libraries for module, scheme in library.deliberate_imports if module == root),
+            None,
+        )
 
     def import_roots(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(root for library in self.libraries for root in library.import_roots))

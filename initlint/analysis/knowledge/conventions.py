@@ -6,13 +6,69 @@ from __future__ import annotations
 from initlint.analysis.knowledge.specs import Library
 
 #: Names that mean "number of blocks" wherever they appear (`[tool.initlint] depth-names` adds more).
-DEPTH_NAMES = frozenset({"n_layer", "n_layers", "num_layers", "num_hidden_layers", "depth", "num_blocks", "n_blocks", "nlayers", "num_layer"})
+DEPTH_NAMES = frozenset(
+    {
+        "n_layer",
+        "n_layers",
+        "num_layers",
+        "num_hidden_layers",
+        "depth",
+        "num_blocks",
+        "n_blocks",
+        "nlayers",
+        "num_layer",
+    }
+)
 #: The atom the interpreter gives the loop variable over a repeated container: "this block's index".
 LAYER_INDEX = "@layer"
-LAYER_INDEX_NAMES = frozenset({LAYER_INDEX, "layer_id", "layer_idx", "layer_number", "layer_index", "layer_num", "block_idx", "block_id", "layer_no"})
-WIDTH_NAMES = frozenset({"n_embd", "hidden_size", "d_model", "dim", "embed_dim", "width", "n_embed", "hidden_dim", "model_dim", "emb_dim", "d_embed", "fan_in", "fan_out", "head_dim"})
+LAYER_INDEX_NAMES = frozenset(
+    {
+        LAYER_INDEX,
+        "layer_id",
+        "layer_idx",
+        "layer_number",
+        "layer_index",
+        "layer_num",
+        "block_idx",
+        "block_id",
+        "layer_no",
+    }
+)
+WIDTH_NAMES = frozenset(
+    {
+        "n_embd",
+        "hidden_size",
+        "d_model",
+        "dim",
+        "embed_dim",
+        "width",
+        "n_embed",
+        "hidden_dim",
+        "model_dim",
+        "emb_dim",
+        "d_embed",
+        "fan_in",
+        "fan_out",
+        "head_dim",
+    }
+)
 #: Names of residual writers, only used where the forward data flow cannot be followed.
-WRITER_NAMES = ("c_proj", "o_proj", "out_proj", "wo", "down_proj", "w2", "fc2", "dense_4h_to_h", "proj", "dense", "out", "to_out", "linear_out", "output_proj")
+WRITER_NAMES = (
+    "c_proj",
+    "o_proj",
+    "out_proj",
+    "wo",
+    "down_proj",
+    "w2",
+    "fc2",
+    "dense_4h_to_h",
+    "proj",
+    "dense",
+    "out",
+    "to_out",
+    "linear_out",
+    "output_proj",
+)
 #: Attribute names that, for a layer of unknown type, still say "this is a norm / dropout".
 NORM_HINTS = ("norm", "ln_", "ln1", "ln2", "ln_f", "layernorm", "rmsnorm")
 PASS_THROUGH_HINTS = ("dropout", "drop_path", "drop", "identity")
@@ -24,16 +80,57 @@ SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
 MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm"})
 #: Calls that make a new tensor, whatever tensor they are given (`torch.zeros_like(x)`).
 FRESH_TENSORS = frozenset(
-    {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "new_zeros", "new_ones", "new_empty",
-     "new_full", "zeros", "ones", "empty", "full", "arange"}
+    {
+        "zeros_like",
+        "ones_like",
+        "empty_like",
+        "full_like",
+        "rand_like",
+        "randn_like",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "new_full",
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "arange",
+    }
 )
 #: In-place tensor methods that accumulate their last argument into the receiver
 #: (`out.index_add_(0, idx, expert_out)`): the receiver then holds that content too.
 ACCUMULATE_IN_PLACE = frozenset({"index_add_", "scatter_add_", "index_copy_", "index_put_", "add_", "copy_"})
 #: Callables that receive modules or tensors without initialising them.
 HARMLESS_CALLS = frozenset(
-    {"print", "len", "id", "type", "repr", "str", "isinstance", "hasattr", "getattr", "list", "tuple", "sorted", "iter",
-     "next", "warn", "info", "debug", "warning", "error", "sum", "numel", "no_grad", "enumerate", "zip", "dict", "set"}
+    {
+        "print",
+        "len",
+        "id",
+        "type",
+        "repr",
+        "str",
+        "isinstance",
+        "hasattr",
+        "getattr",
+        "list",
+        "tuple",
+        "sorted",
+        "iter",
+        "next",
+        "warn",
+        "info",
+        "debug",
+        "warning",
+        "error",
+        "sum",
+        "numel",
+        "no_grad",
+        "enumerate",
+        "zip",
+        "dict",
+        "set",
+    }
 )
 #: Init methods written for `model.apply(...)`: called once per module, children first.
 PER_MODULE_INIT_FUNCTIONS = frozenset({"_init_weights"})

@@ -26,7 +26,9 @@ HUGGINGFACE = Library(
         (
             "transformers.pytorch_utils.Conv1D",
             LayerSpec(
-                "linear", "Conv1D", params=(ParamDefault("weight", "normal", 0.02, ndim=2), ParamDefault("bias", "zeros", 0.0, ndim=1)),
+                "linear",
+                "Conv1D",
+                params=(ParamDefault("weight", "normal", 0.02, ndim=2), ParamDefault("bias", "zeros", 0.0, ndim=1)),
                 match_class_name=True,
             ),
         ),

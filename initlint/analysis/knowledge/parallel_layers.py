@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from initlint.analysis.knowledge.specs import Arg, InitMethodFactory, LayerSpec, Library, ParamDefault
 
-_MODULES = ("megatron.core.tensor_parallel", "megatron.core.tensor_parallel.layers", "fairscale.nn.model_parallel.layers")
+_MODULES = (
+    "megatron.core.tensor_parallel",
+    "megatron.core.tensor_parallel.layers",
+    "fairscale.nn.model_parallel.layers",
+)
 
 #: The weight is allocated with torch.empty and handed to `init_method`; the bias is zeroed.
 _PARAMS = (ParamDefault("weight", "empty", None, ndim=2), ParamDefault("bias", "zeros", 0.0, ndim=1))
@@ -27,7 +31,9 @@ PARALLEL_LAYERS = Library(
         for module in _MODULES
         for name in ("ColumnParallelLinear", "RowParallelLinear")
     ),
-    init_method_factories=tuple((f"{module}.{name}", factory) for module in _UTILS for name, factory in _FACTORIES.items()),
+    init_method_factories=tuple(
+        (f"{module}.{name}", factory) for module in _UTILS for name, factory in _FACTORIES.items()
+    ),
 )
 
 NANOTRON = Library(

@@ -47,7 +47,10 @@ TORCH_INIT = Library(
     # Methods take no tensor argument: their arguments count from 0.
     tensor_methods=(
         ("torch.Tensor.normal_", InitSpec("normal", std=Arg(1, ("std",), 1.0))),
-        ("torch.Tensor.trunc_normal_", InitSpec("trunc_normal", std=Arg(1, ("std",), 1.0), low=Arg(2, ("a",), -2.0), high=Arg(3, ("b",), 2.0))),
+        (
+            "torch.Tensor.trunc_normal_",
+            InitSpec("trunc_normal", std=Arg(1, ("std",), 1.0), low=Arg(2, ("a",), -2.0), high=Arg(3, ("b",), 2.0)),
+        ),
         ("torch.Tensor.uniform_", InitSpec("uniform", low=Arg(0, ("a", "from"), 0.0), high=Arg(1, ("b", "to"), 1.0))),
         ("torch.Tensor.zero_", InitSpec("zeros")),
         ("torch.Tensor.fill_", InitSpec("constant")),
@@ -58,10 +61,21 @@ TORCH_INIT = Library(
     tensor_factories=tuple(
         (f"torch.{name}", TensorFactory(kind, std))
         for name, kind, std in (
-            ("ones", "ones", 0.0), ("ones_like", "ones", 0.0), ("zeros", "zeros", 0.0), ("zeros_like", "zeros", 0.0),
-            ("empty", "empty", None), ("empty_like", "empty", None), ("Tensor", "empty", None), ("FloatTensor", "empty", None),
-            ("randn", "normal", 1.0), ("randn_like", "normal", 1.0), ("rand", "uniform", 12 ** -0.5),
-            ("rand_like", "uniform", 12 ** -0.5), ("full", "constant", 0.0), ("tensor", "constant", 0.0), ("eye", "constant", 0.0),
+            ("ones", "ones", 0.0),
+            ("ones_like", "ones", 0.0),
+            ("zeros", "zeros", 0.0),
+            ("zeros_like", "zeros", 0.0),
+            ("empty", "empty", None),
+            ("empty_like", "empty", None),
+            ("Tensor", "empty", None),
+            ("FloatTensor", "empty", None),
+            ("randn", "normal", 1.0),
+            ("randn_like", "normal", 1.0),
+            ("rand", "uniform", 12**-0.5),
+            ("rand_like", "uniform", 12**-0.5),
+            ("full", "constant", 0.0),
+            ("tensor", "constant", 0.0),
+            ("eye", "constant", 0.0),
         )
     ),
 )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from initlint.analysis.knowledge.specs import Library, LayerSpec, ParamDefault
 
+
 #: `reset_parameters()` of Linear and ConvNd: kaiming_uniform_(a=sqrt(5)), std = 1/sqrt(3 * fan_in).
 def kaiming_default(ndim: int) -> tuple[ParamDefault, ParamDefault]:
     """Linear (2-D weight) and ConvNd (N+2-D weight): both draw kaiming_uniform_(a=sqrt(5))."""
     return (
-        ParamDefault("weight", "default", 3 ** -0.5, over_sqrt_fan_in=True, ndim=ndim),
+        ParamDefault("weight", "default", 3**-0.5, over_sqrt_fan_in=True, ndim=ndim),
         ParamDefault("bias", "default", None, ndim=1),
     )
 
@@ -46,7 +47,21 @@ _LAYERS: dict[str, LayerSpec] = {
         sublayers=(("out_proj", "torch.nn.Linear"),),
     ),
 }
-_ACTIVATIONS = ("GELU", "ReLU", "SiLU", "Tanh", "Sigmoid", "Softmax", "Mish", "LeakyReLU", "ELU", "GLU", "Hardswish", "ReLU6", "Softplus")
+_ACTIVATIONS = (
+    "GELU",
+    "ReLU",
+    "SiLU",
+    "Tanh",
+    "Sigmoid",
+    "Softmax",
+    "Mish",
+    "LeakyReLU",
+    "ELU",
+    "GLU",
+    "Hardswish",
+    "ReLU6",
+    "Softplus",
+)
 
 TORCH_NN = Library(
     import_roots=("torch",),
