@@ -1,3 +1,3 @@
 """initlint: a linter for weight-initialisation bugs in PyTorch model code."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
