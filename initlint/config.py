@@ -67,7 +67,7 @@ class Settings:
     #: Follow imports into the checked file's project on disk (`project-analysis`).
     project_analysis: bool = True
     #: Where the project summaries are kept between runs (`cache-dir`); "" turns the disk cache
-    #: off, None keeps the default (`INITLINT_CACHE_DIR`, else `<project root>/.initlint_cache`).
+    #: off, None keeps the default (`INITLINT_CACHE_DIR`, else the user cache folder).
     cache_dir: str | None = None
     #: The folder of the pyproject.toml the settings came from ("" = current directory).
     root: str = ""

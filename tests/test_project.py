@@ -334,8 +334,9 @@ def test_caller_search_parses_only_files_that_use_the_name(gptpkg):
     assert {site.path.name for site in kept} == {"finetune.py"}  # `Other()` is another class
 
 
-def test_disk_cache_answers_without_parsing_and_ignores_corrupt_entries(gptpkg):
-    cache = gptpkg / ".initlint_cache"
+def test_disk_cache_answers_without_parsing_and_ignores_corrupt_entries(gptpkg, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user"))
+    cache = tmp_path / "user" / "initlint"
     first, module = open_project(gptpkg / "scripts" / "train.py", DEFAULT)
     first.resolve(module, "gptpkg.GPT")
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
@@ -346,6 +347,7 @@ def test_disk_cache_answers_without_parsing_and_ignores_corrupt_entries(gptpkg):
     assert second.resolve(module, "gptpkg.GPT").qualified == "gptpkg.model.GPT"
     assert (second.store.counters.disk_hits, second.store.counters.parses) == (1, 1)
     assert json.loads(entries[0].read_text())["version"] == SUMMARY_VERSION  # rewritten
+    assert not (gptpkg / ".initlint_cache").exists()  # never in the checked repository by default
 
 
 def test_cache_folder_choice(tmp_path, monkeypatch):

@@ -300,3 +300,22 @@ def test_a_fifo_planted_in_the_repositorys_summary_cache_does_not_hang_the_run(t
         timeout=120,
     )
     assert result.returncode == 0 and result.stdout.strip() == "None", result.stderr
+
+
+def test_a_cache_folder_planted_in_the_repository_is_neither_read_nor_written(tmp_path, monkeypatch):
+    """A pull request controls `.initlint_cache`: as a link it would send the summary writes
+    anywhere, as a folder it could hold forged summaries. By default the cache is the user's."""
+    monkeypatch.delenv("INITLINT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "model.py").write_text(nano_gpt(scaled=False))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".initlint_cache").symlink_to(elsewhere, target_is_directory=True)
+    findings = lint_file(repo / "pkg" / "model.py")
+    assert [finding.code for finding in findings] == ["INI001", "INI001"]
+    assert list(elsewhere.rglob("*")) == []
+    assert list((tmp_path / "user-cache" / "initlint").rglob("*.json"))

@@ -30,12 +30,17 @@ def user_cache_folder() -> Path:
 
 
 def default_cache_folder(root: Path) -> Path | None:
-    """`INITLINT_CACHE_DIR` if set (empty: no disk cache), else `<root>/.initlint_cache`, except
-    for installed code, whose cache goes to the user cache folder instead."""
+    """`INITLINT_CACHE_DIR` if set (empty: no disk cache), else the user cache folder.
+
+    Not the checked repository: there a pull request could plant forged summaries (the key is
+    only the hash of a file it also controls) or make the folder a link that sends our writes
+    elsewhere. Entries are keyed by content, so one folder serves every project. `root` stays
+    in the signature for a per-project choice (`cache-dir` in the project's config)."""
+    del root
     configured = os.environ.get(ENV_VARIABLE)
     if configured is not None:
         return Path(configured).expanduser() if configured.strip() else None
-    return choose_folder(root / FOLDER_NAME)
+    return user_cache_folder()
 
 
 def choose_folder(folder: Path) -> Path:

@@ -25,7 +25,7 @@ from initlint.project.symbols import CLASS, CONSTANT, EXTERNAL, FUNCTION, MODULE
 MAX_HOPS = 32
 #: Lookups one resolution may make: star imports that all import each other branch at every hop.
 MAX_LOOKUPS = 2000
-#: `Project(cache_folder=DEFAULT)`: `INITLINT_CACHE_DIR`, else `<root>/.initlint_cache`.
+#: `Project(cache_folder=DEFAULT)`: `INITLINT_CACHE_DIR`, else the user cache folder.
 DEFAULT = object()
 
 
