@@ -63,6 +63,17 @@ def _add_check_arguments(check: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="with -: the name the source on stdin is checked under (config, per-file-ignores)",
     )
+    _add_selection_arguments(check)
+    _add_config_arguments(check)
+    _add_output_arguments(check)
+    _add_run_arguments(check)
+    runtime = _runtime_cli()
+    if runtime is not None:
+        runtime.add_arguments(check)
+
+
+def _add_selection_arguments(check: argparse.ArgumentParser) -> None:
+    """Which rules run: --select, --ignore and their extend- forms, --ignore-noqa."""
     selection = check.add_argument_group("rule selection (override [tool.initlint])")
     selection.add_argument(
         "--select", type=parse_code_list, metavar="CODES", help="only these codes or prefixes (replaces the config's)"
@@ -75,6 +86,10 @@ def _add_check_arguments(check: argparse.ArgumentParser) -> None:
     )
     selection.add_argument("--extend-ignore", type=parse_code_list, metavar="CODES", help="also skip these codes")
     selection.add_argument("--ignore-noqa", action="store_true", help="report findings even where `# noqa` hides them")
+
+
+def _add_config_arguments(check: argparse.ArgumentParser) -> None:
+    """Where the settings come from: --config, --isolated, --force-exclude."""
     config = check.add_argument_group("configuration")
     config.add_argument(
         "--config", metavar="PYPROJECT", help="read [tool.initlint] from this file instead of searching"
@@ -86,6 +101,10 @@ def _add_check_arguments(check: argparse.ArgumentParser) -> None:
         default=None,
         help="apply the excludes to files named on the command line too",
     )
+
+
+def _add_output_arguments(check: argparse.ArgumentParser) -> None:
+    """How findings are printed and what the exit status is."""
     output = check.add_argument_group("output")
     output.add_argument("--format", choices=FORMATS, default="text", help="default: text")
     output.add_argument(
@@ -103,6 +122,10 @@ def _add_check_arguments(check: argparse.ArgumentParser) -> None:
     )
     output.add_argument("--statistics", action="store_true", help="print how many findings each rule produced")
     output.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+
+
+def _add_run_arguments(check: argparse.ArgumentParser) -> None:
+    """How the check runs: parallel jobs and the fixes (--fix, --unsafe-fixes, --diff)."""
     run = check.add_argument_group("run")
     run.add_argument("-j", "--jobs", type=_positive_int, metavar="N", help="check files in N processes")
     run.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what is left")
@@ -114,9 +137,6 @@ def _add_check_arguments(check: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--diff", action="store_true", help="print the fixes as a unified diff instead of writing them (exit 1 if any)"
     )
-    runtime = _runtime_cli()
-    if runtime is not None:
-        runtime.add_arguments(check)
 
 
 def build_parser() -> argparse.ArgumentParser:

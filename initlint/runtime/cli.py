@@ -364,9 +364,6 @@ def to_findings(
     path: str, models: list[dict], errors: list[str], files: Sequence[str], settings: Settings
 ) -> list[Finding]:
     """Typed findings from the child's reports, at the creation of the layer they are about."""
-    from initlint.engine import finding_of
-    from initlint.rules import rule_by_code
-
     result: list[Finding] = []
 
     def add(
@@ -377,22 +374,9 @@ def to_findings(
         details: dict,
         help: str | None = None,
     ) -> None:
-        rule = rule_by_code(code)
-        target = display_path(where[0], files)
-        if rule is None or not is_enabled(rule.code, rule.default_enabled, settings, target):
-            return
-        steps = tuple(Evidence(e.message, e.line, e.column, None if e.path == target else e.path) for e in evidence)
-        result.append(
-            finding_of(
-                rule,
-                target,
-                headline(message),
-                (where[1], where[2], where[1], where[2]),
-                details,
-                evidence=steps,
-                help=help or _HELP.get(code),
-            )
-        )
+        finding = _finding(code, message, where, evidence, details, help, files, settings)
+        if finding is not None:
+            result.append(finding)
 
     for model in models:
         for item in model.get("findings", []):
@@ -423,6 +407,36 @@ def to_findings(
             help=f"pass {advice}" if advice else None,
         )
     return result
+
+
+def _finding(
+    code: str,
+    message: str,
+    where: tuple[str, int, int],
+    evidence: list[Evidence],
+    details: dict,
+    help: str | None,
+    files: Sequence[str],
+    settings: Settings,
+) -> Finding | None:
+    """One typed finding at `where`, or None when its rule is unknown or not enabled for the file."""
+    from initlint.engine import finding_of
+    from initlint.rules import rule_by_code
+
+    rule = rule_by_code(code)
+    target = display_path(where[0], files)
+    if rule is None or not is_enabled(rule.code, rule.default_enabled, settings, target):
+        return None
+    steps = tuple(Evidence(e.message, e.line, e.column, None if e.path == target else e.path) for e in evidence)
+    return finding_of(
+        rule,
+        target,
+        headline(message),
+        (where[1], where[2], where[1], where[2]),
+        details,
+        evidence=steps,
+        help=help or _HELP.get(code),
+    )
 
 
 def _position(path: str, model: dict, item: dict, message: str, files: Sequence[str]):

@@ -179,6 +179,26 @@ def _wrong_fan_finding(rows: list[Row]) -> RuntimeFinding:
 def findings_from_rows(
     rows: list[Row], params: dict[str, ParamFacts], facts: ModelFacts, policy_name: str
 ) -> list[RuntimeFinding]:
+    findings = []
+    for (code, requested, expected, _ratio), members in _group_rows(rows).items():
+        first = members[0]
+        patterns = sorted({m.pattern for m in members})
+        message = _message(code, requested, expected, members, patterns, params, facts, policy_name)
+        findings.append(
+            RuntimeFinding(
+                code,
+                message,
+                [m.name for m in members],
+                first.source,
+                _details(requested, expected, members, params, policy_name),
+                headline=_headline(code, first, patterns, policy_name),
+            )
+        )
+    return findings
+
+
+def _group_rows(rows: list[Row]) -> dict[tuple, list[Row]]:
+    """The mismatched and uninitialised rows, grouped by code, request, expectation and ratio."""
     groups: dict[tuple, list[Row]] = {}
     for row in rows:
         if row.verdict not in ("mismatch", "uninitialised"):
@@ -188,55 +208,66 @@ def findings_from_rows(
         digits = 1 if row.requested.startswith("measured") else 3
         key = (code, row.requested, row.expected, None if row.ratio is None else round(row.ratio, digits))
         groups.setdefault(key, []).append(row)
-    findings = []
-    for (code, requested, expected, _ratio), members in groups.items():
-        first = members[0]
-        patterns = sorted({m.pattern for m in members})
-        what = f"{', '.join(patterns)} ({len(members)} tensor{'s' if len(members) > 1 else ''})"
-        history = params[first.name].history
-        if code == "INI103":
-            fraction = params[first.name].requested.unwritten_fraction
-            part = f"{fraction:.0%} of " if fraction else ""
-            message = f"{part}{what} never written after torch.empty: the values are whatever memory held"
-        else:
-            ratio_text = f" (ratio {first.ratio:.3g})" if first.ratio is not None else ""
-            subject = {"INI101": "residual writer", "INI108": "residual writer"}.get(code, first.role)
-            via = ""
-            if code == "INI108" and first.ratio is not None and first.expected_std:
-                via = (
-                    f", multiplied by {first.factor:.4g} in forward: effective std "
-                    f"{first.ratio * first.expected_std:.4g} into the stream"
-                )
-            message = (
-                f"{subject} {what}: requested {requested}{via}, policy {policy_name} expects {expected}{ratio_text}"
-            )
-            hint = _hint(first, params[first.name], facts, history, policy_name)
-            if hint:
-                message += f"; {hint}"
-        details = {
-            "params": [m.name for m in members],
-            "requested": requested,
-            "expected": expected,
-            "ratio": first.ratio,
-            "policy": policy_name,
-            "role": first.role,
-            "history": [h.describe() + (f" at line {h.source[1]}" if h.source else "") for h in history],
-        }
-        if first.source and len(first.source) > 2:
-            details["called_from_lines"] = list(first.source[2:])
-        if params[first.name].requested.origin:
-            details["init_at"] = params[first.name].requested.origin
-        findings.append(
-            RuntimeFinding(
-                code,
-                message,
-                [m.name for m in members],
-                first.source,
-                details,
-                headline=_headline(code, first, patterns, policy_name),
-            )
+    return groups
+
+
+def _message(
+    code: str,
+    requested: str,
+    expected: str,
+    members: list[Row],
+    patterns: list[str],
+    params: dict[str, ParamFacts],
+    facts: ModelFacts,
+    policy_name: str,
+) -> str:
+    """The full message of one group's finding: what was requested, what the policy expects, a hint."""
+    first = members[0]
+    what = f"{', '.join(patterns)} ({len(members)} tensor{'s' if len(members) > 1 else ''})"
+    if code == "INI103":
+        fraction = params[first.name].requested.unwritten_fraction
+        part = f"{fraction:.0%} of " if fraction else ""
+        return f"{part}{what} never written after torch.empty: the values are whatever memory held"
+    ratio_text = f" (ratio {first.ratio:.3g})" if first.ratio is not None else ""
+    subject = {"INI101": "residual writer", "INI108": "residual writer"}.get(code, first.role)
+    via = ""
+    if code == "INI108" and first.ratio is not None and first.expected_std:
+        via = (
+            f", multiplied by {first.factor:.4g} in forward: effective std "
+            f"{first.ratio * first.expected_std:.4g} into the stream"
         )
-    return findings
+    message = f"{subject} {what}: requested {requested}{via}, policy {policy_name} expects {expected}{ratio_text}"
+    param = params[first.name]
+    hint = _hint(first, param, facts, param.history, policy_name)
+    if hint:
+        message += f"; {hint}"
+    return message
+
+
+def _details(
+    requested: str,
+    expected: str,
+    members: list[Row],
+    params: dict[str, ParamFacts],
+    policy_name: str,
+) -> dict:
+    """The machine-readable details of one group's finding."""
+    first = members[0]
+    history = params[first.name].history
+    details = {
+        "params": [m.name for m in members],
+        "requested": requested,
+        "expected": expected,
+        "ratio": first.ratio,
+        "policy": policy_name,
+        "role": first.role,
+        "history": [h.describe() + (f" at line {h.source[1]}" if h.source else "") for h in history],
+    }
+    if first.source and len(first.source) > 2:
+        details["called_from_lines"] = list(first.source[2:])
+    if params[first.name].requested.origin:
+        details["init_at"] = params[first.name].requested.origin
+    return details
 
 
 def _headline(code: str, first: Row, patterns: list[str], policy_name: str) -> str:

@@ -302,31 +302,7 @@ class ProvenanceMode(TorchDispatchMode):
         operands = ((left, ltag), (right, rtag))
         stream = next(((t, tag) for t, tag in operands if tag is not None and tag.kind == "stream"), None)
         if stream is not None:
-            other_tensor, other_tag = next((t, tag) for t, tag in operands if t is not stream[0])
-            key = self.param_key(other_tensor)
-            if (
-                other_tag is not None and other_tag.kind == "gain" and other_tag.writer is not None
-            ):  # x_normed * (1 + w)
-                self._role(other_tag.writer, "norm-gain")
-                self.offsets[other_tag.writer] = other_tag.offset
-                self._tag(out, Tag("stream", normed=True, version=stream[1].version))
-            elif key is not None:
-                self._role(key, "norm-gain" if stream[1].normed else "gain")
-                self._tag(out, Tag("stream", normed=stream[1].normed, version=stream[1].version))
-            elif other_tag is None and isinstance(other_tensor, torch.Tensor) and other_tensor.numel() == 1:
-                # A constant in a 0-dim tensor (Gemma's `embeds * normalizer`): still the stream.
-                self._tag(out, Tag("stream", normed=stream[1].normed, version=stream[1].version))
-            elif (
-                other_tag is not None
-                and other_tag.kind == "derived"
-                and isinstance(other_tensor, torch.Tensor)
-                and other_tensor.numel() < stream[0].numel()
-            ):
-                self._tag(
-                    out, Tag("stream", normed=True, version=stream[1].version)
-                )  # x * rsqrt(mean(x**2)): a hand-written norm
-            else:
-                self._tag(out, Tag("derived"))
+            self._scale_stream(stream, operands, out)
             return
         for tensor, _tag in operands:
             key = self.param_key(tensor)
@@ -336,6 +312,31 @@ class ProvenanceMode(TorchDispatchMode):
         if branch is not None:
             self._tag(out, Tag("branch", writer=branch.writer, factor=None, version=branch.version))
         elif ltag is not None or rtag is not None:
+            self._tag(out, Tag("derived"))
+
+    def _scale_stream(self, stream: tuple, operands: tuple, out) -> None:
+        """The stream scaled by the other operand: a norm gain, a constant, a hand-written norm or else derived."""
+        other_tensor, other_tag = next((t, tag) for t, tag in operands if t is not stream[0])
+        key = self.param_key(other_tensor)
+        if other_tag is not None and other_tag.kind == "gain" and other_tag.writer is not None:  # x_normed * (1 + w)
+            self._role(other_tag.writer, "norm-gain")
+            self.offsets[other_tag.writer] = other_tag.offset
+            self._tag(out, Tag("stream", normed=True, version=stream[1].version))
+        elif key is not None:
+            self._role(key, "norm-gain" if stream[1].normed else "gain")
+            self._tag(out, Tag("stream", normed=stream[1].normed, version=stream[1].version))
+        elif other_tag is None and isinstance(other_tensor, torch.Tensor) and other_tensor.numel() == 1:
+            # A constant in a 0-dim tensor (Gemma's `embeds * normalizer`): still the stream.
+            self._tag(out, Tag("stream", normed=stream[1].normed, version=stream[1].version))
+        elif (
+            other_tag is not None
+            and other_tag.kind == "derived"
+            and isinstance(other_tensor, torch.Tensor)
+            and other_tensor.numel() < stream[0].numel()
+        ):
+            # x * rsqrt(mean(x**2)): a hand-written norm
+            self._tag(out, Tag("stream", normed=True, version=stream[1].version))
+        else:
             self._tag(out, Tag("derived"))
 
     def _default(self, tensors: list, out) -> None:
