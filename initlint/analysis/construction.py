@@ -31,6 +31,7 @@ from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
 from initlint.analysis.knowledge.specs import LayerSpec
 from initlint.analysis.layers import default_std, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
+from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx
@@ -161,34 +162,20 @@ class ModelBuilder:
         if known is None:
             return ModRef(node)
         if kind in ("container", "sequential"):
-            items: list[tuple[str, Any]] = []
-            repeat = None
-            source = args[0] if args else None
-            if (
-                kind == "sequential"
-                and len(args) != 1
-                or kind == "sequential"
-                and not isinstance(source, (Seq, Mapping))
-            ):
-                items = [(str(i), value) for i, value in enumerate(args)]
-            elif isinstance(source, Seq):
-                items = [(str(i), value) for i, value in enumerate(source.items)]
-                repeat = source.repeat
-            elif isinstance(source, Mapping):
-                items = [(str(key), value) for key, value in source.items.items()]
-            for key, value in items:
-                count = repeat
-                if isinstance(value, Seq) and value.repeat is not None and value.items and kind == "sequential":
-                    # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative.
-                    value, count = value.items[0], value.repeat
-                if isinstance(value, ModRef):
-                    child = node.add_child(key, value.node)
-                    child.repeat = count or child.repeat
+            _add_container_children(node, kind, args)
             return ModRef(node)
         if known.builds_child is not None:
             self._build_wrapped(node, known.builds_child, kwargs, ctx, call)
             return ModRef(node)
         self.add_default_params(node, known, kwargs, ctx)
+        self._add_sublayers(node, known, call, ctx)
+        if known.init_from_argument:
+            self._init_from_argument(node, known, known.init_from_argument, kwargs, call, ctx)
+        return ModRef(node)
+
+    def _add_sublayers(self, node: ModuleNode, known: LayerSpec, call: cst.Call, ctx: Ctx) -> None:
+        """The library layers a layer creates inside itself (`known.sublayers`), each with its
+        own default init: the user's code never builds them, so nothing else would."""
         for name, class_name in known.sublayers:
             sublayer = layer_type(self.knowledge, class_name)
             if sublayer is not None:
@@ -196,16 +183,48 @@ class ModelBuilder:
                     name, ModuleNode(name=name, kind=sublayer.kind, type_name=class_name, created_at=call)
                 )
                 self.add_default_params(child, sublayer, {}, ctx)
-        if known.init_from_argument:
-            weight = node.params.setdefault("weight", Param("weight", node, ndim=2))
-            method = kwargs.get(known.init_from_argument, UNKNOWN)
-            label = f"{known.init_from_argument}= of {known.class_name}"
-            if isinstance(method, (FuncRef, Lambda, InitMethod)):
-                # What it records stands: `lambda x: x` leaves the weight as torch.empty left it.
-                self.call_value(method, [ParamRef(weight)], {}, replace(ctx, via=ctx.via + (label,)), call)
-            else:
-                weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
-        return ModRef(node)
+
+    def _init_from_argument(
+        self, node: ModuleNode, known: LayerSpec, keyword: str, kwargs: dict[Any, Any], call: cst.Call, ctx: Ctx
+    ) -> None:
+        """A layer that initialises its weight with a function it is given (`keyword=`): run that
+        function on the weight; one we cannot follow leaves the weight's init unknown."""
+        weight = node.params.setdefault("weight", Param("weight", node, ndim=2))
+        method = kwargs.get(keyword, UNKNOWN)
+        label = f"{keyword}= of {known.class_name}"
+        if isinstance(method, (FuncRef, Lambda, InitMethod)):
+            # What it records stands: `lambda x: x` leaves the weight as torch.empty left it.
+            self.call_value(method, [ParamRef(weight)], {}, replace(ctx, via=ctx.via + (label,)), call)
+        else:
+            weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
+
+
+def _container_items(kind: str, args: list[Any]) -> tuple[list[tuple[str, Any]], Monomial | None]:
+    """A container's (key, value) entries, and the repeat count of a list built by a comprehension
+    (`nn.ModuleList([Block() for _ in range(n)])`, one representative entry). `nn.Sequential(a, b)`
+    holds its arguments; a single list or mapping argument holds its entries."""
+    source = args[0] if args else None
+    # `nn.Sequential` takes its layers as arguments, unless it is given one list or mapping of them.
+    if kind == "sequential" and (len(args) != 1 or not isinstance(source, (Seq, Mapping))):
+        return [(str(i), value) for i, value in enumerate(args)], None
+    if isinstance(source, Seq):
+        return [(str(i), value) for i, value in enumerate(source.items)], source.repeat
+    if isinstance(source, Mapping):
+        return [(str(key), value) for key, value in source.items.items()], None
+    return [], None
+
+
+def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None:
+    """The modules a container holds become its children, each remembering how often it repeats."""
+    items, repeat = _container_items(kind, args)
+    for key, value in items:
+        count = repeat
+        if isinstance(value, Seq) and value.repeat is not None and value.items and kind == "sequential":
+            # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative.
+            value, count = value.items[0], value.repeat
+        if isinstance(value, ModRef):
+            child = node.add_child(key, value.node)
+            child.repeat = count or child.repeat
 
 
 def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:

@@ -101,42 +101,54 @@ def number_sum(left: Monomial, right: Monomial, negate: bool) -> Monomial:
 def binary(
     interp: "Interpreter", operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any, node: cst.CSTNode
 ) -> Any:
-    if (
-        isinstance(left, Const)
-        and isinstance(right, Const)
-        and isinstance(left.value, str)
-        and isinstance(right.value, str)
-    ):
+    """`left <operator> right`, augmented assignments included: strings concatenate, a new
+    tensor scales its init, numbers stay symbolic, a short list repeats."""
+    if _is_string(left) and _is_string(right):
         return Const(left.value + right.value) if isinstance(operator, (cst.Add, cst.AddAssign)) else UNKNOWN
     if isinstance(left, NewTensor) and not isinstance(right, NewTensor):
-        factor = as_number(right)
-        if factor is not None and isinstance(operator, (cst.Divide, cst.DivideAssign)):
-            factor = factor.inverse(node)
-        if factor is not None and isinstance(
-            operator, (cst.Multiply, cst.Divide, cst.MultiplyAssign, cst.DivideAssign)
-        ):
-            op = left.op
-            std = op.std * factor if op.std is not None else None
-            return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, f"{op.label} * {interp.code(node)}"))
-        return UNKNOWN
+        return _scaled_tensor(interp, operator, left, right, node)
     a, b = as_number(left), as_number(right)
+    if a is None or b is None or _is_string(left) or _is_string(right):
+        return _repeated_sequence(operator, left, right)
+    return _number_operation(operator, a, b, node)
+
+
+def _is_string(value: Any) -> bool:
+    return isinstance(value, Const) and isinstance(value.value, str)
+
+
+def _scaled_tensor(
+    interp: "Interpreter", operator: cst.BaseBinaryOp | cst.BaseAugOp, tensor: NewTensor, right: Any, node: cst.CSTNode
+) -> Any:
+    """`torch.randn(...) * std` or `/ scale`: the new tensor's init with its std scaled; any other
+    operation on it is not an init we can describe."""
+    factor = as_number(right)
+    if factor is not None and isinstance(operator, (cst.Divide, cst.DivideAssign)):
+        factor = factor.inverse(node)
+    if factor is not None and isinstance(operator, (cst.Multiply, cst.Divide, cst.MultiplyAssign, cst.DivideAssign)):
+        op = tensor.op
+        std = op.std * factor if op.std is not None else None
+        return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, f"{op.label} * {interp.code(node)}"))
+    return UNKNOWN
+
+
+def _repeated_sequence(operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any) -> Any:
+    """Operands that are not both numbers: only `[block] * n` with a small constant `n` is
+    followed, unrolled as a constant `range(n)` is (up to `UNROLL_LIMIT`)."""
     if (
-        a is None
-        or b is None
-        or isinstance(left, Const)
-        and isinstance(left.value, str)
-        or isinstance(right, Const)
-        and isinstance(right.value, str)
+        isinstance(left, Seq)
+        and isinstance(right, Const)
+        and isinstance(right.value, int)
+        and left.repeat is None
+        and 0 <= right.value <= UNROLL_LIMIT
     ):
-        if (
-            isinstance(left, Seq)
-            and isinstance(right, Const)
-            and isinstance(right.value, int)
-            and left.repeat is None
-            and 0 <= right.value <= UNROLL_LIMIT
-        ):
-            return Seq(left.items * right.value) if isinstance(operator, cst.Multiply) else UNKNOWN
-        return UNKNOWN
+        return Seq(left.items * right.value) if isinstance(operator, cst.Multiply) else UNKNOWN
+    return UNKNOWN
+
+
+def _number_operation(operator: cst.BaseBinaryOp | cst.BaseAugOp, a: Monomial, b: Monomial, node: cst.CSTNode) -> Any:
+    """Arithmetic on two numbers, kept symbolic (`std / math.sqrt(2 * n_layer)`): `//` and `%`
+    only on constants, `**` only to a small constant power; anything else is unknown."""
     if isinstance(operator, (cst.Add, cst.AddAssign)):
         return Num(number_sum(a, b, False))
     if isinstance(operator, (cst.Subtract, cst.SubtractAssign)):

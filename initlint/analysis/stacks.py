@@ -111,26 +111,9 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     return stacks
 
 
-def analyze(
-    module: cst.Module,
-    options: AnalysisOptions | None = None,
-    source: str | None = None,
-    project: linking.ProjectContext | None = None,
-) -> Analysis:
-    """The analysis of one file; with `project`, names imported from its project are followed."""
-    options = options or AnalysisOptions()
-    interp = linking.interpreter(
-        module,
-        project.index if project is not None and project.index is not None else build_index(module),
-        options,
-        project,
-    )
-    index = interp.index
-    analysis = Analysis(module=module, options=options, index=index, source=source)
-    for imported in index.imports.values():
-        scheme = interp.knowledge.deliberate_scheme_of_import(imported)
-        if scheme:
-            analysis.deliberate_scheme = scheme
+def _class_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module) -> list[ModuleNode]:
+    """A model per class of the file, last class first, skipping the classes an earlier model
+    already built; a class whose construction runs out of steps (or recursion) has none."""
     trees: list[ModuleNode] = []
     # Outer classes usually come last: building them first marks the classes they contain,
     # which then need no tree of their own (they are not roots).
@@ -149,6 +132,48 @@ def analyze(
         root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
         root.incomplete = interp.incomplete
         trees.append(root)
+    return trees
+
+
+def _imported_deliberate_scheme(interp: Interpreter, index: ModuleIndex) -> str | None:
+    """The init scheme that a library the file imports applies on purpose (the registry's
+    `deliberate_imports`); where several do, the last import wins."""
+    found = None
+    for imported in index.imports.values():
+        scheme = interp.knowledge.deliberate_scheme_of_import(imported)
+        if scheme:
+            found = scheme
+    return found
+
+
+def _depth_atoms(options: AnalysisOptions, stacks: list[Stack]) -> frozenset[str]:
+    """The names that stand for the model's depth, the configured ones among them."""
+    # The container's repeat count decides what the depth is called; the common names stay
+    # synonyms (HF configs alias `n_layer` to `num_hidden_layers` through `attribute_map`).
+    depth_atoms = set(options.depth_names) | DEPTH_NAMES
+    for stack in stacks:
+        depth_atoms.update(name for name in stack.depth.atom_names() if not name.startswith("("))
+    return frozenset(depth_atoms)
+
+
+def analyze(
+    module: cst.Module,
+    options: AnalysisOptions | None = None,
+    source: str | None = None,
+    project: linking.ProjectContext | None = None,
+) -> Analysis:
+    """The analysis of one file; with `project`, names imported from its project are followed."""
+    options = options or AnalysisOptions()
+    interp = linking.interpreter(
+        module,
+        project.index if project is not None and project.index is not None else build_index(module),
+        options,
+        project,
+    )
+    index = interp.index
+    analysis = Analysis(module=module, options=options, index=index, source=source)
+    analysis.deliberate_scheme = _imported_deliberate_scheme(interp, index)
+    trees = _class_roots(interp, index, module)
     trees.extend(_function_roots(interp, index, module))
     analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
@@ -163,12 +188,7 @@ def analyze(
             analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
             continue
-    # The container's repeat count decides what the depth is called; the common names stay
-    # synonyms (HF configs alias `n_layer` to `num_hidden_layers` through `attribute_map`).
-    depth_atoms = set(options.depth_names) | DEPTH_NAMES
-    for stack in analysis.stacks:
-        depth_atoms.update(name for name in stack.depth.atom_names() if not name.startswith("("))
-    analysis.depth_atoms = frozenset(depth_atoms)
+    analysis.depth_atoms = _depth_atoms(options, analysis.stacks)
     return analysis
 
 
