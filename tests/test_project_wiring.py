@@ -284,3 +284,54 @@ def test_config_keys():
     assert settings.project_analysis is False and settings.cache_dir == ".cache/initlint"
     with pytest.raises(ConfigError, match="expected true or false"):
         settings_from_table({"project-analysis": "no"})
+
+
+LIBRARY_BASE = """
+import torch.nn as nn
+
+
+class PreTrainedModel(nn.Module):
+    def __init__(self, config, *inputs, **kwargs):
+        super().__init__()
+        self.config = config
+
+    def post_init(self):
+        self.init_weights()
+
+    def init_weights(self):
+        pass  # library machinery: the registry says what it does
+"""
+
+
+def _library_checkout(root: Path, scaled: bool) -> Path:
+    """A checkout of a library the registry describes (a `transformers` package whose own
+    `modeling_utils.py` defines `PreTrainedModel`), with a model file inside it."""
+    example = (Path(__file__).resolve().parent.parent / "examples" / "hf_style_init_weights.py").read_text()
+    model = example.replace(
+        "class TinyGPTPreTrainedModel(nn.Module):", "class TinyGPTPreTrainedModel(PreTrainedModel):"
+    ).replace(
+        "import torch.nn.functional as F\n",
+        "import torch.nn.functional as F\n\nfrom ...modeling_utils import PreTrainedModel\n",
+    )
+    model = model.replace("    def post_init(self) -> None:\n        self.apply(self._init_weights)\n\n", "")
+    if not scaled:
+        model = model.replace("        if isinstance(module, (GPTAttention, GPTMLP)):", "        if False:")
+    package = root / "transformers"
+    (package / "models" / "tiny").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'transformers'\n")
+    for folder in (package, package / "models", package / "models" / "tiny"):
+        (folder / "__init__.py").write_text("")
+    (package / "modeling_utils.py").write_text(LIBRARY_BASE)
+    checked = package / "models" / "tiny" / "modeling_tiny.py"
+    checked.write_text(model)
+    return checked
+
+
+@pytest.mark.parametrize("scaled", [True, False])
+def test_a_library_class_the_registry_knows_is_not_read_from_the_librarys_own_source(tmp_path, scaled):
+    """Inside a transformers checkout, `PreTrainedModel` resolves to the project's own file; the
+    registry's meaning (`post_init` applies `_init_weights`) must win over that source, which
+    in the real library is thousands of lines the interpreter cannot follow in its budget."""
+    checked = _library_checkout(tmp_path, scaled)
+    codes = [finding.code for finding in lint_file(checked, SETTINGS)]
+    assert codes == ([] if scaled else ["INI001", "INI001"])

@@ -26,6 +26,7 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, ModRef, Num, Opaque
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.interp import Ctx, Interpreter
+from initlint.analysis.knowledge import REGISTRY
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import ModuleNode
 from initlint.analysis.positions import LazyPositions
@@ -160,7 +161,10 @@ class Linker:
         return self.module(symbol.path, found.parsed), found.node, found.info
 
     def class_named(self, importer: LinkedIndex, qualified: str) -> ClassInfo | None:
-        found = self.definition(self.symbol(importer, qualified))
+        symbol = self.symbol(importer, qualified)
+        if REGISTRY.knows(symbol.qualified):
+            return None  # a library class the registry describes, even inside that library's code
+        found = self.definition(symbol)
         return found[2] if found is not None else None
 
     # --------------------------------------------------------------- reporting
@@ -288,7 +292,7 @@ class LinkedInterpreter(Interpreter):
 
     def _resolved(self, value: ExtRef) -> Any:
         symbol = self.linker.symbol(self.linked, value.name)
-        if symbol.kind in (MODULE, EXTERNAL):
+        if symbol.kind in (MODULE, EXTERNAL) or self.knowledge.knows(symbol.qualified):
             return ExtRef(symbol.qualified)  # absolute from here on: it may travel to other modules
         found = self.linker.definition(symbol)
         if found is None:

@@ -83,6 +83,18 @@ class Registry:
         by_class = self._layers_by_class.get(last)
         return by_class if by_class is not None and (by_class.match_class_name or qualified == last) else None
 
+    def knows(self, qualified: str) -> bool:
+        """Whether `qualified` is a library name the registry describes: code that defines it
+        (a checked library's own source) is then read as the registry says, not interpreted."""
+        return (
+            qualified in self._layers
+            or qualified in self._init_functions
+            or qualified in self._tensor_factories
+            or qualified in self._init_method_factories
+            or qualified in self.module_bases()
+            or qualified in self.pretrained_bases()
+        )
+
     def is_known_class_name(self, class_name: str) -> bool:
         return class_name in self._layers_by_class or any(_last(name) == class_name for name in self._layers)
 
