@@ -36,7 +36,10 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
 
 
 @pytest.fixture
-def gptpkg(tmp_path) -> Path:
+def gptpkg(tmp_path, monkeypatch) -> Path:
+    # The default disk cache is the user's and outlives a test: each test starts with an empty one.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    monkeypatch.delenv("INITLINT_CACHE_DIR", raising=False)
     return Path(shutil.copytree(FIXTURES / "gptpkg", tmp_path / "gptpkg"))
 
 
@@ -334,9 +337,8 @@ def test_caller_search_parses_only_files_that_use_the_name(gptpkg):
     assert {site.path.name for site in kept} == {"finetune.py"}  # `Other()` is another class
 
 
-def test_disk_cache_answers_without_parsing_and_ignores_corrupt_entries(gptpkg, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user"))
-    cache = tmp_path / "user" / "initlint"
+def test_disk_cache_answers_without_parsing_and_ignores_corrupt_entries(gptpkg, tmp_path):
+    cache = tmp_path / "user-cache" / "initlint"
     first, module = open_project(gptpkg / "scripts" / "train.py", DEFAULT)
     first.resolve(module, "gptpkg.GPT")
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
