@@ -303,6 +303,16 @@ class PreTrainedModel(nn.Module):
 """
 
 
+CHECKPOINTING_LAYER = """
+import torch.nn as nn
+
+
+class CheckpointingLayer(nn.Module):
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+"""
+
+
 def _library_checkout(root: Path, scaled: bool) -> Path:
     """A checkout of a library the registry describes (a `transformers` package whose own
     `modeling_utils.py` defines `PreTrainedModel`), with a model file inside it."""
@@ -314,6 +324,12 @@ def _library_checkout(root: Path, scaled: bool) -> Path:
         "import torch.nn.functional as F\n\nfrom ...modeling_utils import PreTrainedModel\n",
     )
     model = model.replace("    def post_init(self) -> None:\n        self.apply(self._init_weights)\n\n", "")
+    # The block's base lives in a sibling file and defines `__init_subclass__`, as HF's
+    # `GradientCheckpointingLayer` does: a Python protocol method, not an uncalled weight init.
+    model = model.replace("class GPTBlock(nn.Module):", "class GPTBlock(CheckpointingLayer):").replace(
+        "from ...modeling_utils import PreTrainedModel\n",
+        "from ...modeling_layers import CheckpointingLayer\nfrom ...modeling_utils import PreTrainedModel\n",
+    )
     if not scaled:
         model = model.replace("        if isinstance(module, (GPTAttention, GPTMLP)):", "        if False:")
     package = root / "transformers"
@@ -322,6 +338,7 @@ def _library_checkout(root: Path, scaled: bool) -> Path:
     for folder in (package, package / "models", package / "models" / "tiny"):
         (folder / "__init__.py").write_text("")
     (package / "modeling_utils.py").write_text(LIBRARY_BASE)
+    (package / "modeling_layers.py").write_text(CHECKPOINTING_LAYER)
     checked = package / "models" / "tiny" / "modeling_tiny.py"
     checked.write_text(model)
     return checked

@@ -21,8 +21,12 @@ from initlint.config import AnalysisOptions
 
 
 def _init_like(name: str) -> bool:
+    # Dunders (`__init__`, `__init_subclass__` of a base read from a sibling file) are Python's
+    # protocol, not weight inits someone else applies.
+    if name.startswith("__") and name.endswith("__"):
+        return False
     lowered = name.lower()
-    return name != "__init__" and ("init" in lowered or lowered.startswith("reset_param"))
+    return "init" in lowered or lowered.startswith("reset_param")
 
 
 def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set[int]) -> list[str]:
