@@ -400,3 +400,43 @@ def test_project_for_shares_one_project_per_root(gptpkg):
     one = project_for(gptpkg / "scripts" / "train.py", cache_folder=None)
     two = project_for(gptpkg / "src" / "gptpkg" / "model.py", cache_folder=None)
     assert one is two and two.module_name(gptpkg / "scripts" / "train.py") == "train"
+
+
+def test_installed_code_is_its_own_package_not_the_venv_or_its_project(tmp_path, monkeypatch):
+    # A venv inside a project: walking up from an installed file meets site-packages, then the
+    # project's pyproject.toml. Neither is the project of that file: its package is.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    site = tmp_path / "proj" / ".venv" / "lib" / "python3.11" / "site-packages"
+    write_tree(tmp_path / "proj", {"pyproject.toml": "[project]\nname = 'proj'\n"})
+    write_tree(site, {"otherlib/__init__.py": "", "mylib/__init__.py": "", "mylib/blocks.py": "X = 1\n"})
+    (site / "single.py").write_text("Y = 2\n")
+    project, module = open_project(site / "mylib" / "blocks.py")
+    assert project.root == (site / "mylib").resolve() and module == "mylib.blocks"
+    assert project.module_name(site / "otherlib" / "__init__.py") is None
+    assert Project.for_file(site / "single.py").root == site.resolve()
+    assert Project.for_file(tmp_path / "proj" / "pyproject.toml").root == (tmp_path / "proj").resolve()
+
+
+def test_a_real_installed_transformers_model_is_checked_like_its_source(tmp_path, monkeypatch):
+    # Installed model files are what `initlint check $(python -c ...)` users point at first; before
+    # this, site-packages became the project and the findings were lost in it.
+    import importlib.util
+
+    from initlint.config import Settings
+    from initlint.engine import lint_file
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    spec = importlib.util.find_spec("transformers")
+    if spec is None or spec.origin is None:
+        pytest.skip("transformers is not installed")
+    package = Path(spec.origin).parent
+    if not any(part in ("site-packages", "dist-packages") for part in package.parts):
+        pytest.skip("transformers is not an installed copy here")
+    model = package / "models" / "phi3" / "modeling_phi3.py"
+    assert Project.for_file(model).root == package.resolve()
+    lines = model.read_text(encoding="utf-8").splitlines()
+    writers = {
+        number for number, line in enumerate(lines, 1) if "self.o_proj = " in line or "self.down_proj = " in line
+    }
+    findings = lint_file(model, Settings())
+    assert {(f.code, f.line) for f in findings} == {("INI001", line) for line in writers}

@@ -14,6 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from initlint.project.layout import INSTALLED_FOLDERS
 from initlint.safety import read_regular_file
 
 #: Setting this variable chooses the cache folder; set to an empty string it turns the disk cache off.
@@ -21,7 +22,6 @@ ENV_VARIABLE = "INITLINT_CACHE_DIR"
 #: A summary is a few kilobytes; a bigger entry is not one of ours.
 MAX_ENTRY_BYTES = 4 * 2**20
 FOLDER_NAME = ".initlint_cache"
-_INSTALLED = ("site-packages", "dist-packages")
 
 
 def user_cache_folder() -> Path:
@@ -45,7 +45,7 @@ def default_cache_folder(root: Path) -> Path | None:
 
 def choose_folder(folder: Path) -> Path:
     """`folder`, unless it lies inside installed packages: never write there."""
-    if any(part in _INSTALLED for part in folder.parts):
+    if any(part in INSTALLED_FOLDERS for part in folder.parts):
         return user_cache_folder()
     return folder
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 #: A folder holding one of these is a project root (the nearest one above the checked file wins).
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+#: Folders pip installs into: code below one belongs to an installed distribution, not a project.
+INSTALLED_FOLDERS = ("site-packages", "dist-packages")
 #: Larger files are not read: generated tables, vendored bundles, never hand-written model code.
 MAX_FILE_BYTES = 2_000_000
 
@@ -71,8 +73,25 @@ def package_top(path: Path) -> Path:
     return folder
 
 
+def installed_root(path: Path) -> Path | None:
+    """For a file of an installed distribution, its top-level package folder (its own folder
+    for a plain module): `.../site-packages/transformers` for any file of transformers.
+
+    Above it lies every other installed package, and often the user's project holding the venv:
+    taking either for the project would index thousands of unrelated files and blur the findings."""
+    parts = path.parts
+    for index in range(len(parts) - 2, -1, -1):
+        if parts[index] in INSTALLED_FOLDERS:
+            return Path(*parts[: index + 2]) if index + 2 < len(parts) else path.parent
+    return None
+
+
 def find_root(path: Path) -> Path:
-    """The nearest folder above `path` holding a project marker, else the top of its package."""
+    """The nearest folder above `path` holding a project marker, else the top of its package;
+    for installed code, the installed package itself (see `installed_root`)."""
+    installed = installed_root(path)
+    if installed is not None:
+        return installed
     start = path.parent
     for folder in (start, *start.parents):
         if any(_stat(folder / marker) is not None for marker in ROOT_MARKERS):
