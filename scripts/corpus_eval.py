@@ -81,6 +81,32 @@ UNTUNED_PACKAGES = (
     Package("microgpt", "0.0.2", ("microgpt/model.py",)),
     Package("picogpt", "0.1.1", ("picogpt/model.py",)),
     Package("tinyllama", "0.0.2b0", ("tinyllama/models/*.py",)),
+    # Labelled held-out set 2: labelled from the source alone, never linted while labelling.
+    Package(
+        "megatron-core",
+        "0.16.1",
+        ("megatron/core/transformer/*.py", "megatron/core/transformer/moe/experts.py", "megatron/core/models/gpt/*.py"),
+    ),
+    Package(
+        "ai2-olmo-core",
+        "3.0.0",
+        ("olmo_core/nn/transformer/*.py", "olmo_core/nn/attention/__init__.py", "olmo_core/nn/feed_forward.py"),
+    ),
+    Package("ibm-fms", "1.13.1", ("fms/models/*.py", "fms/modules/*.py")),
+    Package("torchscale", "0.3.0", ("torchscale/architecture/*.py", "torchscale/component/*.py")),
+    Package(
+        "torchvision", "0.29.1", ("torchvision/models/vision_transformer.py", "torchvision/models/swin_transformer.py")
+    ),
+    Package(
+        "fair-esm",
+        "2.0.0",
+        ("esm/model/*.py", "esm/modules.py", "esm/multihead_attention.py", "esm/axial_attention.py"),
+    ),
+    Package("speechbrain", "1.1.2", ("speechbrain/lobes/models/transformer/*.py", "speechbrain/nnet/attention.py")),
+    Package("megabyte-pytorch", "0.3.6", ("MEGABYTE_pytorch/*.py",)),
+    Package("perceiver-pytorch", "0.11.0", ("perceiver_pytorch/*.py",)),
+    Package("memorizing-transformers-pytorch", "0.4.1", ("memorizing_transformers_pytorch/*.py",)),
+    Package("ngpt-pytorch", "0.2.16", ("nGPT_pytorch/*.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
