@@ -107,6 +107,51 @@ UNTUNED_PACKAGES = (
     Package("perceiver-pytorch", "0.11.0", ("perceiver_pytorch/*.py",)),
     Package("memorizing-transformers-pytorch", "0.4.1", ("memorizing_transformers_pytorch/*.py",)),
     Package("ngpt-pytorch", "0.2.16", ("nGPT_pytorch/*.py",)),
+    # Labelled held-out set 3: labelled from the source alone, never linted while labelling.
+    Package("gpt-from-scratch", "1.1", ("gpt_from_scratch/models/*.py",)),
+    Package(
+        "free-transformer",
+        "0.1.2",
+        ("free_transformer/model.py", "free_transformer/encoder.py", "free_transformer/baseline.py"),
+    ),
+    Package("loom-gpt", "0.1.0", ("src/model.py", "src/attention.py")),
+    Package("anthracite", "1.5.7", ("anthracite/architectures/*.py",)),
+    Package("pylmt", "0.7.0", ("lmt/models/**/*.py", "lmt/layers/**/*.py")),
+    Package(
+        "openlanguagemodel",
+        "2.2.1",
+        ("olm/nn/blocks/*.py", "olm/nn/attention/*.py", "olm/nn/feedforward/*.py", "olm/models/**/*.py"),
+    ),
+    Package(
+        "llama-models",
+        "0.3.0",
+        (
+            "llama_models/llama3/model.py",
+            "llama_models/llama4/model.py",
+            "llama_models/llama4/ffn.py",
+            "llama_models/llama4/moe.py",
+        ),
+    ),
+    Package("coca-pytorch", "0.1.0", ("coca_pytorch/*.py",)),
+    Package("conformer", "0.3.2", ("conformer/*.py",)),
+    Package("retro-pytorch", "0.3.9", ("retro_pytorch/retro_pytorch.py",)),
+    Package("simple-hierarchical-transformer", "0.4.0", ("simple_hierarchical_transformer/*.py",)),
+    Package("block-recurrent-transformer-pytorch", "0.4.4", ("block_recurrent_transformer_pytorch/*.py",)),
+    Package(
+        "mmpretrain",
+        "1.2.0",
+        (
+            "mmpretrain/models/backbones/vision_transformer.py",
+            "mmpretrain/models/backbones/deit3.py",
+            "mmpretrain/models/utils/attention.py",
+            "mmpretrain/models/utils/layer_scale.py",
+        ),
+    ),
+    Package(
+        "espnet",
+        "202511",
+        ("espnet/nets/pytorch_backend/transformer/*.py", "espnet2/asr/encoder/transformer_encoder.py"),
+    ),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

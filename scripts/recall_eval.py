@@ -6,9 +6,10 @@
 
 `scripts/recall_labels.json` holds, per file, what reading the pinned source found (pre-norm or not,
 the residual writers, whether their depth scaling is right, wrong, missing or deliberate) and the
-findings a correct analyzer reports there. Files listed under `held_out` are scored like the others,
-but their individual misses and false alarms are hidden unless asked for: look at them only once a
-change is done, to see whether it generalises beyond the dev files it was made against.
+findings a correct analyzer reports there. Files listed under `held_out` and `held_out_3` (the third
+held-out set) are scored like the others, each as its own part, but their individual misses and false
+alarms are hidden unless asked for: look at them only once a change is done, to see whether it
+generalises beyond the dev files it was made against.
 
 A finding counts as a true positive when a label has its code and line; every other INI0xx finding
 in a labelled file is a false positive; every label not reported is a miss.
@@ -26,13 +27,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus_eval  # noqa: E402  (the pinned packages and their download live there)
 
 DEFAULT_LABELS = corpus_eval.REPO / "scripts" / "recall_labels.json"
+#: Label-file keys listing held-out files; each is scored as a part of the same name.
+HELD_OUT_PARTS = ("held_out", "held_out_3")
 
 
 def score(labels: dict, corpus: Path) -> dict[str, dict]:
     from initlint.config import Settings
     from initlint.engine import lint_file
 
-    held_out = set(labels["held_out"])
+    held_out = {key: name for name in HELD_OUT_PARTS for key in labels.get(name, ())}
     wanted = {entry["package"] for entry in labels["files"]}
     packages = [p for p in corpus_eval.PACKAGES_ALL if p.name in wanted]
     download_dir = corpus / "dl"
@@ -41,7 +44,7 @@ def score(labels: dict, corpus: Path) -> dict[str, dict]:
     parts: dict[str, dict] = {}
     for entry in labels["files"]:
         key = f"{entry['package']}:{entry['path']}"
-        part = parts.setdefault("held_out" if key in held_out else "dev", {"files": 0, "by_code": {}, "notes": []})
+        part = parts.setdefault(held_out.get(key, "dev"), {"files": 0, "by_code": {}, "notes": []})
         part["files"] += 1
         expected = {(label["code"], label["line"]): label for label in entry["expected"]}
         reported = {
@@ -66,7 +69,7 @@ def ratio(numerator: int, denominator: int) -> str:
 
 
 def report(parts: dict[str, dict], show_held_out: bool) -> None:
-    for name in ("dev", "held_out"):
+    for name in ("dev", *HELD_OUT_PARTS):
         part = parts.get(name)
         if part is None:
             continue
