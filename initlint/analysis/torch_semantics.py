@@ -243,12 +243,23 @@ def _node_isinstance(interp: "Interpreter", node: ModuleNode, target: Any) -> bo
     if known is not None:
         if isinstance_by_name(known, last):
             return True
+        if _norm_by_name_only(interp, node, last):
+            return None
         if interp.knowledge.is_known_class_name(last) or last == node.type_name.rsplit(".", 1)[-1]:
             return False
         return None
     if node.kind == "unknown" and target.name == node.type_name:
         return True
     return None
+
+
+def _norm_by_name_only(interp: "Interpreter", node: ModuleNode, class_name: str) -> bool:
+    """A norm known only by its name (`FusedLayerNorm` from elsewhere) tested against another
+    norm class: it may well subclass `nn.LayerNorm`, its bases are not in sight."""
+    if interp.knowledge.layer(node.type_name) is not None:
+        return False
+    other = layer_type(interp.knowledge, class_name)
+    return other is not None and other.kind == "norm"
 
 
 def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
