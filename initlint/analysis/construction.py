@@ -96,6 +96,22 @@ class ModelBuilder:
                 self.call_function(method, [ModRef(node)] if node is not None else [], {}, ctx)
             return
 
+    def run_lazy_inits(self, root: ModuleNode) -> None:
+        """An init method a module's `forward` calls on itself (`if not self._ready:
+        self.init_buffers()`) may run at the first forward, after any init entry point: run it
+        once per module after those, on a path that may not be taken (its guard is not read)."""
+        for node in list(root.post_order()):
+            forward = self.index.find_method(node.cls, "forward") if node.cls is not None else None
+            if node.cls is None or forward is None:
+                continue
+            for name in _own_calls_without_arguments(forward[1]):
+                found = self.index.find_method(node.cls, name)
+                if found is None or not init_like(name):
+                    continue
+                owner, func = found
+                ctx = replace(self.root_context(), certain=False, via=(f"{owner.name}.{name}, called by forward",))
+                self.call_function(FuncRef(func, owner, ModRef(node)), [], {}, ctx)
+
     def instantiate(
         self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False
     ) -> Any:
@@ -255,6 +271,45 @@ def _string_default(param: cst.Param) -> str | None:
     default = param.default
     value = default.evaluated_value if isinstance(default, cst.SimpleString) else None
     return value if isinstance(value, str) else None
+
+
+def init_like(name: str) -> bool:
+    """A method name that says it initialises something (`_init_weights`, `reset_parameters`)."""
+    # Dunders (`__init__`, `__init_subclass__` of a base read from a sibling file) are Python's
+    # protocol, not weight inits someone else applies.
+    if name.startswith("__") and name.endswith("__"):
+        return False
+    lowered = name.lower()
+    return "init" in lowered or lowered.startswith("reset_param")
+
+
+class _OwnCalls(cst.CSTVisitor):
+    """`self.name()` calls without arguments, outside nested functions."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (
+            not node.args
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            self.names.append(func.attr.value)
+
+
+def _own_calls_without_arguments(func: cst.FunctionDef) -> list[str]:
+    finder = _OwnCalls()
+    func.body.visit(finder)
+    return list(dict.fromkeys(finder.names))
 
 
 class _UseFinder(cst.CSTVisitor):

@@ -393,6 +393,8 @@ class ForwardReader(StatementWalker[_Flow]):
             if any(isinstance(element.slice, cst.Slice) for element in node.slice):
                 return UNKNOWN  # `outputs[1:]`: the attention weights riding along, not the output
             return base
+        if isinstance(node, cst.Dict):
+            return self._record(node, env, flow, depth)
         if isinstance(node, (cst.Tuple, cst.List)):
             # `return out, weights`: a module's output comes first.
             values = [self._eval(e.value, env, flow, depth) for e in node.elements]
@@ -404,6 +406,13 @@ class ForwardReader(StatementWalker[_Flow]):
         if isinstance(node, cst.ParenthesizedWhitespace):
             return UNKNOWN
         return UNKNOWN
+
+    def _record(self, node: cst.Dict, env: Env, flow: _Flow, depth: int) -> Any:
+        """`return {"hidden_states": out, "sequence_mask": mask}`: the one entry computed from the
+        input is the output the caller reads back by its key; with two, which is read is unknown."""
+        values = [self._eval(e.value, env, flow, depth) for e in node.elements if isinstance(e, cst.DictElement)]
+        carried = [v for v in values if v is STREAM or v is NORMED or v is MAYBE_NORMED or isinstance(v, Branch)]
+        return carried[0] if len(carried) == 1 else UNKNOWN
 
     def _binary(self, node: cst.BinaryOperation, env: Env, flow: _Flow, depth: int) -> Any:
         left = self._eval(node.left, env, flow, depth)

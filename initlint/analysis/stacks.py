@@ -8,7 +8,7 @@ from functools import lru_cache
 import libcst as cst
 
 from initlint.analysis.facts import writer_pattern
-from initlint.analysis.construction import names_read
+from initlint.analysis.construction import init_like, names_read
 from initlint.analysis.index import ModuleIndex, build_index
 from initlint.analysis import linking
 from initlint.analysis.interp import Interpreter
@@ -20,26 +20,19 @@ from initlint.analysis.scaling import reference_std
 from initlint.config import AnalysisOptions
 
 
-def _init_like(name: str) -> bool:
-    # Dunders (`__init__`, `__init_subclass__` of a base read from a sibling file) are Python's
-    # protocol, not weight inits someone else applies.
-    if name.startswith("__") and name.endswith("__"):
-        return False
-    lowered = name.lower()
-    return "init" in lowered or lowered.startswith("reset_param")
-
-
 def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set[int]) -> list[str]:
     """Init functions of the model that its construction never runs: something else applies them."""
     names: list[str] = []
     classes = {id(node.cls): node.cls for _, node in root.named_modules() if node.cls is not None}
     for cls in classes.values():
         for owner in index.mro(cls):
-            for name, func in owner.methods.items():
-                if _init_like(name) and id(func) not in executed:
+            for name in owner.methods:
+                # A method an override shadows never runs on this module: the override is the init.
+                found = index.find_method(cls, name)
+                if init_like(name) and found is not None and found[0] is owner and id(found[1]) not in executed:
                     names.append(f"{owner.name}.{name}")
     for name, func in index.functions.items():
-        if _init_like(name) and id(func) not in executed:
+        if init_like(name) and id(func) not in executed:
             names.append(name)
     return sorted(set(names))
 
@@ -50,7 +43,7 @@ def _function_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module)
     roots: list[ModuleNode] = []
     read: set[str] | None = None
     for name, func in index.functions.items():
-        if _init_like(name):
+        if init_like(name):
             continue
         saved = (
             set(interp.instantiated),
@@ -131,6 +124,7 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module) ->
             # A caller found in the project wins; with none, the single-file fallback runs it.
             linking.after_construction(interp, root)
             interp.run_entry_point(root, module, interp.executed)
+            interp.run_lazy_inits(root)
         except (StepBudgetExceeded, RecursionError):
             continue
         root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)

@@ -175,8 +175,10 @@ def set_module_attr(
 ) -> None:
     if isinstance(value, ModRef):
         child = value.node
-        if child.parent is not None or child is node:
-            node.attrs[name] = value  # an alias of a module registered elsewhere
+        if child.parent is not None or child is node or _plain_object(interp, child):
+            # An alias of a module registered elsewhere, or an object `nn.Module.__setattr__`
+            # keeps as a plain attribute: neither is a submodule.
+            node.attrs[name] = value
             return
         if not ctx.certain and name in node.children and node.children[name] is not child:
             child.name, child.parent = name, node
@@ -201,6 +203,14 @@ def set_module_attr(
         del node.params[name]
         return
     node.attrs[name] = merge_uncertain(node.attrs, name, value, ctx)
+
+
+def _plain_object(interp: "Interpreter", node: ModuleNode) -> bool:
+    """An instance of a class of the project with no base but `object` (a helper holding
+    buffers): not an `nn.Module`, so its tensors are no model's parameters."""
+    return node.cls is not None and all(
+        base in ("object", "builtins.object") for base in interp.index.base_chain(node.cls)
+    )
 
 
 # ------------------------------------------------------------- isinstance
@@ -233,12 +243,23 @@ def _node_isinstance(interp: "Interpreter", node: ModuleNode, target: Any) -> bo
     if known is not None:
         if isinstance_by_name(known, last):
             return True
+        if _norm_by_name_only(interp, node, last):
+            return None
         if interp.knowledge.is_known_class_name(last) or last == node.type_name.rsplit(".", 1)[-1]:
             return False
         return None
     if node.kind == "unknown" and target.name == node.type_name:
         return True
     return None
+
+
+def _norm_by_name_only(interp: "Interpreter", node: ModuleNode, class_name: str) -> bool:
+    """A norm known only by its name (`FusedLayerNorm` from elsewhere) tested against another
+    norm class: it may well subclass `nn.LayerNorm`, its bases are not in sight."""
+    if interp.knowledge.layer(node.type_name) is not None:
+        return False
+    other = layer_type(interp.knowledge, class_name)
+    return other is not None and other.kind == "norm"
 
 
 def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
@@ -513,6 +534,24 @@ def _children(
     return Seq([ModRef(c) if name == "children" else Seq([Const(n), ModRef(c)]) for n, c in node.children.items()])
 
 
+def _get_submodule(
+    interp: "Interpreter",
+    node: ModuleNode,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
+    """`model.get_submodule("layers.0.mlp")`: the module `named_modules()` lists under that name
+    (a name that two alternatives of an undecided `if` share stays unknown)."""
+    target = args[0] if args else kwargs.get("target")
+    if not isinstance(target, Const) or not isinstance(target.value, str):
+        return UNKNOWN
+    found = [module for path, module in node.named_modules() if path == target.value]
+    return ModRef(found[0]) if len(found) == 1 else UNKNOWN
+
+
 def _reset_parameters(
     interp: "Interpreter",
     node: ModuleNode,
@@ -632,6 +671,7 @@ MODULE_METHOD_HANDLERS: dict[str, ModuleMethod] = {
     "children": _children,
     "named_children": _children,
     "reset_parameters": _reset_parameters,
+    "get_submodule": _get_submodule,
     "append": _register_children,
     "extend": _register_children,
     "add_module": _register_children,

@@ -1,11 +1,14 @@
 """Model-parallel linears of Megatron-LM and fairscale: the weight's init is the `init_method=`
 callable the caller passes, usually made by Megatron's init-method factories. nanotron's pipeline
-stages: `PipelineBlock` builds `module_builder(**module_kwargs)` as its child `pp_block`. Known by qualified name only: a project's own class of the same
-name is mapped to one of these with `extend-layer-classes` in `[tool.initlint]`."""
+stages: `PipelineBlock` builds `module_builder(**module_kwargs)` as its child `pp_block`; its
+tensor-parallel layers are `nn.Linear` / `nn.Embedding` subclasses holding one shard, drawn as
+their base draws them until the model's init runs. Known by qualified name only: a project's own
+class of the same name is mapped to one of these with `extend-layer-classes` in `[tool.initlint]`."""
 
 from __future__ import annotations
 
 from initlint.analysis.knowledge.specs import Arg, InitMethodFactory, LayerSpec, Library, ParamDefault
+from initlint.analysis.knowledge.torch_nn import EMBEDDING_PARAMS, LINEAR_PARAMS
 
 _MODULES = (
     "megatron.core.tensor_parallel",
@@ -36,9 +39,19 @@ PARALLEL_LAYERS = Library(
     ),
 )
 
+_NANOTRON_TP = "nanotron.parallel.tensor_parallel.nn"
+
 NANOTRON = Library(
     import_roots=("nanotron",),
     layers=(
+        *(
+            (f"{_NANOTRON_TP}.{name}", LayerSpec("linear", name, ("Linear",), params=LINEAR_PARAMS))
+            for name in ("TensorParallelColumnLinear", "TensorParallelRowLinear")
+        ),
+        (
+            f"{_NANOTRON_TP}.TensorParallelEmbedding",
+            LayerSpec("embedding", "TensorParallelEmbedding", ("Embedding",), params=EMBEDDING_PARAMS),
+        ),
         (
             "nanotron.parallel.pipeline_parallel.block.PipelineBlock",
             LayerSpec("wrapper", "PipelineBlock", builds_child=("pp_block", "module_builder", "module_kwargs")),

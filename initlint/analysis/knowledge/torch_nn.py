@@ -15,6 +15,7 @@ def kaiming_default(ndim: int) -> tuple[ParamDefault, ParamDefault]:
 
 
 LINEAR_PARAMS = kaiming_default(2)
+EMBEDDING_PARAMS = (ParamDefault("weight", "normal", 1.0, ndim=2),)
 NORM_PARAMS = (ParamDefault("weight", "ones", 0.0, ndim=1), ParamDefault("bias", "zeros", 0.0, ndim=1))
 
 _LAYERS: dict[str, LayerSpec] = {
@@ -24,7 +25,7 @@ _LAYERS: dict[str, LayerSpec] = {
     "Conv1d": LayerSpec("conv", "Conv1d", params=kaiming_default(3)),
     "Conv2d": LayerSpec("conv", "Conv2d", params=kaiming_default(4)),
     "Conv3d": LayerSpec("conv", "Conv3d", params=kaiming_default(5)),
-    "Embedding": LayerSpec("embedding", "Embedding", params=(ParamDefault("weight", "normal", 1.0, ndim=2),)),
+    "Embedding": LayerSpec("embedding", "Embedding", params=EMBEDDING_PARAMS),
     "LayerNorm": LayerSpec("norm", "LayerNorm", params=NORM_PARAMS),
     "RMSNorm": LayerSpec("norm", "RMSNorm", params=(ParamDefault("weight", "ones", 0.0, ndim=1),)),
     "GroupNorm": LayerSpec("norm", "GroupNorm", params=NORM_PARAMS),
