@@ -308,7 +308,7 @@ class ForwardReader(StatementWalker[_Flow]):
             if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None and flow.recording:
                 block = flow.block or flow.node
                 add = ResidualAdd(
-                    flow.node.cls,
+                    f"{flow.node.cls.name}.forward",
                     node,
                     flow.statement or node,
                     prenorm=branch.normed,
@@ -331,7 +331,7 @@ class ForwardReader(StatementWalker[_Flow]):
             if owner is None:
                 continue
             attr = writer.name if param == "weight" else param
-            refs.append(WriterRef(relative, owner, attr, how, list(scales) + list(branch.scales), param))
+            refs.append(WriterRef(relative, owner.name, attr, how, list(scales) + list(branch.scales), param))
         return refs
 
     def _scale(

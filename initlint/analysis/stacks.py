@@ -235,7 +235,7 @@ def static_summary(source: str) -> StaticSummary:
             line = analysis.line_of(created) if created is not None else 0
             writers.append(
                 WriterInfo(
-                    writer.ref.layer_class.name,
+                    writer.ref.creator,
                     writer.ref.attr,
                     pattern,
                     stack.root.type_name,
