@@ -55,7 +55,9 @@ class ModuleNode:
     """One module instance a root class builds (a ModuleList of N blocks keeps one representative)."""
 
     name: str
-    kind: str  # linear, embedding, norm, container, sequential, dropout, activation, attention, module, unknown
+    #: linear, embedding, norm, container, sequential, dropout, activation, attention, block, stack,
+    #: module, unknown
+    kind: str
     type_name: str  # qualified constructor name, or the local class name
     cls: ClassInfo | None = None
     parent: "ModuleNode | None" = None

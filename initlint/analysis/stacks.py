@@ -99,7 +99,9 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
             block is None
             or block.repeat is None
             or not (
-                block.kind == "module" and block.cls is not None or block.kind in ("container", "sequential", "wrapper")
+                block.kind == "module"
+                and block.cls is not None
+                or block.kind in ("container", "sequential", "wrapper", "block")
             )
         ):
             continue
