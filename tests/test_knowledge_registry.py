@@ -18,7 +18,7 @@ from expectations import expected_findings, reported
 from gpt_parts import GENERIC_INIT, gpt
 
 from initlint.analysis import analyze
-from initlint.analysis.model import final_init
+from initlint.analysis.model import display_parameters, final_init
 from initlint.prefilter import might_define_model
 
 PACKAGE = Path(__file__).resolve().parents[1] / "initlint"
@@ -386,3 +386,94 @@ def test_pipeline_block_builds_its_stage_as_pp_block(qualified):
         assert reported(source) == expected_findings(source) != []
     else:
         assert paths == [] and reported(source) == []
+
+
+# ------------------------------------------------------------------ PyTorch's own transformer layers
+LIBRARY_BLOCKS = """
+import math
+
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab=1000, d=128, n_layer=6):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        layer = nn.TransformerEncoderLayer(d, 4, 4 * d, batch_first=True, norm_first={norm_first}){marks}
+        self.encoder = nn.TransformerEncoder(layer, n_layer)
+        for name, p in self.named_parameters():
+            if name.endswith({writers}):
+                nn.init.normal_(p, std={std})
+
+    def forward(self, ids):
+        return self.encoder(self.embed(ids))
+"""
+WRITERS = '("out_proj.weight", "linear2.weight")'
+
+
+def library_blocks(norm_first: str, writers: str, std: str, marks: str = "") -> str:
+    return LIBRARY_BLOCKS.format(norm_first=norm_first, writers=writers, std=std, marks=marks)
+
+
+def test_library_blocks_are_one_registry_entry():
+    for name in ("TransformerEncoderLayer", "TransformerDecoderLayer", "norm_first", "linear2"):
+        assert static_files_naming(name) == ["analysis/knowledge/torch_nn.py"], name
+
+
+@pytest.mark.parametrize(
+    "norm_first, writers, std, marks",
+    [
+        ("True", WRITERS, "0.02 / math.sqrt(2 * n_layer)", ""),
+        ("True", WRITERS, "0.02", "  # expect: INI001, INI001"),
+        ("True", '"linear2.weight"', "0.02 / math.sqrt(2 * n_layer)", "  # expect: INI001"),
+        ("False", WRITERS, "0.02", ""),
+    ],
+)
+def test_a_library_block_s_writers_and_norm_switch_come_from_the_registry(norm_first, writers, std, marks):
+    source = library_blocks(norm_first, writers, std, marks)
+    assert reported(source) == expected_findings(source)
+
+
+def test_a_library_stack_repeats_its_block_as_many_times_as_its_depth_argument():
+    source = library_blocks("True", WRITERS, "0.02 / math.sqrt(n_layer)")
+    analysis = analyze(cst.parse_module(source), source=source)
+    [stack] = analysis.stacks
+    assert (stack.container.path, stack.depth.describe(), stack.adds_per_block, stack.prenorm) == (
+        "encoder.layers",
+        "1*n_layer",
+        2,
+        True,
+    )
+    assert sorted(writer.ref.display for writer in stack.writers) == ["linear2", "self_attn.out_proj"]
+
+
+LIBRARY_LAYER = """
+import torch.nn as nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = {construction}
+"""
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor")
+@pytest.mark.parametrize(
+    "construction",
+    [
+        "nn.TransformerEncoderLayer(16, 2, 32, norm_first=True)",
+        "nn.TransformerDecoderLayer(16, 2, 32, norm_first=True)",
+        "nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, 32), 3, nn.LayerNorm(16))",
+        "nn.Transformer(16, 2, 2, 3, 32)",
+    ],
+)
+def test_library_blocks_have_pytorch_s_parameters(construction):
+    """The registry's sub-layers of a library block are the parameters PyTorch creates, by name."""
+    torch = pytest.importorskip("torch")
+    source = LIBRARY_LAYER.format(construction=construction)
+    [root] = analyze(cst.parse_module(source), source=source).roots
+    static = {name.replace(".*.", ".0.") for name, _, _ in display_parameters(root)}
+    built = eval(construction, {"nn": torch.nn})  # noqa: S307 -- a constructor call written above
+    first_copies = {f"m.{name}" for name, _ in built.named_parameters() if not re.search(r"layers\.[1-9]", name)}
+    assert static == first_copies

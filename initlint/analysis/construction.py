@@ -16,6 +16,7 @@ from initlint.analysis import init_ops
 from initlint.analysis.abstract import (
     UNKNOWN,
     Const,
+    ExtRef,
     FuncRef,
     InitMethod,
     Lambda,
@@ -24,11 +25,13 @@ from initlint.analysis.abstract import (
     Opaque,
     ParamRef,
     Seq,
+    as_number,
+    truth,
 )
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
-from initlint.analysis.knowledge.specs import LayerSpec
+from initlint.analysis.knowledge.specs import BlockStack, BuiltStack, LayerSpec
 from initlint.analysis.layers import default_std, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.values import Monomial
@@ -125,7 +128,9 @@ class ModelBuilder:
         for base in self.index.base_chain(cls):
             if base not in self.index.classes:
                 known = layer_type(self.knowledge, base)
-                if known is not None and known.kind not in ("container", "sequential"):
+                # A subclass of a library block or stack has a `forward` and an `__init__` of its
+                # own to read, not the library's.
+                if known is not None and known.kind not in ("container", "sequential", "block", "stack"):
                     node.kind = known.kind
                     self.add_default_params(node, known, {}, ctx)
                     break
@@ -183,8 +188,18 @@ class ModelBuilder:
         if known.builds_child is not None:
             self._build_wrapped(node, known.builds_child, kwargs, ctx, call)
             return ModRef(node)
+        if known.stack is not None:
+            _stack_blocks(node, known.stack, args, kwargs, call)
+            return ModRef(node)
+        if known.builds:
+            self._build_stacks(node, known, args, kwargs, call, ctx)
+            return ModRef(node)
         self.add_default_params(node, known, kwargs, ctx)
         self._add_sublayers(node, known, call, ctx)
+        if known.residual is not None:
+            # Kept as the attribute of that name, which the block's own `forward` reads.
+            switch = known.residual.prenorm
+            node.attrs[switch.keywords[0]] = init_ops.argument(switch, args, kwargs)
         if known.init_from_argument:
             self._init_from_argument(node, known, known.init_from_argument, kwargs, call, ctx)
         return ModRef(node)
@@ -199,6 +214,42 @@ class ModelBuilder:
                     name, ModuleNode(name=name, kind=sublayer.kind, type_name=class_name, created_at=call)
                 )
                 self.add_default_params(child, sublayer, {}, ctx)
+                self._add_sublayers(child, sublayer, call, ctx)
+
+    def _build_stacks(
+        self, node: ModuleNode, known: LayerSpec, args: list[Any], kwargs: dict[Any, Any], call: cst.Call, ctx: Ctx
+    ) -> None:
+        """A model that builds its stacks from its own arguments (`nn.Transformer`), then gives
+        every matrix its `matrix_init`, as its constructor does last."""
+        for built in known.builds:
+            given = init_ops.argument(built.replaced_by, args, kwargs) if built.replaced_by else Const(None)
+            stack = self._built_stack(built, args, kwargs, call, ctx) if truth(given) is False else given
+            if isinstance(stack, ModRef) and stack.node.parent is None:
+                node.add_child(built.child, stack.node)
+        if known.matrix_init is not None:
+            inner = replace(ctx, via=ctx.via + (f"{known.class_name}.__init__",))
+            for _, param in node.named_parameters():
+                if param.ndim is not None and param.ndim > 1:
+                    self.call_value(ExtRef(known.matrix_init), [ParamRef(param)], {}, inner, call)
+
+    def _built_stack(
+        self, built: BuiltStack, args: list[Any], kwargs: dict[Any, Any], call: cst.Call, ctx: Ctx
+    ) -> ModRef | None:
+        """One stack of `_build_stacks`: its block built with the model's pre-norm switch."""
+        block_spec, stack_spec = (
+            layer_type(self.knowledge, built.block_class),
+            layer_type(self.knowledge, built.stack_class),
+        )
+        if block_spec is None or stack_spec is None or block_spec.residual is None:
+            return None
+        switch = {block_spec.residual.prenorm.keywords[0]: init_ops.argument(built.prenorm, args, kwargs)}
+        block = self.construct_layer(built.block_class, block_spec, [], switch, call, ctx)
+        depth = init_ops.argument(built.depth, args, kwargs)
+        norm = []
+        if built.norm_class is not None:
+            norm_spec = layer_type(self.knowledge, built.norm_class)
+            norm.append(self.construct_layer(built.norm_class, norm_spec, [], {}, call, ctx))
+        return self.construct_layer(built.stack_class, stack_spec, [block, depth, *norm], {}, call, ctx)
 
     def _init_from_argument(
         self, node: ModuleNode, known: LayerSpec, keyword: str, kwargs: dict[Any, Any], call: cst.Call, ctx: Ctx
@@ -213,6 +264,22 @@ class ModelBuilder:
             self.call_value(method, [ParamRef(weight)], {}, replace(ctx, via=ctx.via + (label,)), call)
         else:
             weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
+
+
+def _stack_blocks(node: ModuleNode, stack: BlockStack, args: list[Any], kwargs: dict[Any, Any], call: cst.Call) -> None:
+    """`nn.TransformerEncoder(layer, n)`: n deep copies of `layer` in a ModuleList, with `layer`
+    as their representative. A layer registered elsewhere already (`self.layer`) is an instance
+    of its own beside the copies: the stack then holds none we model."""
+    container = node.add_child(
+        stack.container, ModuleNode(stack.container, "container", "torch.nn.ModuleList", created_at=call)
+    )
+    block = init_ops.argument(stack.block, args, kwargs)
+    depth = as_number(init_ops.argument(stack.depth, args, kwargs))
+    if isinstance(block, ModRef) and block.node.parent is None and depth is not None:
+        container.add_child("0", block.node).repeat = depth
+    norm = init_ops.argument(stack.norm, args, kwargs) if stack.norm is not None else None
+    if isinstance(norm, ModRef) and norm.node.parent is None:
+        node.add_child(stack.norm_child, norm.node)
 
 
 def _container_items(kind: str, args: list[Any]) -> tuple[list[tuple[str, Any]], Monomial | None]:

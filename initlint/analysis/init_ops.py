@@ -33,7 +33,7 @@ def default_label(kind: str, class_name: str) -> str:
     return f"PyTorch's default init of {class_name} ({kind})"
 
 
-def _argument(spec: Arg, args: list[Any], kwargs: dict[Any, Any]) -> Any:
+def argument(spec: Arg, args: list[Any], kwargs: dict[Any, Any]) -> Any:
     """The value passed for `spec`, or its default."""
     for keyword in spec.keywords:
         if keyword in kwargs:
@@ -50,7 +50,7 @@ def _std_for(
     if spec.std is not None:
         return _normal_std(interp, spec, spec.std, args, kwargs, call)
     if spec.low is not None and spec.high is not None:
-        low, high = as_number(_argument(spec.low, args, kwargs)), as_number(_argument(spec.high, args, kwargs))
+        low, high = as_number(argument(spec.low, args, kwargs)), as_number(argument(spec.high, args, kwargs))
         if low is not None and high is not None and low.is_constant and high.is_constant:
             return Monomial.of(abs(high.const - low.const) / math.sqrt(12)), ""
         if low is not None and high is not None:
@@ -60,7 +60,7 @@ def _std_for(
         fan = _FAN_AVG if spec.fan == "fan_avg" else _FAN_IN
         if spec.gain is None:
             return fan, ""
-        gain = as_number(_argument(spec.gain, args, kwargs))
+        gain = as_number(argument(spec.gain, args, kwargs))
         return (gain * fan if gain is not None and fan is not None else None), ""
     return None, ""
 
@@ -71,7 +71,7 @@ def _normal_std(
     source_node = _arg_node(call, std_arg.index, std_arg.keywords)
     if not any(keyword in kwargs for keyword in std_arg.keywords) and len(args) <= std_arg.index:
         return Monomial.of(std_arg.default), ""
-    std = as_number(_argument(std_arg, args, kwargs))
+    std = as_number(argument(std_arg, args, kwargs))
     if std is not None and spec.low is not None and spec.high is not None:
         std = std * Monomial.of(_truncation_factor(spec, args, kwargs, std))
     return std, interp.code(source_node) if source_node is not None else ""
@@ -89,7 +89,7 @@ def _truncation_factor(spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], 
     """std of N(0, s) truncated to [a, b] relative to s (constant bounds only), by the routine
     the runtime judges with."""
     assert spec.low is not None and spec.high is not None
-    low, high = as_number(_argument(spec.low, args, kwargs)), as_number(_argument(spec.high, args, kwargs))
+    low, high = as_number(argument(spec.low, args, kwargs)), as_number(argument(spec.high, args, kwargs))
     if low is None or high is None or not (low.is_constant and high.is_constant and std.is_constant) or std.const <= 0:
         return 1.0
     return truncated_normal_moments(0.0, std.const, low.const, high.const).std / std.const
@@ -148,10 +148,10 @@ def make_init_method(
 ) -> Any:
     """A call of a registered init-method factory (`knowledge/parallel_layers.py`): the init
     function they return, with its std worked out symbolically (sigma / sqrt(2 * num_layers))."""
-    std = as_number(_argument(factory.sigma, args, kwargs))
+    std = as_number(argument(factory.sigma, args, kwargs))
     if std is not None and factory.depth is not None:
-        depth = as_number(_argument(factory.depth, args, kwargs))
-        multiplier = as_number(_argument(factory.multiplier, args, kwargs)) if factory.multiplier else Monomial.of(1.0)
+        depth = as_number(argument(factory.depth, args, kwargs))
+        multiplier = as_number(argument(factory.multiplier, args, kwargs)) if factory.multiplier else Monomial.of(1.0)
         over = (multiplier * depth).pow(Fraction(-1, 2), call) if depth is not None and multiplier is not None else None
         std = std * over if over is not None else None
     return InitMethod("normal", std, interp.code(call), call)

@@ -55,7 +55,9 @@ class ModuleNode:
     """One module instance a root class builds (a ModuleList of N blocks keeps one representative)."""
 
     name: str
-    kind: str  # linear, embedding, norm, container, sequential, dropout, activation, attention, module, unknown
+    #: linear, embedding, norm, container, sequential, dropout, activation, attention, block, stack,
+    #: module, unknown
+    kind: str
     type_name: str  # qualified constructor name, or the local class name
     cls: ClassInfo | None = None
     parent: "ModuleNode | None" = None
@@ -196,7 +198,8 @@ class DeadInit:
 class ResidualAdd:
     """`x = x + branch(...)` in a block's forward, with the writers its branch ends in."""
 
-    block: ClassInfo
+    #: The `forward` that makes it: `Block.forward`, or a library block's own.
+    forward: str
     node: cst.CSTNode  # the `+` expression (or the augmented assignment)
     statement: cst.CSTNode
     writers: list["WriterRef"] = field(default_factory=list)
@@ -225,9 +228,11 @@ class WriterRef:
     """A layer whose output is added into the residual stream, relative to the block."""
 
     path: str  # e.g. "attn.c_proj"
-    layer_class: ClassInfo  # the class whose __init__ creates it
+    #: The class whose `__init__` creates it (a library block: its qualified name).
+    creator: str
     attr: str
-    found_by: str  # "data flow" or "name"
+    #: "data flow", "name", or "library" (the registry knows the library block's `forward`).
+    found_by: str
     scales: list[RuntimeScale] = field(default_factory=list)
     #: The parameter written: a layer's `weight`, or a matrix parameter of the module at `path`
     #: (MoE experts stored as one 3-D tensor, `down_proj`).
@@ -259,6 +264,18 @@ class Writer:
         weight = self.weight
         made = [op.node for op in weight.ops[:1] if op.node is not None] if weight is not None else []
         return made[0] if made else self.node.created_at
+
+    @property
+    def place_in_construction(self) -> str:
+        """Where the written matrix sits inside the construction that made it, the same in every
+        tree built from that code: `c_proj.weight` for a layer built on its own,
+        `encoder.layers.0.self_attn.out_proj.weight` for one a library model builds inside itself."""
+        made, parts = self.node.created_at, [self.ref.param]
+        node: ModuleNode | None = self.node
+        while node is not None and node.parent is not None and node.created_at is made:
+            parts.append(node.name)
+            node = node.parent
+        return ".".join(reversed(parts))
 
 
 @dataclass

@@ -41,6 +41,8 @@ from initlint.analysis.knowledge.conventions import (
     SQUASHING,
     WRITER_NAMES,
 )
+from initlint.analysis.knowledge.specs import ResidualBlock
+from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
@@ -77,6 +79,9 @@ class ForwardReader(StatementWalker[_Flow]):
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
+        library = layer_type(self.interp.knowledge, block.type_name) if block.kind == "block" else None
+        if library is not None and library.residual is not None:
+            return _library_adds(block, library.residual)
         flow = self._read(block, depth=0) if block.cls is not None else self._read_owner_loop(block)
         if (flow is None or not flow.adds) and block.cls is None and block.kind in ("sequential", "wrapper"):
             return self._sequential_adds(block)
@@ -308,7 +313,7 @@ class ForwardReader(StatementWalker[_Flow]):
             if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None and flow.recording:
                 block = flow.block or flow.node
                 add = ResidualAdd(
-                    flow.node.cls,
+                    f"{flow.node.cls.name}.forward",
                     node,
                     flow.statement or node,
                     prenorm=branch.normed,
@@ -331,7 +336,7 @@ class ForwardReader(StatementWalker[_Flow]):
             if owner is None:
                 continue
             attr = writer.name if param == "weight" else param
-            refs.append(WriterRef(relative, owner, attr, how, list(scales) + list(branch.scales), param))
+            refs.append(WriterRef(relative, owner.name, attr, how, list(scales) + list(branch.scales), param))
         return refs
 
     def _scale(
@@ -570,6 +575,24 @@ class ForwardReader(StatementWalker[_Flow]):
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
         return Branch((module,), normed)
+
+
+def _library_adds(block: ModuleNode, residual: ResidualBlock) -> list[ResidualAdd]:
+    """The adds a library block's own `forward` makes (the registry's `residual`), shown at the
+    block's construction; its pre-norm switch as the call (or a later assignment) set it, and
+    one we cannot decide leaves the norm placement undecided."""
+    made = block.created_at
+    if made is None:
+        return []
+    prenorm = truth(block.attrs.get(residual.prenorm.keywords[0], UNKNOWN))
+    adds: list[ResidualAdd] = []
+    for path in residual.writers:
+        add = ResidualAdd(f"{block.type_name}.forward", made, made, prenorm=prenorm, site=path)
+        writer = block.descend(path)
+        if writer is not None:
+            add.writers = [WriterRef(path, block.type_name, writer.name, "library")]
+        adds.append(add)
+    return adds
 
 
 def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:

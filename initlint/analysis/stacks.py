@@ -92,7 +92,9 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
             block is None
             or block.repeat is None
             or not (
-                block.kind == "module" and block.cls is not None or block.kind in ("container", "sequential", "wrapper")
+                block.kind == "module"
+                and block.cls is not None
+                or block.kind in ("container", "sequential", "wrapper", "block")
             )
         ):
             continue
@@ -229,7 +231,7 @@ def static_summary(source: str) -> StaticSummary:
             line = analysis.line_of(created) if created is not None else 0
             writers.append(
                 WriterInfo(
-                    writer.ref.layer_class.name,
+                    writer.ref.creator,
                     writer.ref.attr,
                     pattern,
                     stack.root.type_name,

@@ -61,7 +61,7 @@ def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
 
 def add_step(analysis: Analysis, add: ResidualAdd) -> EvidenceSpec:
     return EvidenceSpec(
-        f"added into the residual stream in {add.block.name}.forward: `{short(analysis.code(add.statement))}`",
+        f"added into the residual stream in {add.forward}: `{short(analysis.code(add.statement))}`",
         add.statement,
     )
 

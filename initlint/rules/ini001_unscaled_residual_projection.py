@@ -69,7 +69,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         if analysis.deliberate_scheme:
             return
         # A layer instance may be a writer of several roots: report it only if every one agrees.
-        verdicts: dict[int, list[Violation | None]] = {}
+        verdicts: dict[tuple[int, str], list[Violation | None]] = {}
         for facts in writer_facts(analysis):
             created = facts.writer.created_at
             if facts.stack.root.uncalled_init or facts.weight is None or created is None or not facts.in_prenorm_stream:
@@ -77,7 +77,8 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             unscaled = (
                 facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
             )
-            verdicts.setdefault(id(created), []).append(self._violation(analysis, facts, created) if unscaled else None)
+            made_as = (id(created), facts.writer.place_in_construction)
+            verdicts.setdefault(made_as, []).append(self._violation(analysis, facts, created) if unscaled else None)
         for found in verdicts.values():
             if all(v is not None for v in found):
                 yield found[0]  # type: ignore[misc]
@@ -113,7 +114,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                     f"`{code}` raises the depth to a power near 0, not -1/2 (a typo for -0.5?)", scaling.power.node
                 )
             )
-        if facts.writer.ref.found_by != "data flow":
+        if facts.writer.ref.found_by == "name":
             steps.append(EvidenceSpec("found by its name: the data flow into it could not be followed", created))
         reason, layers = _reason(analysis, facts)
         if reason is not None:

@@ -19,8 +19,9 @@ The same pass names the other roles: embedding, head (produces the output), line
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -393,7 +394,7 @@ def map_forward(model: torch.nn.Module, inputs: dict[str, Any] | tuple) -> Forwa
     model.eval()
     mode = ProvenanceMode(params, tensor_inputs)
     try:
-        with torch.no_grad(), mode:
+        with torch.no_grad(), _unfused_attention(), mode:
             output = model(**inputs) if isinstance(inputs, dict) else model(*inputs)
             head = mode.tag_of(_output_tensor(output))
     finally:
@@ -415,6 +416,23 @@ def map_forward(model: torch.nn.Module, inputs: dict[str, Any] | tuple) -> Forwa
     result.writes = [(keys.get(w.param_key, []), w.factor, w.into_normed, w.order) for w in mode.writes]
     result.layers = residual_layers([w.reads for w in mode.writes])
     return result
+
+
+@contextlib.contextmanager
+def _unfused_attention() -> Iterator[None]:
+    """In eval mode without grad, PyTorch runs `nn.MultiheadAttention` and its transformer layers
+    as one fused op on CPU and CUDA, hiding the matmuls and adds this pass reads: switch that
+    fast path off for the forward (torch >= 2.2 has the switch; the meta device never fuses)."""
+    mha = getattr(torch.backends, "mha", None)
+    if mha is None or not hasattr(mha, "set_fastpath_enabled"):
+        yield
+        return
+    enabled = mha.get_fastpath_enabled()
+    mha.set_fastpath_enabled(False)
+    try:
+        yield
+    finally:
+        mha.set_fastpath_enabled(enabled)
 
 
 def residual_layers(reads: list[int | None]) -> int:

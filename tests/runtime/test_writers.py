@@ -320,3 +320,14 @@ def test_residual_layers_count_branches_that_read_one_stream_state_once(example,
     fmap = map_forward(model, (torch.zeros(1, 8, dtype=torch.long, device="meta"),))
     # Both blocks write twice (attention and MLP); a parallel block's branches read the same x.
     assert len(fmap.writes) == 2 * 3 and fmap.layers == per_block * 3
+
+
+def test_pytorch_s_transformer_layers_show_their_writers_on_cpu():
+    """In eval mode without grad, PyTorch runs its transformer layers as one fused op on CPU and
+    CUDA; the forward is observed through the unfused path, whose matmuls and adds are visible."""
+    layer = nn.TransformerEncoderLayer(WIDTH, 2, 2 * WIDTH, batch_first=True, norm_first=True)
+    model = nn.TransformerEncoder(layer, DEPTH, enable_nested_tensor=False)
+    fmap = map_forward(model, (torch.zeros(1, 4, WIDTH),))
+    written = sorted({name.split(".", 2)[2] for name in fmap.writer_names})
+    assert written == ["linear2.weight", "self_attn.out_proj.weight"]
+    assert torch.backends.mha.get_fastpath_enabled()

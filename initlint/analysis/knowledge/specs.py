@@ -12,7 +12,8 @@ class Arg:
 
     index: int
     keywords: tuple[str, ...]
-    default: float
+    #: A number, or a flag (a pre-norm switch that is off by default).
+    default: float | bool
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,55 @@ class ParamDefault:
 
 
 @dataclass(frozen=True)
+class ResidualBlock:
+    """A library layer that is a whole residual block: its own `forward` adds branches into the
+    stream it is given (PyTorch's transformer encoder layer)."""
+
+    #: The sub-layer that writes each residual add, in the order `forward` makes the adds: as many
+    #: adds as writers.
+    writers: tuple[str, ...]
+    #: The constructor argument that, when true, normalises the stream before each branch
+    #: (pre-norm) instead of after each add (post-norm).
+    prenorm: Arg
+
+
+@dataclass(frozen=True)
+class BlockStack:
+    """A library container that repeats a block it is given (`nn.TransformerEncoder(layer, n)`
+    deep-copies `layer` n times): the copies are the children of a ModuleList."""
+
+    #: The ModuleList holding the copies (`layers`).
+    container: str
+    block: Arg
+    depth: Arg
+    #: The optional norm after the last block, and the child it becomes.
+    norm: Arg | None = None
+    norm_child: str = "norm"
+
+
+@dataclass(frozen=True)
+class BuiltStack:
+    """A stack a library model builds itself from its own arguments (`nn.Transformer`'s encoder):
+    `depth` copies of `block_class`, whose pre-norm switch is the model's `prenorm` argument."""
+
+    child: str
+    stack_class: str
+    block_class: str
+    depth: Arg
+    prenorm: Arg
+    #: The norm after its last block, built as `norm_class` without arguments.
+    norm_class: str | None = None
+    #: A module given in its place (`custom_encoder=`): the stack is not built then. Its default
+    #: is falsy (None in PyTorch; False here, as an `Arg` default is a number or a flag).
+    replaced_by: Arg | None = None
+
+
+@dataclass(frozen=True)
 class LayerSpec:
     """A library layer class."""
 
-    #: linear, conv, embedding, norm, container, sequential, dropout, activation, attention
+    #: linear, conv, embedding, norm, container, sequential, dropout, activation, attention,
+    #: block (a `residual` block), stack (a `stack` or a model of `builds`)
     kind: str
     #: Last component of the class name; `isinstance` against another known name is decided by it.
     class_name: str
@@ -72,6 +118,14 @@ class LayerSpec:
     #: A wrapper that builds its one child from two constructor keywords: (child name, keyword of
     #: the class or function to call, keyword of the mapping of its arguments).
     builds_child: tuple[str, str, str] | None = None
+    #: A residual block: what its own `forward` adds into the stream.
+    residual: ResidualBlock | None = None
+    #: A container repeating the block it is given.
+    stack: BlockStack | None = None
+    #: Stacks the model builds itself, then the init its constructor ends with on every matrix
+    #: (`nn.Transformer._reset_parameters`: xavier_uniform_ where `p.dim() > 1`).
+    builds: tuple[BuiltStack, ...] = ()
+    matrix_init: str | None = None
 
 
 @dataclass(frozen=True)

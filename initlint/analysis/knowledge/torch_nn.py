@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from initlint.analysis.knowledge.specs import Library, LayerSpec, ParamDefault
+from initlint.analysis.knowledge.specs import (
+    Arg,
+    BlockStack,
+    BuiltStack,
+    LayerSpec,
+    Library,
+    ParamDefault,
+    ResidualBlock,
+)
 
 
 #: `reset_parameters()` of Linear and ConvNd: kaiming_uniform_(a=sqrt(5)), std = 1/sqrt(3 * fan_in).
@@ -48,6 +56,81 @@ _LAYERS: dict[str, LayerSpec] = {
         sublayers=(("out_proj", "torch.nn.Linear"),),
     ),
 }
+
+#: `norm_first` of the encoder and decoder layers (after d_model, nhead, dim_feedforward, dropout,
+#: activation, layer_norm_eps, batch_first): False, the original post-norm layer.
+_NORM_FIRST = Arg(7, ("norm_first",), False)
+#: The parametrised sub-layers of the layers, in the order their constructors create them.
+_ENCODER_SUBLAYERS = (
+    ("self_attn", "torch.nn.MultiheadAttention"),
+    ("linear1", "torch.nn.Linear"),
+    ("linear2", "torch.nn.Linear"),
+    ("norm1", "torch.nn.LayerNorm"),
+    ("norm2", "torch.nn.LayerNorm"),
+)
+_DECODER_SUBLAYERS = (
+    ("self_attn", "torch.nn.MultiheadAttention"),
+    ("multihead_attn", "torch.nn.MultiheadAttention"),
+    ("linear1", "torch.nn.Linear"),
+    ("linear2", "torch.nn.Linear"),
+    ("norm1", "torch.nn.LayerNorm"),
+    ("norm2", "torch.nn.LayerNorm"),
+    ("norm3", "torch.nn.LayerNorm"),
+)
+#: `nn.Transformer(d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward, dropout,
+#: activation, custom_encoder, custom_decoder, layer_norm_eps, batch_first, norm_first, ...)`.
+_TRANSFORMER_NORM_FIRST = Arg(11, ("norm_first",), False)
+
+_BLOCKS: dict[str, LayerSpec] = {
+    # forward: x + sa(norm1(x)), then + ff(norm2(x)) with norm_first; else norm1(x + sa(x)), ...
+    "TransformerEncoderLayer": LayerSpec(
+        "block",
+        "TransformerEncoderLayer",
+        sublayers=_ENCODER_SUBLAYERS,
+        residual=ResidualBlock(("self_attn.out_proj", "linear2"), _NORM_FIRST),
+    ),
+    "TransformerDecoderLayer": LayerSpec(
+        "block",
+        "TransformerDecoderLayer",
+        sublayers=_DECODER_SUBLAYERS,
+        residual=ResidualBlock(("self_attn.out_proj", "multihead_attn.out_proj", "linear2"), _NORM_FIRST),
+    ),
+    "TransformerEncoder": LayerSpec(
+        "stack",
+        "TransformerEncoder",
+        stack=BlockStack("layers", Arg(0, ("encoder_layer",), 0), Arg(1, ("num_layers",), 0), Arg(2, ("norm",), 0)),
+    ),
+    "TransformerDecoder": LayerSpec(
+        "stack",
+        "TransformerDecoder",
+        stack=BlockStack("layers", Arg(0, ("decoder_layer",), 0), Arg(1, ("num_layers",), 0), Arg(2, ("norm",), 0)),
+    ),
+    "Transformer": LayerSpec(
+        "stack",
+        "Transformer",
+        builds=(
+            BuiltStack(
+                "encoder",
+                "torch.nn.TransformerEncoder",
+                "torch.nn.TransformerEncoderLayer",
+                Arg(2, ("num_encoder_layers",), 6),
+                _TRANSFORMER_NORM_FIRST,
+                "torch.nn.LayerNorm",
+                Arg(7, ("custom_encoder",), False),
+            ),
+            BuiltStack(
+                "decoder",
+                "torch.nn.TransformerDecoder",
+                "torch.nn.TransformerDecoderLayer",
+                Arg(3, ("num_decoder_layers",), 6),
+                _TRANSFORMER_NORM_FIRST,
+                "torch.nn.LayerNorm",
+                Arg(8, ("custom_decoder",), False),
+            ),
+        ),
+        matrix_init="torch.nn.init.xavier_uniform_",
+    ),
+}
 _ACTIVATIONS = (
     "GELU",
     "ReLU",
@@ -66,7 +149,7 @@ _ACTIVATIONS = (
 
 TORCH_NN = Library(
     import_roots=("torch",),
-    layers=tuple((f"torch.nn.{name}", spec) for name, spec in _LAYERS.items())
+    layers=tuple((f"torch.nn.{name}", spec) for name, spec in (_LAYERS | _BLOCKS).items())
     + tuple((f"torch.nn.{name}", LayerSpec("activation", name)) for name in _ACTIVATIONS),
     module_bases=(
         "torch.nn.Module",
