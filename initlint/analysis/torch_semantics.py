@@ -122,6 +122,9 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
         return node.attrs[attr]
     if node.cls is not None:
         found = interp.index.find_method(node.cls, attr)
+        if found is not None and is_property(found[1]):
+            # `self.block_class` is the value its getter returns, read afresh at each access.
+            return interp.call_function(FuncRef(found[1], found[0], ModRef(node)), [], {}, ctx)
         if found is not None:
             return method_ref(found[1], found[0], ModRef(node), ClassRef(node.cls))
         for cls_name in [node.cls.name] + interp.index.base_chain(node.cls):
@@ -147,6 +150,25 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
     if attr in ("weight", "bias") and node.kind in ("linear", "conv", "embedding", "norm"):
         return Const(None)  # `bias=False`
     return Opaque(attr)
+
+
+PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
+
+
+def is_property(func: cst.FunctionDef) -> bool:
+    """A getter (`@property`, `@functools.cached_property`): reading the name runs it."""
+    for decorator in func.decorators:
+        target = decorator.decorator
+        name = (
+            target.value
+            if isinstance(target, cst.Name)
+            else target.attr.value
+            if isinstance(target, cst.Attribute)
+            else None
+        )
+        if name in PROPERTY_DECORATORS:
+            return True
+    return False
 
 
 def method_ref(func: cst.FunctionDef, owner: ClassInfo, instance: Any, cls: ClassRef) -> FuncRef:
