@@ -397,8 +397,18 @@ def call_method(
             hf_generic_init(interp, args[0].node, ctx, call)
         if name == "__init__" and isinstance(receiver.instance, ModRef):
             _layer_base_init(interp, receiver.instance.node, ctx)
+            _handed_to_unseen_base(interp, [*args, *kwargs.values()])
         return Const(None)
     return UNKNOWN
+
+
+def _handed_to_unseen_base(interp: "Interpreter", values: list[Any]) -> None:
+    """A model built only to be handed to a base class initlint cannot read (a training wrapper's
+    `super().__init__(model=model)`): where the base keeps it is unknown, so the model stays a
+    root of its own instead of vanishing into a wrapper without parameters."""
+    for value in values:
+        if isinstance(value, ModRef) and value.node.parent is None and value.node.cls is not None:
+            interp.instantiated.discard(value.node.cls.name)
 
 
 def _fill_kind(kind: str, args: list[Any]) -> str:
