@@ -93,6 +93,14 @@ class ClassRef:
 
 
 @dataclass(frozen=True)
+class Registry:
+    """A registry object filled by the project's module-level `register` calls, by qualified name:
+    `registry.get(name)` is what was registered under that name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class ExtRef:
     """Something imported: a function, class or module, by qualified name."""
 
@@ -151,6 +159,8 @@ def truth(value: Any) -> bool | None:
         return True
     if isinstance(value, Seq):
         return bool(value.items) if value.repeat is None else None
+    if isinstance(value, Mapping) and value.items:
+        return True  # an empty one may have entries a `**spread` we could not read would add
     return None
 
 

@@ -33,6 +33,7 @@ from initlint.analysis.abstract import (
     ModRef,
     Opaque,
     ParamRef,
+    Registry,
     Seq,
     merge_uncertain,
     truth,
@@ -166,6 +167,10 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
 
     def root_context(self) -> Ctx:
         return Ctx(via=())
+
+    def registry_entries(self, registry: Registry) -> dict[str, Any]:
+        """What the project registers in `registry`; a file read alone sees no registrations."""
+        return {}
 
     # ------------------------------------------------------------------- calls
     def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
@@ -466,6 +471,10 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
                 key = self.eval(element.key, env, ctx)
                 if isinstance(key, Const):
                     mapping[key.value] = self.eval(element.value, env, ctx)
+            else:
+                spread = self.eval(element.value, env, ctx)  # `{"width": w, **options}`
+                if isinstance(spread, Mapping):
+                    mapping.update(spread.items)
         return Mapping(mapping)
 
     def _named_expression(self, node: cst.NamedExpr, env: Env, ctx: Ctx) -> Any:
