@@ -93,6 +93,16 @@ class ClassRef:
 
 
 @dataclass(frozen=True)
+class ExtPartial:
+    """`functools.partial(nn.init.normal_, std=0.02)`: a function from elsewhere with arguments
+    bound; calling it calls that function with them (`init(module.weight)`)."""
+
+    name: str
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class Registry:
     """A registry object filled by the project's module-level `register` calls, by qualified name:
     `registry.get(name)` is what was registered under that name."""
@@ -155,7 +165,7 @@ def truth(value: Any) -> bool | None:
         return bool(value.value)
     if isinstance(value, Num):
         return value.value.const != 0 if value.value.is_constant else None
-    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, NewTensor, InitMethod)):
+    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, ExtPartial, NewTensor, InitMethod)):
         return True
     if isinstance(value, Seq):
         return bool(value.items) if value.repeat is None else None

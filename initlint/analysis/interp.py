@@ -25,6 +25,7 @@ from initlint.analysis.abstract import (
     ClassRef,
     Const,
     Env,
+    ExtPartial,
     ExtRef,
     FuncRef,
     InitMethod,
@@ -236,6 +237,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             return init_ops.apply_init_method(callee, args, ctx)
         if isinstance(callee, ExtRef):
             return torch_semantics.call_external(self, callee.name, args, kwargs, ctx, call)
+        if isinstance(callee, ExtPartial):
+            bound = [*callee.args, *args]
+            return torch_semantics.call_external(self, callee.name, bound, {**dict(callee.kwargs), **kwargs}, ctx, call)
         if isinstance(callee, python_semantics.BoundMethod):
             return torch_semantics.call_method(self, callee, args, kwargs, ctx, call)
         self.mark_unknown_targets(args, kwargs, ctx, call, "a call initlint cannot follow")

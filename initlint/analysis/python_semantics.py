@@ -16,6 +16,8 @@ from initlint.analysis.abstract import (
     ClassRef,
     Const,
     Env,
+    ExtPartial,
+    ExtRef,
     FuncRef,
     Mapping,
     ModRef,
@@ -599,6 +601,11 @@ def _regex_match(
 def _partial(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
+    if args and isinstance(args[0], ExtRef):
+        return ExtPartial(args[0].name, tuple(args[1:]), tuple(kwargs.items()))
+    if args and isinstance(args[0], ExtPartial):
+        inner = args[0]
+        return ExtPartial(inner.name, inner.args + tuple(args[1:]), inner.kwargs + tuple(kwargs.items()))
     if not args or not isinstance(args[0], FuncRef):
         return None
     ref = args[0]
@@ -616,7 +623,7 @@ def _callable(
     """`callable(x)`: a class or function of the code is; a number, string or container is not."""
     if len(args) != 1:
         return None
-    if isinstance(args[0], (ClassRef, FuncRef, BoundMethod)):
+    if isinstance(args[0], (ClassRef, FuncRef, ExtPartial, BoundMethod)):
         return Const(True)
     return Const(False) if isinstance(args[0], (Const, Num, Seq, Mapping)) else UNKNOWN
 
