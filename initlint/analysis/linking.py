@@ -304,7 +304,11 @@ class LinkedInterpreter(Interpreter):
             return ClassRef(info)
         if isinstance(node, cst.FunctionDef):
             return FuncRef(node)
-        if symbol.kind == CONSTANT and self.linker.project.registrations(symbol.qualified):
+        if (
+            symbol.kind == CONSTANT
+            and isinstance(node, cst.Call)  # a registry is an object built by a call
+            and self.linker.project.registrations(symbol.qualified)
+        ):
             return Registry(symbol.qualified)
         if symbol.kind == CONSTANT and isinstance(node, cst.BaseExpression):
             key = (id(linked), symbol.name or "")

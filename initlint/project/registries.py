@@ -11,6 +11,7 @@ function may never run. Cheap by construction: a byte search for the registry's 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -118,6 +119,25 @@ def _registry_of(project, path: Path, parsed: Parsed, receiver: str) -> str:
     return project.resolve(location, parsed.index.resolve(cst.parse_expression(receiver)) or receiver).qualified
 
 
+#: `name.register(`, `name.register_class(`, `name.register_module(`: a byte pattern that finds
+#: the receivers without a parse (`register_buffer(` is not one).
+_REGISTER_CALL = re.compile(rb"(\w+)\s*\.\s*(?:register|register_class|register_module)\s*\(")
+
+
+def _files_by_receiver(project) -> dict[bytes, list[Path]]:
+    """The project's files by the names they call a `register` method on: one byte scan per run."""
+    if project.register_receivers is None:
+        found: dict[bytes, list[Path]] = {}
+        for path in project.python_files():
+            data = read_regular(path)  # not kept: only the candidates' bytes stay for the run
+            if isinstance(data, str) or b"register" not in data:
+                continue
+            for name in set(_REGISTER_CALL.findall(data)):
+                found.setdefault(name, []).append(path)
+        project.register_receivers = found
+    return project.register_receivers
+
+
 def find_registrations(project, qualified: str) -> list[Registration]:
     """Every registration into the registry constant `qualified` (`pkg.registry.norms`), in the
     order of the project's sorted files."""
@@ -125,19 +145,17 @@ def find_registrations(project, qualified: str) -> list[Registration]:
     if found is not None:
         return found
     found = project.registered[qualified] = []
-    short = qualified.rpartition(".")[2].encode()
-    for path in project.python_files():
+    short = qualified.rpartition(".")[2]
+    for path in _files_by_receiver(project).get(short.encode(), []):
         by_receiver = project.file_registrations.get(path)
         if by_receiver is None:
-            data = read_regular(path)  # not kept: only the candidates' bytes stay for the run
-            by_receiver = {}
-            if not isinstance(data, str) and b"register" in data:
-                parsed = project.store.parsed(path)
-                by_receiver = registrations_in(path, parsed) if isinstance(parsed, Parsed) else {}
-            project.file_registrations[path] = by_receiver
+            parsed = project.store.parsed(path)
+            by_receiver = project.file_registrations[path] = (
+                registrations_in(path, parsed) if isinstance(parsed, Parsed) else {}
+            )
         for receiver, entries in by_receiver.items():
             if (
-                receiver.rpartition(".")[2].encode() == short
+                receiver.rpartition(".")[2] == short
                 and _registry_of(project, path, entries[0].parsed, receiver) == qualified
             ):
                 found.extend(entries)

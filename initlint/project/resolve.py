@@ -55,6 +55,8 @@ class Project:
         self.registered: dict[str, list] = {}
         #: file -> its module-level registrations, by receiver as the file writes it
         self.file_registrations: dict[Path, dict[str, list]] = {}
+        #: name -> the files that call a `register` method on it (`registries._files_by_receiver`)
+        self.register_receivers: dict[bytes, list[Path]] | None = None
         self._lookups = 0
 
     @classmethod
