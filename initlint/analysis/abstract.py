@@ -93,6 +93,24 @@ class ClassRef:
 
 
 @dataclass(frozen=True)
+class ExtPartial:
+    """`functools.partial(nn.init.normal_, std=0.02)`: a function from elsewhere with arguments
+    bound; calling it calls that function with them (`init(module.weight)`)."""
+
+    name: str
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Registry:
+    """A registry object filled by the project's module-level `register` calls, by qualified name:
+    `registry.get(name)` is what was registered under that name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class ExtRef:
     """Something imported: a function, class or module, by qualified name."""
 
@@ -147,10 +165,12 @@ def truth(value: Any) -> bool | None:
         return bool(value.value)
     if isinstance(value, Num):
         return value.value.const != 0 if value.value.is_constant else None
-    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, NewTensor, InitMethod)):
+    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, ExtPartial, NewTensor, InitMethod)):
         return True
     if isinstance(value, Seq):
         return bool(value.items) if value.repeat is None else None
+    if isinstance(value, Mapping) and value.items:
+        return True  # an empty one may have entries a `**spread` we could not read would add
     return None
 
 

@@ -209,6 +209,10 @@ def _index_block(index: ModuleIndex, body: Sequence[cst.CSTNode]) -> None:
                     and isinstance(small.targets[0].target, cst.Name)
                 ):
                     index.constants[small.targets[0].target.value] = small.value
+                elif (
+                    isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name)
+                ):
+                    index.constants[small.target.value] = small.value  # `DEFAULTS: dict = {...}`
         elif isinstance(stmt, cst.ClassDef):
             index.classes[stmt.name.value] = _class_info(index, stmt)
         elif isinstance(stmt, cst.FunctionDef):

@@ -25,6 +25,7 @@ from initlint.analysis.abstract import (
     ClassRef,
     Const,
     Env,
+    ExtPartial,
     ExtRef,
     FuncRef,
     InitMethod,
@@ -33,6 +34,7 @@ from initlint.analysis.abstract import (
     ModRef,
     Opaque,
     ParamRef,
+    Registry,
     Seq,
     merge_uncertain,
     truth,
@@ -167,6 +169,10 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
     def root_context(self) -> Ctx:
         return Ctx(via=())
 
+    def registry_entries(self, registry: Registry) -> dict[str, Any]:
+        """What the project registers in `registry`; a file read alone sees no registrations."""
+        return {}
+
     # ------------------------------------------------------------------- calls
     def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
         if ctx.depth >= MAX_CALL_DEPTH:
@@ -231,6 +237,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             return init_ops.apply_init_method(callee, args, ctx)
         if isinstance(callee, ExtRef):
             return torch_semantics.call_external(self, callee.name, args, kwargs, ctx, call)
+        if isinstance(callee, ExtPartial):
+            bound = [*callee.args, *args]
+            return torch_semantics.call_external(self, callee.name, bound, {**dict(callee.kwargs), **kwargs}, ctx, call)
         if isinstance(callee, python_semantics.BoundMethod):
             return torch_semantics.call_method(self, callee, args, kwargs, ctx, call)
         self.mark_unknown_targets(args, kwargs, ctx, call, "a call initlint cannot follow")
@@ -466,6 +475,10 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
                 key = self.eval(element.key, env, ctx)
                 if isinstance(key, Const):
                     mapping[key.value] = self.eval(element.value, env, ctx)
+            else:
+                spread = self.eval(element.value, env, ctx)  # `{"width": w, **options}`
+                if isinstance(spread, Mapping):
+                    mapping.update(spread.items)
         return Mapping(mapping)
 
     def _named_expression(self, node: cst.NamedExpr, env: Env, ctx: Ctx) -> Any:

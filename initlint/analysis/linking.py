@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, ModRef, Num, Opaque
+from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, ExtRef, FuncRef, ModRef, Num, Opaque, Registry
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.interp import Ctx, Interpreter
 from initlint.analysis.knowledge import REGISTRY
@@ -45,6 +45,7 @@ from initlint.project import (
     Symbol,
 )
 from initlint.project.layout import Location
+from initlint.project.registries import Registration
 
 T = TypeVar("T")
 #: Calls that return the module they are called on: `GPT(cfg).to(device)` was built by `GPT(cfg)`.
@@ -240,6 +241,7 @@ class LinkedInterpreter(Interpreter):
         #: the checked file's node through which the code now running was reached
         self._anchors: list[cst.CSTNode | None] = []
         self._sibling_constants: dict[tuple[int, str], Any] = {}
+        self._registries: dict[str, dict[str, Any]] = {}
 
     # ----------------------------------------------------------- module scope
     def inside(self, item: object, work: Callable[[], T]) -> T:
@@ -302,6 +304,12 @@ class LinkedInterpreter(Interpreter):
             return ClassRef(info)
         if isinstance(node, cst.FunctionDef):
             return FuncRef(node)
+        if (
+            symbol.kind == CONSTANT
+            and isinstance(node, cst.Call)  # a registry is an object built by a call
+            and self.linker.project.registrations(symbol.qualified)
+        ):
+            return Registry(symbol.qualified)
         if symbol.kind == CONSTANT and isinstance(node, cst.BaseExpression):
             key = (id(linked), symbol.name or "")
             if key not in self._sibling_constants:
@@ -311,6 +319,25 @@ class LinkedInterpreter(Interpreter):
                 )
             return self._sibling_constants[key]
         return value
+
+    def registry_entries(self, registry: Registry) -> dict[str, Any]:
+        """Each registration read in the names of its own file, the last one of a name winning."""
+        found = self._registries.get(registry.name)
+        if found is None:
+            found = self._registries[registry.name] = {}
+            for entry in self.linker.project.registrations(registry.name):
+                found[entry.name] = self._registered_value(entry)
+        return found
+
+    def _registered_value(self, entry: Registration) -> Any:
+        linked = self.linker.module(entry.path, entry.parsed)
+        value = entry.value
+        if value is not None:
+            return self._in_module(linked, lambda: self.eval(value, Env(), Ctx()))
+        definition = entry.definition
+        if isinstance(definition, cst.ClassDef) and definition.name.value in linked.classes:
+            return ClassRef(linked.classes[definition.name.value])
+        return FuncRef(definition) if isinstance(definition, cst.FunctionDef) else UNKNOWN
 
     def _in_module(self, linked: LinkedIndex, work: Callable[[], T]) -> T:
         saved = self.linked

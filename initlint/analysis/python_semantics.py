@@ -16,6 +16,8 @@ from initlint.analysis.abstract import (
     ClassRef,
     Const,
     Env,
+    ExtPartial,
+    ExtRef,
     FuncRef,
     Mapping,
     ModRef,
@@ -23,6 +25,7 @@ from initlint.analysis.abstract import (
     Num,
     Opaque,
     ParamRef,
+    Registry,
     Seq,
     SuperRef,
     as_number,
@@ -73,6 +76,7 @@ BUILTIN_NAMES = frozenset(
         "set",
         "frozenset",
         "issubclass",
+        "callable",
     }
 )
 #: Largest constant `range(n)` we unroll; longer ones keep one representative iteration.
@@ -182,16 +186,19 @@ def unary(operator: cst.BaseUnaryOp, value: Any, node: cst.CSTNode) -> Any:
 
 
 def boolean(interp: "Interpreter", node: cst.BooleanOperation, env: Env, ctx: "Ctx") -> Any:
-    left = truth(interp.eval(node.left, env, ctx))
+    """`a or b` is the operand that decides, as Python gives it (`config or copy.deepcopy(DEFAULTS)`)."""
+    left_value = interp.eval(node.left, env, ctx)
+    left = truth(left_value)
     is_and = isinstance(node.operator, cst.And)
     if left is False and is_and or left is True and not is_and:
-        return Const(left)
-    right = truth(interp.eval(node.right, env, ctx))
+        return left_value
+    right_value = interp.eval(node.right, env, ctx)
+    right = truth(right_value)
     if left is None:
         if right is False and is_and or right is True and not is_and:
             return Const(right)
         return UNKNOWN
-    return Const(right) if right is not None else UNKNOWN
+    return right_value
 
 
 def _negated(result: bool | None, negate: bool) -> bool | None:
@@ -290,6 +297,8 @@ def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -
     outcome: bool | None = True
     for target in node.comparisons:
         right = interp.eval(target.comparator, env, ctx)
+        if isinstance(right, Registry):
+            right = Mapping(interp.registry_entries(right))  # `name in norms`: by what is registered
         result = _compare_one(target.operator, left, right)
         if result is False:
             return Const(False)
@@ -592,6 +601,11 @@ def _regex_match(
 def _partial(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
+    if args and isinstance(args[0], ExtRef):
+        return ExtPartial(args[0].name, tuple(args[1:]), tuple(kwargs.items()))
+    if args and isinstance(args[0], ExtPartial):
+        inner = args[0]
+        return ExtPartial(inner.name, inner.args + tuple(args[1:]), inner.kwargs + tuple(kwargs.items()))
     if not args or not isinstance(args[0], FuncRef):
         return None
     ref = args[0]
@@ -601,6 +615,35 @@ def _partial(
 
 
 Builtin = Callable[["Interpreter", str, list[Any], dict[Any, Any], "Ctx", cst.CSTNode], Any]
+
+
+def _callable(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`callable(x)`: a class or function of the code is; a number, string or container is not."""
+    if len(args) != 1:
+        return None
+    if isinstance(args[0], (ClassRef, FuncRef, ExtPartial, BoundMethod)):
+        return Const(True)
+    return Const(False) if isinstance(args[0], (Const, Num, Seq, Mapping)) else UNKNOWN
+
+
+def _copy(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`copy.deepcopy(DEFAULTS)`: a dict or list with the same entries, that later writes to the
+    copy leave the original alone."""
+    return copied(args[0]) if len(args) == 1 and isinstance(args[0], (Const, Num, Seq, Mapping)) else None
+
+
+def copied(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return Mapping({key: copied(item) for key, item in value.items.items()})
+    if isinstance(value, Seq):
+        return Seq([copied(item) for item in value.items], value.repeat)
+    return value
+
+
 BUILTIN_HANDLERS: dict[str, Builtin] = {
     "len": _len,
     "range": _range,
@@ -620,6 +663,8 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     **dict.fromkeys(("re.match", "re.search", "re.fullmatch"), _regex_match),
     "functools.partial": _partial,
     "partial": _partial,
+    "callable": _callable,
+    **dict.fromkeys(("copy.copy", "copy.deepcopy"), _copy),
 }
 
 

@@ -23,6 +23,7 @@ from initlint.analysis.abstract import (
     Num,
     Opaque,
     ParamRef,
+    Registry,
     Seq,
     SuperRef,
     as_number,
@@ -69,7 +70,7 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         if attr in base.cls.attributes:
             return interp.eval(base.cls.attributes[attr], Env(), ctx)
         return Opaque(attr)
-    if isinstance(base, (Const, Seq, Mapping)):
+    if isinstance(base, (Const, Seq, Mapping, Registry)):
         return BoundMethod(base, attr)
     if isinstance(base, Opaque) and attr == "get":
         return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
@@ -122,6 +123,9 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
         return node.attrs[attr]
     if node.cls is not None:
         found = interp.index.find_method(node.cls, attr)
+        if found is not None and is_property(found[1]):
+            # `self.block_class` is the value its getter returns, read afresh at each access.
+            return interp.call_function(FuncRef(found[1], found[0], ModRef(node)), [], {}, ctx)
         if found is not None:
             return method_ref(found[1], found[0], ModRef(node), ClassRef(node.cls))
         for cls_name in [node.cls.name] + interp.index.base_chain(node.cls):
@@ -147,6 +151,25 @@ def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") 
     if attr in ("weight", "bias") and node.kind in ("linear", "conv", "embedding", "norm"):
         return Const(None)  # `bias=False`
     return Opaque(attr)
+
+
+PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
+
+
+def is_property(func: cst.FunctionDef) -> bool:
+    """A getter (`@property`, `@functools.cached_property`): reading the name runs it."""
+    for decorator in func.decorators:
+        target = decorator.decorator
+        name = (
+            target.value
+            if isinstance(target, cst.Name)
+            else target.attr.value
+            if isinstance(target, cst.Attribute)
+            else None
+        )
+        if name in PROPERTY_DECORATORS:
+            return True
+    return False
 
 
 def method_ref(func: cst.FunctionDef, owner: ClassInfo, instance: Any, cls: ClassRef) -> FuncRef:
@@ -263,6 +286,8 @@ def _norm_by_name_only(interp: "Interpreter", node: ModuleNode, class_name: str)
 
 
 def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
+    if isinstance(classes, ExtRef) and classes.name == "builtins.type":
+        return _is_class_object(interp, value)
     if not isinstance(value, ModRef):
         if isinstance(value, (ParamRef, Num, Const, Seq, Mapping)) and isinstance(classes, (ClassRef, ExtRef)):
             last = classes.cls.name if isinstance(classes, ClassRef) else classes.name.rsplit(".", 1)[-1]
@@ -274,6 +299,13 @@ def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
     if True in results:
         return Const(True)
     return Const(False) if all(r is False for r in results) else UNKNOWN
+
+
+def _is_class_object(interp: "Interpreter", value: Any) -> Any:
+    """`isinstance(x, type)`: a class of the code, or a layer class the registry knows, is one."""
+    if isinstance(value, ClassRef) or isinstance(value, ExtRef) and layer_type(interp.knowledge, value.name):
+        return Const(True)
+    return Const(False) if isinstance(value, (FuncRef, Lambda, Const, Num, Seq, Mapping, ModRef)) else UNKNOWN
 
 
 def attribute_probe(interp: "Interpreter", name: str, args: list[Any], ctx: "Ctx") -> Any:
@@ -387,17 +419,63 @@ def call_method(
         return Const(None)
     if isinstance(receiver, (Mapping, Opaque)) and name == "get" and args:
         return config_entry(interp, receiver, args[0], args[1] if len(args) > 1 else Const(None))
-    if isinstance(receiver, Mapping) and name in ("items", "keys", "values"):
-        if name == "items":
-            return Seq([Seq([Const(k), v]) for k, v in receiver.items.items()])
-        return Seq([Const(k) for k in receiver.items] if name == "keys" else list(receiver.items.values()))
+    if isinstance(receiver, Mapping) and name in ("items", "keys", "values", "pop", "copy"):
+        return mapping_method(receiver, name, args)
+    if isinstance(receiver, Registry):
+        return registry_method(interp, receiver, name, args, kwargs)
     if isinstance(receiver, SuperRef):
-        if name == "_init_weights" and args and isinstance(args[0], ModRef):
-            hf_generic_init(interp, args[0].node, ctx, call)
-        if name == "__init__" and isinstance(receiver.instance, ModRef):
-            _layer_base_init(interp, receiver.instance.node, ctx)
-        return Const(None)
+        return _super_method(interp, receiver, name, [*args, *kwargs.values()], ctx, call)
     return UNKNOWN
+
+
+def _super_method(
+    interp: "Interpreter", receiver: SuperRef, name: str, args: list[Any], ctx: "Ctx", call: cst.Call
+) -> Any:
+    """`super().__init__(...)` or `super()._init_weights(m)` on a base initlint cannot read."""
+    if name == "_init_weights" and args and isinstance(args[0], ModRef):
+        hf_generic_init(interp, args[0].node, ctx, call)
+    if name == "__init__" and isinstance(receiver.instance, ModRef):
+        _layer_base_init(interp, receiver.instance.node, ctx)
+        _handed_to_unseen_base(interp, args)
+    return Const(None)
+
+
+def mapping_method(mapping: Mapping, name: str, args: list[Any]) -> Any:
+    """A dict's views, `pop(key[, default])` (the entry leaves the dict) and `copy()`."""
+    if name == "items":
+        return Seq([Seq([Const(k), v]) for k, v in mapping.items.items()])
+    if name in ("keys", "values"):
+        return Seq([Const(k) for k in mapping.items] if name == "keys" else list(mapping.items.values()))
+    if name == "copy":
+        return Mapping(dict(mapping.items))
+    key = args[0] if args else UNKNOWN
+    if isinstance(key, Const) and key.value in mapping.items:
+        return mapping.items.pop(key.value)
+    return args[1] if len(args) > 1 and isinstance(key, Const) else UNKNOWN
+
+
+def registry_method(
+    interp: "Interpreter", registry: Registry, name: str, args: list[Any], kwargs: dict[Any, Any]
+) -> Any:
+    """`registry.get(name)` is what the project registered under that name; `get_all()` all of it."""
+    entries = interp.registry_entries(registry)
+    if name == "get_all" and not args:
+        return Mapping(dict(entries))
+    key = args[0] if args else kwargs.get("name", UNKNOWN)
+    if isinstance(key, Opaque) and key.default is not None:
+        key = Const(key.default)  # a root's string parameter picks the entry its default names
+    if name in ("get", "__getitem__") and isinstance(key, Const) and key.value in entries:
+        return entries[key.value]
+    return UNKNOWN
+
+
+def _handed_to_unseen_base(interp: "Interpreter", values: list[Any]) -> None:
+    """A model built only to be handed to a base class initlint cannot read (a training wrapper's
+    `super().__init__(model=model)`): where the base keeps it is unknown, so the model stays a
+    root of its own instead of vanishing into a wrapper without parameters."""
+    for value in values:
+        if isinstance(value, ModRef) and value.node.parent is None and value.node.cls is not None:
+            interp.instantiated.discard(value.node.cls.name)
 
 
 def _fill_kind(kind: str, args: list[Any]) -> str:

@@ -51,6 +51,12 @@ class Project:
         self.call_sites: dict[str | tuple[str, str], list] = {}
         #: (file, method) -> its call sites, whichever class a search was for
         self.file_sites: dict[tuple[Path, str], list] = {}
+        #: registry constant -> what the project registers in it (`registries.find_registrations`)
+        self.registered: dict[str, list] = {}
+        #: file -> its module-level registrations, by receiver as the file writes it
+        self.file_registrations: dict[Path, dict[str, list]] = {}
+        #: name -> the files that call a `register` method on it (`registries._files_by_receiver`)
+        self.register_receivers: dict[bytes, list[Path]] | None = None
         self._lookups = 0
 
     @classmethod
@@ -257,6 +263,12 @@ class Project:
         from initlint.project.callers import find_calls
 
         return find_calls(self, method, cls, mentioning)
+
+    def registrations(self, qualified: str) -> list:
+        """What the project registers in the registry constant `qualified`; see `registries.py`."""
+        from initlint.project.registries import find_registrations
+
+        return find_registrations(self, qualified)
 
 
 def _module_symbol(location: Location) -> Symbol:

@@ -1,0 +1,162 @@
+"""What the project registers under a name in a registry object, from anywhere in the project.
+
+Libraries pick layers by name from a registry that modules fill when they are imported:
+`norms.register("layernorm", func=nn.LayerNorm)`, `@attention_classes.register_class("mha")`
+over a class, `@MODELS.register_module()` (the class's own name). The registry object is a
+module-level constant; `registry.get(name)` returns what was registered. Only module-level
+statements count (those run on import, inside a top-level `if` or `try` included): a call in a
+function may never run. Cheap by construction: a byte search for the registry's name and for
+`register` over the project's files, then a tree of the files left.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import libcst as cst
+
+from initlint.analysis.index import dotted_name
+from initlint.project.layout import read_regular
+from initlint.project.store import Parsed
+
+#: Method names that add an entry: catalogue (`register`, `register_class`), mmengine
+#: (`register_module`).
+REGISTER_METHODS = frozenset({"register", "register_class", "register_module"})
+#: Keywords that carry the registered object in a call (`register(name, func=f)`).
+_VALUE_KEYWORDS = ("func", "module", "obj", "cls")
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One entry: its name and what it stands for, to be read in the registering file."""
+
+    name: str
+    path: Path
+    parsed: Parsed = field(repr=False)
+    #: the registered expression (`nn.Linear` in `register("torch", func=nn.Linear)`), or None
+    value: cst.BaseExpression | None
+    #: the decorated class or function, for a decorator registration
+    definition: cst.ClassDef | cst.FunctionDef | None
+
+
+def _top_level(body: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+    """Module-level statements, through top-level `if` and `try` blocks (both arms)."""
+    found: list[cst.CSTNode] = []
+    for statement in body:
+        if isinstance(statement, cst.If):
+            found.extend(_top_level(statement.body.body))
+            if isinstance(statement.orelse, cst.Else):
+                found.extend(_top_level(statement.orelse.body.body))
+            elif isinstance(statement.orelse, cst.If):
+                found.extend(_top_level([statement.orelse]))
+        elif isinstance(statement, cst.Try):
+            found.extend(_top_level(statement.body.body))
+        else:
+            found.append(statement)
+    return found
+
+
+def _string(arg: cst.Arg | None) -> str | None:
+    if arg is None or not isinstance(arg.value, cst.SimpleString):
+        return None
+    value = arg.value.evaluated_value
+    return value if isinstance(value, str) else None
+
+
+def _argument(call: cst.Call, position: int, keywords: tuple[str, ...]) -> cst.Arg | None:
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in keywords:
+            return arg
+    return positional[position] if len(positional) > position else None
+
+
+def _register_call(node: cst.BaseExpression) -> tuple[str, cst.Call] | None:
+    """`R.register(...)`: the receiver's dotted name and the call."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return None
+    if node.func.attr.value not in REGISTER_METHODS:
+        return None
+    receiver = dotted_name(node.func.value)
+    return (receiver, node) if receiver is not None else None
+
+
+def _call_entry(small: cst.BaseSmallStatement) -> tuple[str, str, cst.BaseExpression] | None:
+    """`R.register("name", func=F)`: the receiver, the name, the registered expression."""
+    hit = _register_call(small.value) if isinstance(small, cst.Expr) else None
+    if hit is None:
+        return None
+    name = _string(_argument(hit[1], 0, ("name",)))
+    value = _argument(hit[1], 1, _VALUE_KEYWORDS)
+    return (hit[0], name, value.value) if name is not None and value is not None else None
+
+
+def registrations_in(path: Path, parsed: Parsed) -> dict[str, list[Registration]]:
+    """Every module-level registration of the file, by the receiver's name as the file writes it."""
+    found: dict[str, list[Registration]] = {}
+    for statement in _top_level(parsed.module.body):
+        if isinstance(statement, (cst.ClassDef, cst.FunctionDef)):
+            for decorator in statement.decorators:
+                hit = _register_call(decorator.decorator)
+                if hit is not None:
+                    name = _string(_argument(hit[1], 0, ("name",))) or statement.name.value
+                    found.setdefault(hit[0], []).append(Registration(name, path, parsed, None, statement))
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for entry in filter(None, map(_call_entry, statement.body)):
+                found.setdefault(entry[0], []).append(Registration(entry[1], path, parsed, entry[2], None))
+    return found
+
+
+def _registry_of(project, path: Path, parsed: Parsed, receiver: str) -> str:
+    """The qualified name of the registry a receiver names, read from its file."""
+    location = project.layout.location_of(path)
+    head = receiver.partition(".")[0]
+    if head not in parsed.index.imports and location is not None and location.name:
+        return f"{location.name}.{receiver}"
+    return project.resolve(location, parsed.index.resolve(cst.parse_expression(receiver)) or receiver).qualified
+
+
+#: `name.register(`, `name.register_class(`, `name.register_module(`: a byte pattern that finds
+#: the receivers without a parse (`register_buffer(` is not one).
+_REGISTER_CALL = re.compile(rb"(\w+)\s*\.\s*(?:register|register_class|register_module)\s*\(")
+
+
+def _files_by_receiver(project) -> dict[bytes, list[Path]]:
+    """The project's files by the names they call a `register` method on: one byte scan per run."""
+    if project.register_receivers is None:
+        found: dict[bytes, list[Path]] = {}
+        for path in project.python_files():
+            data = read_regular(path)  # not kept: only the candidates' bytes stay for the run
+            if isinstance(data, str) or b"register" not in data:
+                continue
+            for name in set(_REGISTER_CALL.findall(data)):
+                found.setdefault(name, []).append(path)
+        project.register_receivers = found
+    return project.register_receivers
+
+
+def find_registrations(project, qualified: str) -> list[Registration]:
+    """Every registration into the registry constant `qualified` (`pkg.registry.norms`), in the
+    order of the project's sorted files."""
+    found = project.registered.get(qualified)
+    if found is not None:
+        return found
+    found = project.registered[qualified] = []
+    short = qualified.rpartition(".")[2]
+    for path in _files_by_receiver(project).get(short.encode(), []):
+        by_receiver = project.file_registrations.get(path)
+        if by_receiver is None:
+            parsed = project.store.parsed(path)
+            by_receiver = project.file_registrations[path] = (
+                registrations_in(path, parsed) if isinstance(parsed, Parsed) else {}
+            )
+        for receiver, entries in by_receiver.items():
+            if (
+                receiver.rpartition(".")[2] == short
+                and _registry_of(project, path, entries[0].parsed, receiver) == qualified
+            ):
+                found.extend(entries)
+    return found

@@ -1,0 +1,33 @@
+"""Name -> layer tables that the layer modules fill when they are imported."""
+
+
+class Registry:
+    def __init__(self, kind):
+        self.kind = kind
+        self._entries = {}
+
+    def register(self, name, func=None):
+        self._entries[name] = func
+        return func
+
+    def register_class(self, name):
+        def add(cls):
+            self._entries[name] = cls
+            return cls
+
+        return add
+
+    def get(self, name):
+        return self._entries[name]
+
+
+mixers = Registry("mixers")
+feedforwards = Registry("feedforwards")
+
+
+def build_from(registry, name, kwargs=None):
+    """A class is constructed with the keywords; a function gets them bound."""
+    entry = registry.get(name)
+    if isinstance(entry, type) or callable(entry) and not hasattr(entry, "keywords"):
+        return entry(**(kwargs or {}))
+    raise ValueError(f"{name} is not a layer")
