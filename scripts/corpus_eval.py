@@ -213,6 +213,12 @@ def unpack(package: Package, download_dir: Path, source_root: Path) -> Path:
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(target)
         (target / ".unpacked").touch()
+    # The unpacked wheel is its own project, as a checkout of the library would be: without a
+    # marker the nearest one above it (this repository, when `.corpus/` is inside it) would be
+    # taken for the project, and its file walk never enters the hidden `.corpus/`.
+    marker = target / "pyproject.toml"
+    if not marker.exists():
+        marker.write_text(f'[project]\nname = "{package.name}"\nversion = "{package.version}"\n')
     return target
 
 
