@@ -52,6 +52,8 @@ class Project:
         #: (file, method) -> its call sites, whichever class a search was for
         self.file_sites: dict[tuple[Path, str], list] = {}
         self._lookups = 0
+        #: file -> the files that use its definitions (`users_of`)
+        self._users: dict[Path, list[Path]] = {}
 
     @classmethod
     def for_file(cls, path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
@@ -251,6 +253,17 @@ class Project:
 
             self._files = project_files(self.root)
         return self._files
+
+    def users_of(self, path: str | os.PathLike) -> list[Path]:
+        """Files of the project that use `path`'s definitions, directly or through files that
+        do, nearest first (bounded; see `users.users`); searched once per file and run."""
+        real = Path(os.path.realpath(path))
+        found = self._users.get(real)
+        if found is None:
+            from initlint.project.users import users
+
+            found = self._users[real] = users(self, real)
+        return found
 
     def find_calls(self, method: str, cls: Symbol | None = None, mentioning: str | None = None) -> list:
         """Call sites of `method` in the project; see `callers.find_calls`."""
