@@ -267,6 +267,9 @@ class LinkedInterpreter(Interpreter):
     ) -> Any:
         return self.inside(cls, lambda: Interpreter.instantiate(self, cls, args, kwargs, call, ctx, root))
 
+    def defined_here(self, cls: ClassInfo) -> bool:
+        return self.linker.owner(cls) in (None, self.linker.checked)
+
     # ------------------------------------------------------------------ names
     def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
         value = Interpreter.eval(self, node, env, ctx)

@@ -188,7 +188,12 @@ def analyze(
     used = interp.instantiated | {
         node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None
     }
-    analysis.roots = [tree for tree in reversed(trees) if tree.cls is None or tree.cls.name not in used]
+    # A builder's model of another file's class (`return Decoder(...)`) is a root whatever else built that class.
+    analysis.roots = [
+        tree
+        for tree in reversed(trees)
+        if tree.cls is None or not interp.defined_here(tree.cls) or tree.cls.name not in used
+    ]
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
         try:
