@@ -2,14 +2,16 @@
 
 A file that only defines layers and blocks builds no model by itself; the model that stacks its
 blocks lives in another file (`model.py` does `from .blocks import Block`). Checked alone, the
-block file is analysed with the models of those files. Cheap by construction: a byte search for
-the names the file defines over the project's files, then the summaries of the files left, whose
-imports are resolved; no syntax tree is built here.
+block file is analysed with the models of those files. Cheap by construction: a byte search over
+the project's files for the names of the file's modules (classes with a `forward`) and for a
+class statement, then the summaries of the few files left (from the disk cache, or a parse the
+run shares), whose imports are resolved.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from initlint.project.layout import read_regular
@@ -22,21 +24,24 @@ MAX_DISTANCE = 3
 MAX_USERS = 12
 
 
+#: A file that defines no class builds no model that could stack another file's blocks.
+_DEFINES_CLASS = re.compile(rb"^[ \t]*class[ \t]", re.M)
+
+
 def direct_users(project, path: Path) -> list[Path]:
-    """The project files (sorted) whose imports resolve to a class or function `path` defines,
-    or to the module itself."""
+    """The project files (sorted) that define a class and import one of the modules `path`
+    defines (a class with a `forward`), or `path` itself as a module."""
     summary = project.store.summary(path)
-    # `import pkg.blocks` names the module where the code names no definition of it
-    names = [name.encode() for name in (*summary.classes, *summary.functions, path.stem)]
-    location = project.layout.location_of(path)
-    if summary.error is not None or not names or location is None:
+    # `blocks.Block(...)` after `import pkg.blocks as blocks` names the class too
+    names = [name.encode() for name, (_, methods) in summary.classes.items() if "forward" in methods]
+    if summary.error is not None or not names or project.layout.location_of(path) is None:
         return []
     found = []
     for other in project.python_files():
         if other == path:
             continue
         data = read_regular(other)  # not kept: a file that names none of them cannot use them
-        if isinstance(data, str) or not any(name in data for name in names):
+        if isinstance(data, str) or not any(name in data for name in names) or not _DEFINES_CLASS.search(data):
             continue
         if _imports_from(project, other, path):
             found.append(other)
