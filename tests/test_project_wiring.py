@@ -195,6 +195,7 @@ def test_a_writer_nothing_initialises_is_reported_where_it_is_built(monkeypatch)
     found = lint_file("tiny/layers.py", SETTINGS)
     assert rows(found) == expected
     assert ("tiny/net.py", 7) in [(step.path, step.line) for step in found[0].evidence]  # the model assumed
+    assert "Net (assumed: tiny/net.py:7 stacks this file's blocks)" in explain_files(["tiny/layers.py"])
     files = sorted(str(path) for path in Path(".").rglob("*.py"))
     assert rows(lint_files(files, SETTINGS, jobs=1).findings) == expected
 

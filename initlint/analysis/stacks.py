@@ -216,16 +216,24 @@ def _foreign_roots(
     models of the project files that stack them: those whose stacks hold a writer built here."""
     if any(stack.writers for stack in analysis.stacks):
         return []
+    roots = [
+        root
+        for linked, module in linking.stacking_files(interp)
+        for root in _class_roots(interp, linked, module, foreign=True)
+    ]
+    # A model another one of them contains (`VisionEncoder` inside `Transformer`) is not a root.
+    inner = {id(node.cls.node) for root in roots for _, node in root.named_modules() if node is not root and node.cls}
     found: list[tuple[ModuleNode, list[Stack]]] = []
-    for linked, module in linking.stacking_files(interp):
-        for root in _class_roots(interp, linked, module, foreign=True):
-            try:
-                stacks = _stacks_of(root, reader)
-            except (StepBudgetExceeded, RecursionError):
-                continue
-            created = [writer.node.created_at for stack in stacks for writer in stack.writers]
-            if any(node is not None and linking.in_checked_file(analysis.index, node) for node in created):
-                found.append((root, stacks))
+    for root in roots:
+        if root.cls is not None and id(root.cls.node) in inner:
+            continue
+        try:
+            stacks = _stacks_of(root, reader)
+        except (StepBudgetExceeded, RecursionError):
+            continue
+        created = [writer.node.created_at for stack in stacks for writer in stack.writers]
+        if any(node is not None and linking.in_checked_file(analysis.index, node) for node in created):
+            found.append((root, stacks))
     return found
 
 
