@@ -130,6 +130,9 @@ def plan_rows(analysis: Analysis, root: ModuleNode) -> list[PlanRow]:
 def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
     stacks = [stack for stack in analysis.stacks if stack.root is root]
     header = f"{root.type_name}"
+    if root.foreign and root.created_at is not None:
+        where = describe_place(analysis.index, root.created_at, analysis.line_of)
+        header += f" (assumed: {where} stacks this file's blocks)"
     for stack in stacks:
         prenorm = "pre-norm" if stack.prenorm else "not pre-norm"
         header += (

@@ -417,6 +417,19 @@ def test_installed_code_is_its_own_package_not_the_venv_or_its_project(tmp_path,
     assert Project.for_file(tmp_path / "proj" / "pyproject.toml").root == (tmp_path / "proj").resolve()
 
 
+def test_a_folder_pip_installed_into_is_installed_code_too(tmp_path, monkeypatch):
+    # `pip install --target vendor` (or an unpacked wheel) inside a repository: the `*.dist-info`
+    # beside the package says so; the repository's `.git` above is not that package's project.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    write_tree(tmp_path / "repo", {".git/HEAD": "ref: refs/heads/main\n"})
+    vendor = tmp_path / "repo" / "vendor"
+    write_tree(vendor, {"mylib/__init__.py": "", "mylib/blocks.py": "X = 1\n", "mylib-1.0.dist-info/METADATA": ""})
+    project, module = open_project(vendor / "mylib" / "blocks.py")
+    assert project.root == (vendor / "mylib").resolve() and module == "mylib.blocks"
+    (vendor / "loose.py").write_text("Y = 2\n")  # a plain module there is no package: as before
+    assert Project.for_file(vendor / "loose.py").root == (tmp_path / "repo").resolve()
+
+
 def test_a_real_installed_transformers_model_is_checked_like_its_source(tmp_path, monkeypatch):
     # Installed model files are what `initlint check $(python -c ...)` users point at first; before
     # this, site-packages became the project and the findings were lost in it.

@@ -184,6 +184,22 @@ def test_jobs_give_the_same_findings(monkeypatch):
     assert [f.evidence for f in one] == [f.evidence for f in two]
 
 
+def test_a_writer_nothing_initialises_is_reported_where_it_is_built(monkeypatch):
+    # Net (net.py) stacks Layer (block.py), built from the sublayers of layers.py; no init code
+    # anywhere: the writers' construction decides, so layers.py reports them, checked alone too
+    # (with the model that stacks its blocks), and the files that only reach them stay silent.
+    monkeypatch.chdir(IDIOM.parent / "blocks_stacked_elsewhere" / "bad")
+    expected = [("layers.py", 10, "INI001"), ("layers.py", 22, "INI001")]
+    for name in ("tiny/net.py", "tiny/block.py"):
+        assert rows(lint_file(name, SETTINGS)) == []
+    found = lint_file("tiny/layers.py", SETTINGS)
+    assert rows(found) == expected
+    assert ("tiny/net.py", 7) in [(step.path, step.line) for step in found[0].evidence]  # the model assumed
+    assert "Net (assumed: tiny/net.py:7 stacks this file's blocks)" in explain_files(["tiny/layers.py"])
+    files = sorted(str(path) for path in Path(".").rglob("*.py"))
+    assert rows(lint_files(files, SETTINGS, jobs=1).findings) == expected
+
+
 # -------------------------------------------------------------- written projects
 def test_entry_point_called_from_a_script_with_the_depth(tmp_path):
     model = write_project(tmp_path / "good")

@@ -65,18 +65,23 @@ class ModelBuilder:
     def build_function_root(self, func: cst.FunctionDef) -> ModuleNode | None:
         """A module-level builder no code of the file calls (`def mlp_mixer(dim=512, depth=12):
         return nn.Sequential(...)`): run with its parameters as symbols, as a root's `__init__` is.
-        A model of library containers it returns is a root; a class of the file is one already."""
+        A model of library containers it returns is a root; a class of the file is one already. So
+        is a class of another project file (`return Decoder(layers=...)`): its constructor holds
+        the layers the builder made here, which that file's own model never sees."""
         args = [_root_argument(self.index, p) for p in func.params.params]
         ctx = replace(self.root_context(), via=(f"{func.name.value}()",))
         built = self.call_function(FuncRef(func), args, {}, ctx)
-        if (
-            isinstance(built, ModRef)
-            and built.node.cls is None
-            and built.node.parent is None
-            and built.node.kind in ("container", "sequential")
-        ):
+        if not isinstance(built, ModRef) or built.node.parent is not None:
+            return None
+        if built.node.cls is None and built.node.kind in ("container", "sequential"):
+            return built.node
+        if built.node.cls is not None and not self.defined_here(built.node.cls):
             return built.node
         return None
+
+    def defined_here(self, cls: ClassInfo) -> bool:
+        """Whether a class is the checked file's (every class is, without a project)."""
+        return True
 
     def run_entry_point(self, root: ModuleNode, module: cst.Module, executed: set[int]) -> None:
         """A library model whose init is a method its user calls after construction: where this
@@ -406,6 +411,15 @@ class _NameReader(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._definitions.add(id(node.name))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._definitions.add(id(node.attr))  # `x.llama3` is x's member, not the module's function
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False  # module paths (`torchtune.models.llama3`) read no function of the file
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self._definitions:

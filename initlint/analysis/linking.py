@@ -10,7 +10,9 @@ it, with their arguments.
 
 Findings stay in the checked file: a node of a sibling file is reported at the checked file's
 code through which the analysis reached that sibling's definition (`Linker.anchor`), and its
-own file and line go into the evidence (`Linker.place`). Whatever cannot be resolved stays an
+own file and line go into the evidence (`Linker.place`); a finding decided by a sibling's code
+(`Violation.owner`) is that sibling's, reported when it is checked, with the models of the
+files that stack its blocks (`stacking_files`). Whatever cannot be resolved stays an
 external name, as an unresolved import always was: the analysis stays silent there.
 """
 
@@ -267,6 +269,9 @@ class LinkedInterpreter(Interpreter):
     ) -> Any:
         return self.inside(cls, lambda: Interpreter.instantiate(self, cls, args, kwargs, call, ctx, root))
 
+    def defined_here(self, cls: ClassInfo) -> bool:
+        return self.linker.owner(cls) in (None, self.linker.checked)
+
     # ------------------------------------------------------------------ names
     def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
         value = Interpreter.eval(self, node, env, ctx)
@@ -367,9 +372,10 @@ class LinkedInterpreter(Interpreter):
     def run_project_callers(self, root: ModuleNode) -> None:
         """Run the init entry points the constructor left alone as the project's callers do."""
         cls = root.cls
-        if cls is None or self.linker.owner(cls) is not self.linker.checked:
+        linked = self.linker.owner(cls) if cls is not None else None
+        if cls is None or linked is None or linked is not self.linker.checked and not root.foreign:
             return
-        location = self.linker.checked.location
+        location = linked.location
         symbol = self.linker.project.resolve_symbol(location, cls.name) if location is not None else None
         if symbol is None or symbol.kind != CLASS:
             return
@@ -491,6 +497,25 @@ def forward_reader(interp: Interpreter) -> ForwardReader:
 def after_construction(interp: Interpreter, root: ModuleNode) -> None:
     if isinstance(interp, LinkedInterpreter):
         interp.run_project_callers(root)
+
+
+def stacking_files(interp: Interpreter) -> list[tuple[LinkedIndex, cst.Module]]:
+    """The project files that use the checked file's definitions (where its blocks may be
+    stacked), outermost first: a model built from them contains the nearer files' classes."""
+    if not isinstance(interp, LinkedInterpreter):
+        return []
+    linker = interp.linker
+    found: list[tuple[LinkedIndex, cst.Module]] = []
+    for path in reversed(linker.project.users_of(linker.path)):
+        parsed = linker.project.parsed_file(path)
+        if isinstance(parsed, Parsed):
+            found.append((linker.module(path, parsed), parsed.module))
+    return found
+
+
+def in_checked_file(index: ModuleIndex, node: cst.CSTNode) -> bool:
+    linker = linker_of(index)
+    return linker is None or linker.place(node) is None
 
 
 def linker_of(index: ModuleIndex) -> Linker | None:

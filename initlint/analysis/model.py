@@ -82,6 +82,10 @@ class ModuleNode:
     uncalled_init: list[str] = field(default_factory=list)
     #: On roots: something that may initialise parameters could not be followed.
     incomplete: bool = False
+    #: On roots: a model of another project file, built because it stacks the checked file's
+    #: blocks; only what the checked file decides (a writer its code builds and nothing
+    #: initialises) is reported from it.
+    foreign: bool = False
 
     @property
     def path(self) -> str:

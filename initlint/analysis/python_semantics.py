@@ -186,19 +186,19 @@ def unary(operator: cst.BaseUnaryOp, value: Any, node: cst.CSTNode) -> Any:
 
 
 def boolean(interp: "Interpreter", node: cst.BooleanOperation, env: Env, ctx: "Ctx") -> Any:
-    """`a or b` is the operand that decides, as Python gives it (`config or copy.deepcopy(DEFAULTS)`)."""
+    """`a or b` is `a` when `a` is true, else `b` (`norm or nn.Identity()` is a module)."""
     left_value = interp.eval(node.left, env, ctx)
     left = truth(left_value)
     is_and = isinstance(node.operator, cst.And)
     if left is False and is_and or left is True and not is_and:
         return left_value
     right_value = interp.eval(node.right, env, ctx)
-    right = truth(right_value)
-    if left is None:
-        if right is False and is_and or right is True and not is_and:
-            return Const(right)
-        return UNKNOWN
-    return right_value
+    if left is not None:
+        return right_value
+    right = truth(right_value)  # either operand may be the value: only a shared truth is known
+    if right is False and is_and or right is True and not is_and:
+        return Const(right)
+    return UNKNOWN
 
 
 def _negated(result: bool | None, negate: bool) -> bool | None:

@@ -110,9 +110,12 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     return stacks
 
 
-def _class_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module) -> list[ModuleNode]:
+def _class_roots(
+    interp: Interpreter, index: ModuleIndex, module: cst.Module, foreign: bool = False
+) -> list[ModuleNode]:
     """A model per class of the file, last class first, skipping the classes an earlier model
-    already built; a class whose construction runs out of steps (or recursion) has none."""
+    already built; a class whose construction runs out of steps (or recursion) has none.
+    `foreign`: the file is another one of the project, whose models stack the checked file's blocks."""
     trees: list[ModuleNode] = []
     # Outer classes usually come last: building them first marks the classes they contain,
     # which then need no tree of their own (they are not roots).
@@ -123,6 +126,7 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module) ->
         interp.incomplete = False
         try:
             root = interp.build_root(cls)
+            root.foreign = foreign
             # A caller found in the project wins; with none, the single-file fallback runs it.
             linking.after_construction(interp, root)
             interp.run_entry_point(root, module, interp.executed)
@@ -180,7 +184,12 @@ def analyze(
     used = interp.instantiated | {
         node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None
     }
-    analysis.roots = [tree for tree in reversed(trees) if tree.cls is None or tree.cls.name not in used]
+    # A builder's model of another file's class (`return Decoder(...)`) is a root whatever else built that class.
+    analysis.roots = [
+        tree
+        for tree in reversed(trees)
+        if tree.cls is None or not interp.defined_here(tree.cls) or tree.cls.name not in used
+    ]
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
         try:
@@ -188,8 +197,40 @@ def analyze(
             analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
             continue
+    for root, stacks in _foreign_roots(interp, reader, analysis):
+        analysis.roots.append(root)
+        analysis.stacks.extend(stacks)
+    analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     analysis.depth_atoms = _depth_atoms(options, analysis.stacks)
     return analysis
+
+
+def _foreign_roots(
+    interp: Interpreter, reader: ForwardReader, analysis: Analysis
+) -> list[tuple[ModuleNode, list[Stack]]]:
+    """A file whose own models stack none of its writers (it defines blocks) is analysed with the
+    models of the project files that stack them: those whose stacks hold a writer built here."""
+    if any(stack.writers for stack in analysis.stacks):
+        return []
+    roots = [
+        root
+        for linked, module in linking.stacking_files(interp)
+        for root in _class_roots(interp, linked, module, foreign=True)
+    ]
+    # A model another one of them contains (`VisionEncoder` inside `Transformer`) is not a root.
+    inner = {id(node.cls.node) for root in roots for _, node in root.named_modules() if node is not root and node.cls}
+    found: list[tuple[ModuleNode, list[Stack]]] = []
+    for root in roots:
+        if root.cls is not None and id(root.cls.node) in inner:
+            continue
+        try:
+            stacks = _stacks_of(root, reader)
+        except (StepBudgetExceeded, RecursionError):
+            continue
+        created = [writer.node.created_at for stack in stacks for writer in stack.writers]
+        if any(node is not None and linking.in_checked_file(analysis.index, node) for node in created):
+            found.append((root, stacks))
+    return found
 
 
 @dataclass(frozen=True)

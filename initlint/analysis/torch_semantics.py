@@ -193,6 +193,13 @@ def super_attr(interp: "Interpreter", ref: SuperRef, attr: str) -> Any:
     return BoundMethod(ref, attr)
 
 
+def _stores_only(value: cst.BaseExpression | None) -> bool:
+    """`wo`, `self.blocks`, `attn, mlp`: names of things made before, nothing made here."""
+    if isinstance(value, cst.Tuple):
+        return all(_stores_only(element.value) for element in value.elements)
+    return isinstance(value, (cst.Name, cst.Attribute))
+
+
 def set_module_attr(
     interp: "Interpreter", node: ModuleNode, name: str, value: Any, ctx: "Ctx", stmt: cst.CSTNode
 ) -> None:
@@ -209,7 +216,9 @@ def set_module_attr(
         else:
             node.add_child(name, child)
             child.optional = not ctx.certain and node.built_certain
-        if isinstance(stmt, (cst.Assign, cst.AnnAssign)):
+        # `self.wo = nn.Linear(...)` builds the layer; `self.wo = wo` stores one built before (a
+        # constructor argument made by a builder function): its construction stays where it was.
+        if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and not (_stores_only(stmt.value) and child.created_at):
             child.created_at = stmt
         if ctx.repeat is not None:
             child.repeat = ctx.repeat

@@ -83,7 +83,20 @@ def installed_root(path: Path) -> Path | None:
     for index in range(len(parts) - 2, -1, -1):
         if parts[index] in INSTALLED_FOLDERS:
             return Path(*parts[: index + 2]) if index + 2 < len(parts) else path.parent
+    # Any folder pip installs into (`pip install --target`, an unpacked wheel) holds the
+    # distribution's `*.dist-info` beside its top-level package.
+    top = package_top(path)
+    if top != path.parent and _holds_dist_info(top):
+        return top / path.relative_to(top).parts[0]
     return None
+
+
+def _holds_dist_info(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(entry.name.endswith(".dist-info") and entry.is_dir(follow_symlinks=False) for entry in entries)
+    except OSError:
+        return False
 
 
 def find_root(path: Path) -> Path:

@@ -58,6 +58,8 @@ class Project:
         #: name -> the files that call a `register` method on it (`registries._files_by_receiver`)
         self.register_receivers: dict[bytes, list[Path]] | None = None
         self._lookups = 0
+        #: file -> the files that use its definitions (`users_of`)
+        self._users: dict[Path, list[Path]] = {}
 
     @classmethod
     def for_file(cls, path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
@@ -257,6 +259,17 @@ class Project:
 
             self._files = project_files(self.root)
         return self._files
+
+    def users_of(self, path: str | os.PathLike) -> list[Path]:
+        """Files of the project that use `path`'s definitions, directly or through files that
+        do, nearest first (bounded; see `users.users`); searched once per file and run."""
+        real = Path(os.path.realpath(path))
+        found = self._users.get(real)
+        if found is None:
+            from initlint.project.users import users
+
+            found = self._users[real] = users(self, real)
+        return found
 
     def find_calls(self, method: str, cls: Symbol | None = None, mentioning: str | None = None) -> list:
         """Call sites of `method` in the project; see `callers.find_calls`."""

@@ -77,8 +77,11 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             unscaled = (
                 facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
             )
+            violation = self._violation(analysis, facts, created) if unscaled else None
+            if facts.stack.root.foreign and violation is not None and violation.owner is None:
+                continue  # init code of the file that stacks the blocks decides: that file reports it
             made_as = (id(created), facts.writer.place_in_construction)
-            verdicts.setdefault(made_as, []).append(self._violation(analysis, facts, created) if unscaled else None)
+            verdicts.setdefault(made_as, []).append(violation)
         for found in verdicts.values():
             if all(v is not None for v in found):
                 yield found[0]  # type: ignore[misc]
@@ -114,15 +117,32 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                     f"`{code}` raises the depth to a power near 0, not -1/2 (a typo for -0.5?)", scaling.power.node
                 )
             )
-        if facts.writer.ref.found_by == "name":
-            steps.append(EvidenceSpec("found by its name: the data flow into it could not be followed", created))
+        steps.extend(_how_found(facts, created))
         reason, layers = _reason(analysis, facts)
         if reason is not None:
             steps.append(reason)
         help_text = f"initialise `{facts.pattern}` with std/sqrt({n}) (GPT-2), or zero-initialise it"
+        # No init code reaches the writer: its construction decides, and the finding is that file's.
+        owner = created if final is None or final.op is None or final.op.node is None else None
         return Violation(
-            created, message, {"layer": facts.pattern, "layers": layers}, evidence=tuple(steps), help=help_text
+            created,
+            message,
+            {"layer": facts.pattern, "layers": layers},
+            evidence=tuple(steps),
+            help=help_text,
+            owner=owner,
         )
+
+
+def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:
+    """What the finding assumes: a writer found by its name, a model from another file."""
+    steps = []
+    if facts.writer.ref.found_by != "data flow":
+        steps.append(EvidenceSpec("found by its name: the data flow into it could not be followed", created))
+    root = facts.stack.root
+    if root.foreign:
+        steps.append(EvidenceSpec(f"as built by `{root.type_name}`, which stacks this file's blocks", root.created_at))
+    return steps
 
 
 def _reason(analysis: Analysis, facts: WriterFacts) -> tuple[EvidenceSpec | None, list[str]]:

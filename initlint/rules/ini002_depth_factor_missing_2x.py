@@ -70,7 +70,7 @@ because it changes the model's initial weights: that is the point, but review it
         found: dict[int, list[WriterFacts]] = {}
         for facts in writer_facts(analysis):
             stack, scaling = facts.stack, facts.scaling
-            if stack.adds_per_block != 2 or not stack.prenorm or scaling is None:
+            if stack.root.foreign or stack.adds_per_block != 2 or not stack.prenorm or scaling is None:
                 continue
             if scaling.kind == "sqrt_l" and scaling.power is not None:
                 writers = found.setdefault(id(scaling.power.node), [])

@@ -67,6 +67,8 @@ No automatic fix: removing the factor changes the model's function.
             return
         reported: set[int] = set()
         for facts in writer_facts(analysis):
+            if facts.stack.root.foreign:
+                continue  # the file that stacks the blocks reports it
             if facts.tuned_runtime_scale and not (facts.scaling is not None and facts.scaling.has_depth_factor):
                 continue  # a designed runtime parametrisation over unscaled writers; twice is still a bug
             for scale in facts.runtime_scales:
