@@ -34,8 +34,11 @@ def direct_users(project, path: Path) -> list[Path]:
     summary = project.store.summary(path)
     # `blocks.Block(...)` after `import pkg.blocks as blocks` names the class too
     names = [name.encode() for name, (_, methods) in summary.classes.items() if "forward" in methods]
-    if summary.error is not None or not names or project.layout.location_of(path) is None:
+    location = project.layout.location_of(path)
+    if summary.error is not None or not names or location is None:
         return []
+    # `from pkg import layers` (to fill a registry) names the module, not its classes
+    names.append(location.name.rpartition(".")[2].encode())
     found = []
     for other in project.python_files():
         if other == path:

@@ -78,8 +78,6 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                 facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
             )
             violation = self._violation(analysis, facts, created) if unscaled else None
-            if facts.stack.root.foreign and violation is not None and violation.owner is None:
-                continue  # init code of the file that stacks the blocks decides: that file reports it
             made_as = (id(created), facts.writer.place_in_construction)
             verdicts.setdefault(made_as, []).append(violation)
         for found in verdicts.values():
@@ -122,15 +120,16 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         if reason is not None:
             steps.append(reason)
         help_text = f"initialise `{facts.pattern}` with std/sqrt({n}) (GPT-2), or zero-initialise it"
-        # No init code reaches the writer: its construction decides, and the finding is that file's.
-        owner = created if final is None or final.op is None or final.op.node is None else None
+        # The finding names the writer, so it belongs to the file that builds it, wherever the init
+        # code lies: one place per project, whichever files a run checks (flake8 and pre-commit
+        # check one at a time), as in a single file.
         return Violation(
             created,
             message,
             {"layer": facts.pattern, "layers": layers},
             evidence=tuple(steps),
             help=help_text,
-            owner=owner,
+            owner=created,
         )
 
 

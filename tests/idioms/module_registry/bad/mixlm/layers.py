@@ -21,7 +21,7 @@ class GeluMlp(nn.Module):
     def __init__(self, width, ratio=4):
         super().__init__()
         self.expand = nn.Linear(width, ratio * width)
-        self.contract = nn.Linear(ratio * width, width)
+        self.contract = nn.Linear(ratio * width, width)  # expect: INI001
 
     def forward(self, x):
         return self.contract(F.gelu(self.expand(x)))

@@ -14,7 +14,7 @@ class Block(nn.Module):
         self.pre_mix = nn.LayerNorm(width)
         self.mix = mixers.get(mixer)(width=width, **(mixer_kwargs or {}))
         self.pre_ff = nn.LayerNorm(width)
-        self.ff = feedforwards.get(feedforward)(**{"width": width, "ratio": 4})  # expect: INI001
+        self.ff = feedforwards.get(feedforward)(**{"width": width, "ratio": 4})
 
     def forward(self, x):
         x = x + self.mix(self.pre_mix(x))

@@ -10,7 +10,7 @@ class CausalAttention(nn.Module):
         super().__init__()
         self.heads = heads
         self.qkv = nn.Linear(width, 3 * width)
-        self.proj = nn.Linear(width, width)
+        self.proj = nn.Linear(width, width)  # expect: INI001
 
     def forward(self, x):
         q, k, v = self.qkv(x).chunk(3, dim=-1)

@@ -18,7 +18,7 @@ class Block(nn.Module):
         ff_config = copy.deepcopy(feedforward_config or FEEDFORWARD_DEFAULTS)
         ff_config["ratio"] = 4
         self.pre_mix = nn.LayerNorm(width)
-        self.mix = build_from(mixers, mixer_config["name"], {"width": width, "heads": mixer_config["heads"]})  # expect: INI001
+        self.mix = build_from(mixers, mixer_config["name"], {"width": width, "heads": mixer_config["heads"]})
         self.pre_ff = nn.LayerNorm(width)
         self.ff = build_from(feedforwards, ff_config.pop("name"), {"width": width, **ff_config})
 

@@ -18,7 +18,7 @@ class MLP(nn.Module):
     def __init__(self, n_embd):
         super().__init__()
         self.c_fc = nn.Linear(n_embd, 4 * n_embd)
-        self.c_proj = nn.Linear(4 * n_embd, n_embd)
+        self.c_proj = nn.Linear(4 * n_embd, n_embd)  # expect: INI001
 
     def forward(self, x):
         return self.c_proj(F.gelu(self.c_fc(x)))

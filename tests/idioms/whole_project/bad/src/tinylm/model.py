@@ -9,7 +9,7 @@ class GPT(nn.Module):
     def __init__(self, vocab_size=50304, n_embd=768, n_layer=12):
         super().__init__()
         self.wte = nn.Embedding(vocab_size, n_embd)
-        self.h = nn.ModuleList([Block(n_embd) for _ in range(n_layer)])  # expect: INI001
+        self.h = nn.ModuleList([Block(n_embd) for _ in range(n_layer)])
         self.ln_f = nn.LayerNorm(n_embd)
         self.lm_head = nn.Linear(n_embd, vocab_size, bias=False)
 
