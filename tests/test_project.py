@@ -430,6 +430,29 @@ def test_a_folder_pip_installed_into_is_installed_code_too(tmp_path, monkeypatch
     assert Project.for_file(vendor / "loose.py").root == (tmp_path / "repo").resolve()
 
 
+def test_every_file_of_an_installed_package_shares_its_root_and_imports(tmp_path, monkeypatch):
+    # `esm/model/` has no `__init__.py` (a namespace folder inside a regular package): its files
+    # get the package's root too, and `from esm.modules import ...` is found from above the root.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    wheel = tmp_path / "unpacked"
+    write_tree(
+        wheel,
+        {
+            "esm-2.0.dist-info/METADATA": "",
+            "esm/__init__.py": "",
+            "esm/modules.py": "class Layer:\n    pass\n",
+            "esm/model/big.py": "from esm.modules import Layer\n",
+        },
+    )
+    project, module = open_project(wheel / "esm" / "model" / "big.py")
+    assert project.root == (wheel / "esm").resolve()
+    assert Project.for_file(wheel / "esm" / "modules.py").root == project.root
+    assert (
+        project.resolve(project.layout.location_of(wheel / "esm" / "model" / "big.py"), "esm.modules.Layer").kind
+        == CLASS
+    )
+
+
 def test_a_real_installed_transformers_model_is_checked_like_its_source(tmp_path, monkeypatch):
     # Installed model files are what `initlint check $(python -c ...)` users point at first; before
     # this, site-packages became the project and the findings were lost in it.

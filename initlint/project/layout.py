@@ -84,10 +84,15 @@ def installed_root(path: Path) -> Path | None:
         if parts[index] in INSTALLED_FOLDERS:
             return Path(*parts[: index + 2]) if index + 2 < len(parts) else path.parent
     # Any folder pip installs into (`pip install --target`, an unpacked wheel) holds the
-    # distribution's `*.dist-info` beside its top-level package.
-    top = package_top(path)
-    if top != path.parent and _holds_dist_info(top):
-        return top / path.relative_to(top).parts[0]
+    # distribution's `*.dist-info` beside its top-level package: looked for up to the project
+    # root, through namespace folders too (`esm/model/` without `__init__.py`), so that every
+    # file of one package gets the same root.
+    for folder in path.parents:
+        if _holds_dist_info(folder):
+            inner = path.relative_to(folder).parts
+            return folder / inner[0] if len(inner) > 1 else None  # a loose module: no package
+        if any(_stat(folder / marker) is not None for marker in ROOT_MARKERS):
+            return None
     return None
 
 
@@ -137,7 +142,12 @@ class Layout:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
-        self.search_path: list[Path] = [folder for folder in (self.root / "src", self.root) if is_folder(folder)]
+        folders = [self.root / "src", self.root]
+        if is_regular_file(self.root / "__init__.py"):
+            # the root is a package (an installed one): its own imports (`import esm.modules`)
+            # are found from the folder above it; `_within` still keeps every file inside the root
+            folders.append(self.root.parent)
+        self.search_path: list[Path] = [folder for folder in folders if is_folder(folder)]
 
     def location_of(self, path: Path, top: Path | None = None) -> Location | None:
         """The module a file of the project is: `mypkg.blocks` for `<root>/src/mypkg/blocks.py`
