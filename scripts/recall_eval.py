@@ -6,10 +6,11 @@
 
 `scripts/recall_labels.json` holds, per file, what reading the pinned source found (pre-norm or not,
 the residual writers, whether their depth scaling is right, wrong, missing or deliberate) and the
-findings a correct analyzer reports there. Files listed under `held_out` and `held_out_3` (the third
-held-out set) are scored like the others, each as its own part, but their individual misses and false
-alarms are hidden unless asked for: look at them only once a change is done, to see whether it
-generalises beyond the dev files it was made against.
+findings a correct analyzer reports there. Files listed under `held_out_3` (the held-out set) are
+scored like the others, as their own part, but their individual misses and false alarms are hidden
+unless asked for: look at them only once a change is done, to see whether it generalises beyond the
+files it was made against. Files under `seen_2` (a former held-out set, opened to developers after it
+was scored) are their own part with their misses shown; every other file is `dev`.
 
 A finding counts as a true positive when a label has its code and line; every other INI0xx finding
 in a labelled file is a false positive; every label not reported is a miss.
@@ -28,14 +29,16 @@ import corpus_eval  # noqa: E402  (the pinned packages and their download live t
 
 DEFAULT_LABELS = corpus_eval.REPO / "scripts" / "recall_labels.json"
 #: Label-file keys listing held-out files; each is scored as a part of the same name.
-HELD_OUT_PARTS = ("held_out", "held_out_3")
+HELD_OUT_PARTS = ("held_out_3",)
+#: Label-file keys of former held-out sets, scored on their own with their misses shown.
+SEEN_PARTS = ("seen_2",)
 
 
 def score(labels: dict, corpus: Path) -> dict[str, dict]:
     from initlint.config import Settings
     from initlint.engine import lint_file
 
-    held_out = {key: name for name in HELD_OUT_PARTS for key in labels.get(name, ())}
+    held_out = {key: name for name in HELD_OUT_PARTS + SEEN_PARTS for key in labels.get(name, ())}
     wanted = {entry["package"] for entry in labels["files"]}
     packages = [p for p in corpus_eval.PACKAGES_ALL if p.name in wanted]
     download_dir = corpus / "dl"
@@ -69,7 +72,7 @@ def ratio(numerator: int, denominator: int) -> str:
 
 
 def report(parts: dict[str, dict], show_held_out: bool) -> None:
-    for name in ("dev", *HELD_OUT_PARTS):
+    for name in ("dev", *SEEN_PARTS, *HELD_OUT_PARTS):
         part = parts.get(name)
         if part is None:
             continue
@@ -84,7 +87,7 @@ def report(parts: dict[str, dict], show_held_out: bool) -> None:
             print(
                 f"   {code}: TP {tp}, FP {fp}, missed {fn}; precision {ratio(tp, tp + fp)}, recall {ratio(tp, tp + fn)}"
             )
-        if name == "dev" or show_held_out:
+        if name not in HELD_OUT_PARTS or show_held_out:
             for note in part["notes"]:
                 print(f"   {note}")
 
