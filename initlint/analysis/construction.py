@@ -25,7 +25,7 @@ from initlint.analysis.abstract import (
     ParamRef,
     Seq,
 )
-from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.analysis.index import ClassInfo, ModuleIndex, dotted_name
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
 from initlint.analysis.knowledge.specs import LayerSpec
@@ -230,7 +230,8 @@ def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> Non
 def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
     """A root's parameter: a symbol, remembering a string default or the dataclass it is typed with."""
     annotation = param.annotation.annotation if param.annotation is not None else None
-    cls = index.classes.get(annotation.value) if isinstance(annotation, cst.Name) else None
+    name = dotted_name(annotation) if annotation is not None else None
+    cls = index.class_named(name) if name is not None else None
     fields = cls if cls is not None and _is_dataclass(cls) else None
     return Opaque(param.name.value, _string_default(param), fields)
 

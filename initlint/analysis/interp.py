@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import libcst as cst
 
@@ -52,6 +52,9 @@ from initlint.errors import StepBudgetExceeded as BudgetExceeded
 MAX_STEPS = 400_000
 MAX_CALL_DEPTH = 24
 MAX_LOOP_ITEMS = 4000
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,11 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
 
     def root_context(self) -> Ctx:
         return Ctx(via=())
+
+    def inside(self, item: object, work: Callable[[], T]) -> T:
+        """Run `work` with the names of the module `item` (a class or function) is defined in:
+        this file's, unless the project's analysis links another (`linking.LinkedInterpreter`)."""
+        return work()
 
     # ------------------------------------------------------------------- calls
     def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:

@@ -15,6 +15,7 @@ from initlint.analysis.abstract import (
     UNKNOWN,
     ClassRef,
     Const,
+    EnumMember,
     Env,
     FuncRef,
     Mapping,
@@ -36,6 +37,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
 
 CONSTANTS = {"True": True, "False": False, "None": None}
+#: Bases (last name) that make a class an enum, and those whose members equal their values.
+ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
+MIXED_ENUM_BASES = frozenset({"str", "int", "IntEnum", "StrEnum", "IntFlag"})
 BUILTIN_NAMES = frozenset(
     {
         "isinstance",
@@ -206,6 +210,8 @@ def _identity(left: Any, right: Any) -> bool | None:
         return False if isinstance(left, (ModRef, ParamRef, NewTensor, Num, Seq, Mapping, FuncRef, ClassRef)) else None
     if isinstance(left, (ModRef, ParamRef)) and isinstance(right, (ModRef, ParamRef)):
         return bool(left == right)
+    if isinstance(left, Const) and isinstance(left.value, EnumMember) and isinstance(right, Const):
+        return left.value.same(right.value)
     return None
 
 
