@@ -29,6 +29,37 @@ def _init_like(name: str) -> bool:
     return "init" in lowered or lowered.startswith("reset_param")
 
 
+class _WriteFinder(cst.CSTVisitor):
+    """Whether a function may write a tensor: an in-place call (`normal_`, `copy_`), a call of
+    something named like an init or of `apply`, an augmented or `.data`/`.weight` assignment."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        self.found = self.found or name.endswith("_") or name == "apply" or _init_like(name)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.found = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        target = node.target
+        self.found = self.found or isinstance(target, cst.Attribute) and target.attr.value in _TENSOR_FIELDS
+
+
+_TENSOR_FIELDS = frozenset({"data", "weight", "bias"})
+
+
+def _may_write_weights(func: cst.FunctionDef) -> bool:
+    """A function named like an init that cannot write a tensor (`_non_meta_init_device`, which
+    picks a device) initialises nothing, whoever calls it."""
+    finder = _WriteFinder()
+    func.body.visit(finder)
+    return finder.found
+
+
 def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set[int]) -> list[str]:
     """Init functions of the model that its construction never runs: something else applies them."""
     names: list[str] = []
@@ -36,10 +67,10 @@ def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set
     for cls in classes.values():
         for owner in index.mro(cls):
             for name, func in owner.methods.items():
-                if _init_like(name) and id(func) not in executed:
+                if _init_like(name) and id(func) not in executed and _may_write_weights(func):
                     names.append(f"{owner.name}.{name}")
     for name, func in index.functions.items():
-        if _init_like(name) and id(func) not in executed:
+        if _init_like(name) and id(func) not in executed and _may_write_weights(func):
             names.append(name)
     return sorted(set(names))
 
