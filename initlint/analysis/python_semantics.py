@@ -273,7 +273,13 @@ def _one_layer_test(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool |
     return None
 
 
+def _by_default(value: Any) -> Any:
+    """A numeric config field, in a comparison: its default."""
+    return Const(value.number) if isinstance(value, Opaque) and value.number is not None else value
+
+
 def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    left, right = _by_default(left), _by_default(right)
     one_layer = _one_layer_test(comparison, left, right)
     if one_layer is not None:
         return one_layer

@@ -108,12 +108,14 @@ def _field_default(interp: "Interpreter", expr: cst.BaseExpression, attr: str, c
     """A dataclass config's field by its default: a flag (`use_moe: bool = False`) or an enum
     member (`init_fn: InitFnType = InitFnType.normal`) decides as the default config does; a
     string is kept as a root's string default is; a number stays the symbol it is named by (depth
-    and widths keep their meaning)."""
+    and widths keep their meaning), compared by its default."""
     value = interp.eval(expr, Env(), ctx)
     if isinstance(value, Const) and (value.value is None or isinstance(value.value, (bool, EnumMember))):
         return value
     if isinstance(value, Const) and isinstance(value.value, str):
         return Opaque(attr, value.value)
+    if isinstance(value, Const) and isinstance(value.value, (int, float)):
+        return Opaque(attr, number=value.value)
     return Opaque(attr)
 
 
