@@ -53,8 +53,10 @@ _TENSOR_FIELDS = frozenset({"data", "weight", "bias"})
 
 
 def _may_write_weights(func: cst.FunctionDef) -> bool:
-    """A function named like an init that cannot write a tensor (`_non_meta_init_device`, which
-    picks a device) initialises nothing, whoever calls it."""
+    """A module-level function named like an init that cannot write a tensor
+    (`_non_meta_init_device`, which picks a device) initialises nothing, whoever calls it. Methods
+    stay counted: a base's stub (`def init_model_randomly(self): ...`) stands for the override a
+    trainer calls."""
     finder = _WriteFinder()
     func.body.visit(finder)
     return finder.found
@@ -67,7 +69,7 @@ def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set
     for cls in classes.values():
         for owner in index.mro(cls):
             for name, func in owner.methods.items():
-                if _init_like(name) and id(func) not in executed and _may_write_weights(func):
+                if _init_like(name) and id(func) not in executed:
                     names.append(f"{owner.name}.{name}")
     for name, func in index.functions.items():
         if _init_like(name) and id(func) not in executed and _may_write_weights(func):
