@@ -68,8 +68,9 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
     def check(self, analysis: Analysis) -> Iterator[Violation]:
         if analysis.deliberate_scheme:
             return
-        # A layer instance may be a writer of several roots: report it only if every one agrees.
-        verdicts: dict[int, list[Violation | None]] = {}
+        # A layer (one line of code) may be a writer of several roots: each root builds its own
+        # copies, so a root that leaves them unscaled is wrong whatever another root does.
+        verdicts: dict[int, list[tuple[WriterFacts, bool]]] = {}
         for facts in writer_facts(analysis):
             created = facts.writer.created_at
             if facts.stack.root.uncalled_init or facts.weight is None or created is None or not facts.in_prenorm_stream:
@@ -77,12 +78,17 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             unscaled = (
                 facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
             )
-            verdicts.setdefault(id(created), []).append(self._violation(analysis, facts, created) if unscaled else None)
+            verdicts.setdefault(id(created), []).append((facts, unscaled))
         for found in verdicts.values():
-            if all(v is not None for v in found):
-                yield found[0]  # type: ignore[misc]
+            wrong = [facts for facts, unscaled in found if unscaled]
+            if wrong:
+                assert wrong[0].writer.created_at is not None
+                scaling_roots = sorted({_root_name(facts) for facts, unscaled in found if not unscaled})
+                yield self._violation(analysis, wrong[0], wrong[0].writer.created_at, scaling_roots)
 
-    def _violation(self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode) -> Violation:
+    def _violation(
+        self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode, scaling_roots: list[str]
+    ) -> Violation:
         std, n = describe_std(facts.final.std if facts.final else None), facts.residual_adds
         ref = facts.writer.ref
         final = facts.final
@@ -115,6 +121,8 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             )
         if facts.writer.ref.found_by != "data flow":
             steps.append(EvidenceSpec("found by its name: the data flow into it could not be followed", created))
+        if scaling_roots:
+            steps.append(_root_step(facts, scaling_roots))
         reason, layers = _reason(analysis, facts)
         if reason is not None:
             steps.append(reason)
@@ -122,6 +130,20 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         return Violation(
             created, message, {"layer": facts.pattern, "layers": layers}, evidence=tuple(steps), help=help_text
         )
+
+
+def _root_name(facts: WriterFacts) -> str:
+    return facts.stack.root.type_name or facts.stack.root.name
+
+
+def _root_step(facts: WriterFacts, scaling_roots: list[str]) -> EvidenceSpec:
+    """Which root the finding is about, where other roots build the same layer and scale it."""
+    others = ", ".join(f"`{name}`" for name in scaling_roots)
+    return EvidenceSpec(
+        f"`{_root_name(facts)}` builds its own copies of this layer and leaves them unscaled;"
+        f" {others} (same layer) scale{'s' if len(scaling_roots) == 1 else ''} theirs",
+        facts.stack.root.created_at,
+    )
 
 
 def _reason(analysis: Analysis, facts: WriterFacts) -> tuple[EvidenceSpec | None, list[str]]:
