@@ -44,9 +44,10 @@ class Opaque:
     default: str | None = None
     #: A root's config parameter annotated with a dataclass of the file: its field defaults.
     fields: ClassInfo | None = field(default=None, compare=False, hash=False)
-    #: A numeric config field's default (`block_group_size: int = 1`): comparisons decide by it,
-    #: as the default config does, while arithmetic keeps the symbol.
-    number: int | float | None = field(default=None, compare=False, hash=False)
+    #: The default comparisons decide by, as the default model does, while arithmetic and
+    #: attributes keep the symbol: a numeric config field's (`block_group_size: int = 1`), a root
+    #: parameter's None (`ls_init_value=None`).
+    compared: Const | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,7 +15,10 @@ import libcst as cst
 from initlint.analysis import init_ops
 from initlint.analysis.abstract import (
     UNKNOWN,
+    ClassRef,
     Const,
+    Env,
+    ExtRef,
     FuncRef,
     InitMethod,
     Lambda,
@@ -55,6 +58,24 @@ class ModelBuilder:
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
         raise NotImplementedError
 
+    def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
+        raise NotImplementedError
+
+    def root_argument(self, param: cst.Param) -> Any:
+        """A root's parameter as the model built with its defaults has it: a flag, a class or a
+        function (`norm_layer=nn.LayerNorm`) is its default; else a symbol (numbers keep their
+        names: depth and widths), remembering a string default, a None default for comparisons,
+        or the dataclass it is typed with."""
+        symbol = _root_argument(self.index, param)
+        if param.default is None or isinstance(param.default, cst.SimpleString):
+            return symbol
+        value = self.eval(param.default, Env(), self.root_context())
+        if isinstance(value, Const) and value.value is None:
+            return replace(symbol, compared=value)
+        if isinstance(value, Const) and isinstance(value.value, bool) or isinstance(value, _CALLABLES):
+            return value
+        return symbol
+
     def build_root(self, cls: ClassInfo) -> ModuleNode:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
         return built.node
@@ -63,7 +84,7 @@ class ModelBuilder:
         """A module-level builder no code of the file calls (`def mlp_mixer(dim=512, depth=12):
         return nn.Sequential(...)`): run with its parameters as symbols, as a root's `__init__` is.
         A model of library containers it returns is a root; a class of the file is one already."""
-        args = [_root_argument(self.index, p) for p in func.params.params]
+        args = [self.root_argument(p) for p in func.params.params]
         ctx = replace(self.root_context(), via=(f"{func.name.value}()",))
         built = self.call_function(FuncRef(func), args, {}, ctx)
         if (
@@ -119,7 +140,7 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [_root_argument(self.index, p) for p in func.params.params[1:]]
+                    args = [self.root_argument(p) for p in func.params.params[1:]]
                 self.call_function(
                     FuncRef(func, owner, ModRef(node)),
                     args,
@@ -225,6 +246,10 @@ def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> Non
         if isinstance(value, ModRef):
             child = node.add_child(key, value.node)
             child.repeat = count or child.repeat
+
+
+#: Defaults a root's parameter is built with: classes and functions (`act_layer=nn.GELU`).
+_CALLABLES = (ClassRef, FuncRef, ExtRef, Lambda)
 
 
 def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:

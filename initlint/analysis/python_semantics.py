@@ -274,8 +274,8 @@ def _one_layer_test(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool |
 
 
 def _by_default(value: Any) -> Any:
-    """A numeric config field, in a comparison: its default."""
-    return Const(value.number) if isinstance(value, Opaque) and value.number is not None else value
+    """A numeric config field or a root parameter defaulting to None, in a comparison: its default."""
+    return value.compared if isinstance(value, Opaque) and value.compared is not None else value
 
 
 def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:

@@ -115,7 +115,7 @@ def _field_default(interp: "Interpreter", expr: cst.BaseExpression, attr: str, c
     if isinstance(value, Const) and isinstance(value.value, str):
         return Opaque(attr, value.value)
     if isinstance(value, Const) and isinstance(value.value, (int, float)):
-        return Opaque(attr, number=value.value)
+        return Opaque(attr, compared=value)
     return Opaque(attr)
 
 
