@@ -311,8 +311,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             elif isinstance(orelse, cst.Else):
                 self.exec_block(orelse.body.body, env, ctx)
         else:
-            # An `if` without `else` still chooses between two outcomes: its body's, or none.
-            self.exec_branch(stmt.body.body, env, ctx.in_arm(stmt, 0))
+            self.exec_branch(stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain())
             if isinstance(orelse, cst.If):
                 self.exec_branch([orelse], env, ctx.in_arm(stmt, 1))
             elif isinstance(orelse, cst.Else):

@@ -134,8 +134,6 @@ class FinalInit:
     chain: tuple[InitOp, ...] = ()
     #: Where an undecided `if` chooses between two inits: the std each arm leaves.
     alternatives: tuple[Monomial | None, ...] = ()
-    #: The init that stands when the one arm that touches the parameter does not run.
-    kept: InitOp | None = None
 
     @property
     def kind(self) -> str:
@@ -167,25 +165,20 @@ def final_init(param: Param) -> FinalInit:
             certain = False
     if not certain:
         after = chain[1:] if chain and chain[0] is last else chain
-        return _chosen_init(after, last) or FinalInit(std, last, certain, tuple(chain))
+        return _chosen_init(after) or FinalInit(std, last, certain, tuple(chain))
     return FinalInit(std, last, certain, tuple(chain))
 
 
-def _chosen_init(tail: list[InitOp], before: InitOp | None) -> FinalInit | None:
-    """The ops after the last certain one (`before`), when they are the arms of one undecided
-    `if` (each arm sets the parameter afresh): one of the arms' inits, for certain. Where only one
-    arm touches the parameter, the other leaves it as `before` left it."""
+def _chosen_init(tail: list[InitOp]) -> FinalInit | None:
+    """The ops after the last certain one, when they are the two arms of one undecided `if`
+    (each arm sets the parameter afresh): one of the two arms' inits, for certain."""
     arms = {op.arm for op in tail if op.kind not in ("scale", "unknown")}
-    if not arms or len(arms) > 2 or None in arms or len({arm[0] for arm in arms if arm is not None}) != 1:
+    if len(arms) != 2 or None in arms or len({arm[0] for arm in arms if arm is not None}) != 1:
         return None
     if any(op.kind in ("scale", "unknown") or op.arm is None or op.certain for op in tail):
         return None
     last_of = {op.arm: op for op in tail}
     alternatives = tuple(last_of[arm].std for arm in sorted(last_of, key=lambda arm: arm[1] if arm else 0))
-    if len(arms) == 1:
-        if before is None or before.kind in ("scale", "unknown"):
-            return None
-        return FinalInit(tail[-1].std, tail[-1], True, (tail[-1],), (before.std, *alternatives), before)
     return FinalInit(tail[-1].std, tail[-1], True, (tail[-1],), alternatives)
 
 

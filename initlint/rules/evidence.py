@@ -54,9 +54,7 @@ def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
         )
     route = " -> ".join(step for step in op.via if step)
     via = f" (via {short(route, 120)})" if route else ""
-    if facts.final is not None and facts.final.kept is not None:
-        via += f"; where that undecided `if` does not run, {facts.final.kept.label} stays: no different scaling"
-    elif facts.final is not None and facts.final.alternatives:
+    if facts.final is not None and facts.final.alternatives:
         via += "; the other arm of that undecided `if` scales it no differently"
     return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {op.label}{via}", op.node)
 

@@ -1,5 +1,6 @@
-"""The constructor runs the init only when asked to (`init_params=False` leaves it to a later
-`reset_parameters()` call on the meta device); run or not, the writers get no depth factor."""
+"""The constructor runs the init only when its flag `init_params` asks for it (False leaves
+it to a later `reset_parameters()` call on the meta device); run with its default (True),
+it gives the writers no depth factor."""
 import torch.nn as nn
 import torch.nn.functional as F
 

@@ -1,5 +1,6 @@
-"""The constructor runs the init only when asked to (`init_params=False` leaves it to a later
-`reset_parameters()` call on the meta device); the init scales the writers by the depth."""
+"""The constructor runs the init only when its flag `init_params` asks for it (False leaves
+it to a later `reset_parameters()` call on the meta device); run with its default (True),
+it scales the writers by the depth."""
 import math
 
 import torch.nn as nn
