@@ -122,6 +122,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.depth_names = frozenset(options.depth_names) | DEPTH_NAMES
         #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
         self.deliberate_scheme: str | None = None
+        #: Enum-valued config fields read at their defaults (`ModelConfig.init_fn = InitFnType.normal`).
+        self.enum_defaults: dict[str, cst.CSTNode] = {}
         #: Per running function, the values returned on paths that may not run: where every
         #: other path raises (`if kind == "a": return cls(...)` then `raise`), the call returns one.
         self.maybe_returned: list[list[Any]] = []

@@ -214,6 +214,7 @@ def analyze(
     trees.extend(_function_roots(interp, index, module))
     analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
+    analysis.enum_defaults = dict(interp.enum_defaults)
     used = interp.instantiated | {
         node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None
     }

@@ -84,7 +84,7 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
     if isinstance(base, Opaque) and base.fields is not None and attr in base.fields.attributes:
         fields = base.fields
-        return interp.inside(fields, lambda: _field_default(interp, fields.attributes[attr], attr, ctx))
+        return interp.inside(fields, lambda: _field_default(interp, fields, attr, ctx))
     if attr in DELIBERATE_CONFIG_NAMES:
         interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
     return Opaque(attr)
@@ -104,12 +104,16 @@ def _class_attribute(interp: "Interpreter", cls: ClassInfo, attr: str, ctx: "Ctx
     return Const(EnumMember(id(cls.node), attr, member, mixed))
 
 
-def _field_default(interp: "Interpreter", expr: cst.BaseExpression, attr: str, ctx: "Ctx") -> Any:
+def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Any:
     """A dataclass config's field by its default: a flag (`use_moe: bool = False`) or an enum
     member (`init_fn: InitFnType = InitFnType.normal`) decides as the default config does; a
     string is kept as a root's string default is; a number stays the symbol it is named by (depth
     and widths keep their meaning), compared by its default."""
+    expr = fields.attributes[attr]
     value = interp.eval(expr, Env(), ctx)
+    if isinstance(value, Const) and isinstance(value.value, EnumMember):
+        # The switch the default config takes: evidence for whatever it decides.
+        interp.enum_defaults.setdefault(f"{fields.name}.{attr} = {interp.code(expr)}", expr)
     if isinstance(value, Const) and (value.value is None or isinstance(value.value, (bool, EnumMember))):
         return value
     if isinstance(value, Const) and isinstance(value.value, str):

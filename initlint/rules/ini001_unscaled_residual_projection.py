@@ -16,6 +16,7 @@ from initlint.rules.evidence import (
     add_step,
     code_of,
     dead_depth_scaling,
+    default_config_step,
     depth_step,
     describe_std,
     headline,
@@ -123,6 +124,9 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             steps.append(EvidenceSpec("found by its name: the data flow into it could not be followed", created))
         if scaling_roots:
             steps.append(_root_step(facts, scaling_roots))
+        defaults = default_config_step(analysis)
+        if defaults is not None:
+            steps.append(defaults)
         reason, layers = _reason(analysis, facts)
         if reason is not None:
             steps.append(reason)
