@@ -70,7 +70,9 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         if analysis.deliberate_scheme:
             return
         # A layer (one line of code) may be a writer of several roots: each root builds its own
-        # copies, so a root that leaves them unscaled is wrong whatever another root does.
+        # copies, so a root that leaves all of them unscaled is wrong whatever another root does.
+        # A root that scales some copies and not others is not reported: the analysis may have
+        # told one stack apart from itself (`resblocks` and `resblocks[:-1]`).
         verdicts: dict[int, list[tuple[WriterFacts, bool]]] = {}
         for facts in writer_facts(analysis):
             created = facts.writer.created_at
@@ -81,7 +83,8 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             )
             verdicts.setdefault(id(created), []).append((facts, unscaled))
         for found in verdicts.values():
-            wrong = [facts for facts, unscaled in found if unscaled]
+            scaling = {id(facts.stack.root) for facts, unscaled in found if not unscaled}
+            wrong = [facts for facts, unscaled in found if unscaled and id(facts.stack.root) not in scaling]
             if wrong:
                 assert wrong[0].writer.created_at is not None
                 scaling_roots = sorted({_root_name(facts) for facts, unscaled in found if not unscaled})
