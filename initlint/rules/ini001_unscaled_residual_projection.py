@@ -87,11 +87,11 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             wrong = [facts for facts, unscaled in found if unscaled and id(facts.stack.root) not in scaling]
             if wrong:
                 assert wrong[0].writer.created_at is not None
-                scaling_roots = sorted({_root_name(facts) for facts, unscaled in found if not unscaled})
-                yield self._violation(analysis, wrong[0], wrong[0].writer.created_at, scaling_roots)
+                others = {_root_name(facts): _scales(facts) for facts, _ in found if id(facts.stack.root) in scaling}
+                yield self._violation(analysis, wrong[0], wrong[0].writer.created_at, others)
 
     def _violation(
-        self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode, scaling_roots: list[str]
+        self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode, others: dict[str, bool]
     ) -> Violation:
         std, n = describe_std(facts.final.std if facts.final else None), facts.residual_adds
         ref = facts.writer.ref
@@ -125,8 +125,8 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             )
         if facts.writer.ref.found_by != "data flow":
             steps.append(EvidenceSpec("found by its name: the data flow into it could not be followed", created))
-        if scaling_roots:
-            steps.append(_root_step(facts, scaling_roots))
+        if others:
+            steps.append(_root_step(facts, others))
         defaults = default_config_step(analysis)
         if defaults is not None:
             steps.append(defaults)
@@ -143,14 +143,22 @@ def _root_name(facts: WriterFacts) -> str:
     return facts.stack.root.type_name or facts.stack.root.name
 
 
-def _root_step(facts: WriterFacts, scaling_roots: list[str]) -> EvidenceSpec:
-    """Which root the finding is about, where other roots build the same layer and scale it."""
-    others = ", ".join(f"`{name}`" for name in scaling_roots)
-    return EvidenceSpec(
-        f"`{_root_name(facts)}` builds its own copies of this layer and leaves them unscaled;"
-        f" {others} (same layer) scale{'s' if len(scaling_roots) == 1 else ''} theirs",
-        facts.stack.root.created_at,
-    )
+def _scales(facts: WriterFacts) -> bool:
+    return facts.scaling is not None and facts.scaling.kind not in ("none", "negligible")
+
+
+def _root_step(facts: WriterFacts, others: dict[str, bool]) -> EvidenceSpec:
+    """Which root the finding is about, where other roots build the same layer (the rest of
+    them scale it, or their init could not be decided)."""
+    scaled = sorted(name for name, scales in others.items() if scales)
+    message = f"`{_root_name(facts)}` builds its own copies of this layer and leaves every one unscaled"
+    if scaled:
+        names = ", ".join(f"`{name}`" for name in scaled)
+        message += f"; {names} (same layer) scale{'s' if len(scaled) == 1 else ''} theirs"
+    undecided = sorted(name for name, scales in others.items() if not scales)
+    if undecided:
+        message += f"; for {', '.join(f'`{name}`' for name in undecided)} it is undecided"
+    return EvidenceSpec(message, facts.stack.root.created_at)
 
 
 def _reason(analysis: Analysis, facts: WriterFacts) -> tuple[EvidenceSpec | None, list[str]]:
