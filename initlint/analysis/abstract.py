@@ -44,6 +44,36 @@ class Opaque:
     default: str | None = None
     #: A root's config parameter annotated with a dataclass of the file: its field defaults.
     fields: ClassInfo | None = field(default=None, compare=False, hash=False)
+    #: The default comparisons decide by, as the default model does, while arithmetic and
+    #: attributes keep the symbol: a numeric config field's (`block_group_size: int = 1`), a root
+    #: parameter's None (`ls_init_value=None`).
+    compared: Const | None = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True, eq=False)
+class EnumMember:
+    """A member of an enum class of the project (`InitFnType.normal`), held in a `Const`. It is
+    equal to itself; a member of an enum mixed with `str` or `int` is also equal to its value, as
+    Python compares them (`InitFnType.normal == "normal"`)."""
+
+    owner: int
+    name: str
+    value: Any
+    mixed: bool
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EnumMember):
+            if self.mixed and other.mixed:
+                return bool(self.value == other.value)
+            return (self.owner, self.name) == (other.owner, other.name)
+        return self.mixed and bool(self.value == other)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def same(self, other: object) -> bool:
+        """`is`: the one member object, whatever its value."""
+        return isinstance(other, EnumMember) and (self.owner, self.name) == (other.owner, other.name)
 
 
 @dataclass

@@ -15,7 +15,9 @@ import libcst as cst
 from initlint.analysis import init_ops
 from initlint.analysis.abstract import (
     UNKNOWN,
+    ClassRef,
     Const,
+    Env,
     ExtRef,
     FuncRef,
     InitMethod,
@@ -28,7 +30,7 @@ from initlint.analysis.abstract import (
     as_number,
     truth,
 )
-from initlint.analysis.index import ClassInfo, ModuleIndex
+from initlint.analysis.index import ClassInfo, ModuleIndex, dotted_name
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
 from initlint.analysis.knowledge.specs import BlockStack, BuiltStack, LayerSpec
@@ -58,6 +60,24 @@ class ModelBuilder:
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
         raise NotImplementedError
 
+    def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
+        raise NotImplementedError
+
+    def root_argument(self, param: cst.Param) -> Any:
+        """A root's parameter as the model built with its defaults has it: a flag, a class or a
+        function (`norm_layer=nn.LayerNorm`) is its default; else a symbol (numbers keep their
+        names: depth and widths), remembering a string default, a None default for comparisons,
+        or the dataclass it is typed with."""
+        symbol = _root_argument(self.index, param)
+        if param.default is None or isinstance(param.default, cst.SimpleString):
+            return symbol
+        value = self.eval(param.default, Env(), self.root_context())
+        if isinstance(value, Const) and value.value is None:
+            return replace(symbol, compared=value)
+        if isinstance(value, Const) and isinstance(value.value, bool) or isinstance(value, _CALLABLES):
+            return value
+        return symbol
+
     def build_root(self, cls: ClassInfo) -> ModuleNode:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
         return built.node
@@ -68,7 +88,7 @@ class ModelBuilder:
         A model of library containers it returns is a root; a class of the file is one already. So
         is a class of another project file (`return Decoder(layers=...)`): its constructor holds
         the layers the builder made here, which that file's own model never sees."""
-        args = [_root_argument(self.index, p) for p in func.params.params]
+        args = [self.root_argument(p) for p in func.params.params]
         ctx = replace(self.root_context(), via=(f"{func.name.value}()",))
         built = self.call_function(FuncRef(func), args, {}, ctx)
         if not isinstance(built, ModRef) or built.node.parent is not None:
@@ -145,7 +165,7 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [_root_argument(self.index, p) for p in func.params.params[1:]]
+                    args = [self.root_argument(p) for p in func.params.params[1:]]
                 self.call_function(
                     FuncRef(func, owner, ModRef(node)),
                     args,
@@ -315,10 +335,15 @@ def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> Non
             child.repeat = count or child.repeat
 
 
+#: Defaults a root's parameter is built with: classes and functions (`act_layer=nn.GELU`).
+_CALLABLES = (ClassRef, FuncRef, ExtRef, Lambda)
+
+
 def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
     """A root's parameter: a symbol, remembering a string default or the dataclass it is typed with."""
     annotation = param.annotation.annotation if param.annotation is not None else None
-    cls = index.classes.get(annotation.value) if isinstance(annotation, cst.Name) else None
+    name = dotted_name(annotation) if annotation is not None else None
+    cls = index.class_named(name) if name is not None else None
     fields = cls if cls is not None and _is_dataclass(cls) else None
     return Opaque(param.name.value, _string_default(param), fields)
 

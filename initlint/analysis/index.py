@@ -98,6 +98,11 @@ class ModuleIndex:
         """The bases of `cls` whose definition can be read (here: those defined in this file)."""
         return [self.classes[base] for base in cls.bases if base in self.classes]
 
+    def class_named(self, name: str) -> ClassInfo | None:
+        """The class a name written in this module means, where its definition can be read
+        (here: a class of this file)."""
+        return self.classes.get(name)
+
     def mro(self, cls: ClassInfo) -> list[ClassInfo]:
         """`cls` and the bases whose definition can be read (MRO approximated breadth-first)."""
         order: list[ClassInfo] = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import libcst as cst
 
@@ -54,6 +54,9 @@ from initlint.errors import StepBudgetExceeded as BudgetExceeded
 MAX_STEPS = 400_000
 MAX_CALL_DEPTH = 24
 MAX_LOOP_ITEMS = 4000
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.depth_names = frozenset(options.depth_names) | DEPTH_NAMES
         #: Set when the code reads a config field of a deliberate scheme (muP and relatives).
         self.deliberate_scheme: str | None = None
+        #: Enum-valued config fields read at their defaults (`ModelConfig.init_fn = InitFnType.normal`).
+        self.enum_defaults: dict[str, cst.CSTNode] = {}
         #: Per running function, the values returned on paths that may not run: where every
         #: other path raises (`if kind == "a": return cls(...)` then `raise`), the call returns one.
         self.maybe_returned: list[list[Any]] = []
@@ -172,6 +177,11 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
     def registry_entries(self, registry: Registry) -> dict[str, Any]:
         """What the project registers in `registry`; a file read alone sees no registrations."""
         return {}
+
+    def inside(self, item: object, work: Callable[[], T]) -> T:
+        """Run `work` with the names of the module `item` (a class or function) is defined in:
+        this file's, unless the project's analysis links another (`linking.LinkedInterpreter`)."""
+        return work()
 
     # ------------------------------------------------------------------- calls
     def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:

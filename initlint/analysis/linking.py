@@ -96,6 +96,15 @@ class LinkedIndex(ModuleIndex):
                 found.append(info)
         return found
 
+    def class_named(self, name: str) -> ClassInfo | None:
+        return self.classes.get(name) or self.linker.class_named(self, self.imported_name(name))
+
+    def imported_name(self, name: str) -> str:
+        """A dotted name written in this module, completed through its imports."""
+        head, _, rest = name.partition(".")
+        target = self.imports.get(head)
+        return name if target is None else f"{target}.{rest}" if rest else target
+
     def base_chain(self, cls: ClassInfo) -> list[str]:
         """Base names (as each class's own module writes them) through every readable base."""
         cached = self._linked_chains.get(id(cls))

@@ -323,6 +323,8 @@ class Analysis:
     depth_atoms: frozenset[str] = frozenset()
     #: The file deliberately uses a scheme with its own rules (muP, unit scaling).
     deliberate_scheme: str | None = None
+    #: Enum-valued config fields the analysis read at their defaults, with the default's node.
+    enum_defaults: dict[str, cst.CSTNode] = field(default_factory=dict)
     #: Init calls under `if` statements of init code whose test never passed.
     dead_inits: list["DeadInit"] = field(default_factory=list)
     #: Per-writer facts the rules share (`facts.writer_facts`), computed on first use.

@@ -15,6 +15,7 @@ from initlint.analysis.abstract import (
     UNKNOWN,
     ClassRef,
     Const,
+    EnumMember,
     Env,
     ExtPartial,
     ExtRef,
@@ -39,6 +40,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
 
 CONSTANTS = {"True": True, "False": False, "None": None}
+#: Bases (last name) that make a class an enum, and those whose members equal their values.
+ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
+MIXED_ENUM_BASES = frozenset({"str", "int", "IntEnum", "StrEnum", "IntFlag"})
 BUILTIN_NAMES = frozenset(
     {
         "isinstance",
@@ -213,6 +217,8 @@ def _identity(left: Any, right: Any) -> bool | None:
         return False if isinstance(left, (ModRef, ParamRef, NewTensor, Num, Seq, Mapping, FuncRef, ClassRef)) else None
     if isinstance(left, (ModRef, ParamRef)) and isinstance(right, (ModRef, ParamRef)):
         return bool(left == right)
+    if isinstance(left, Const) and isinstance(left.value, EnumMember) and isinstance(right, Const):
+        return left.value.same(right.value)
     return None
 
 
@@ -274,7 +280,13 @@ def _one_layer_test(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool |
     return None
 
 
+def _by_default(value: Any) -> Any:
+    """A numeric config field or a root parameter defaulting to None, in a comparison: its default."""
+    return value.compared if isinstance(value, Opaque) and value.compared is not None else value
+
+
 def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    left, right = _by_default(left), _by_default(right)
     one_layer = _one_layer_test(comparison, left, right)
     if one_layer is not None:
         return one_layer

@@ -20,6 +20,39 @@ from initlint.analysis.scaling import reference_std
 from initlint.config import AnalysisOptions
 
 
+class _WriteFinder(cst.CSTVisitor):
+    """Whether a function may write a tensor: an in-place call (`normal_`, `copy_`), a call of
+    something named like an init or of `apply`, an augmented or `.data`/`.weight` assignment."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        self.found = self.found or name.endswith("_") or name == "apply" or init_like(name)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.found = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        target = node.target
+        self.found = self.found or isinstance(target, cst.Attribute) and target.attr.value in _TENSOR_FIELDS
+
+
+_TENSOR_FIELDS = frozenset({"data", "weight", "bias"})
+
+
+def _may_write_weights(func: cst.FunctionDef) -> bool:
+    """A module-level function named like an init that cannot write a tensor
+    (`_non_meta_init_device`, which picks a device) initialises nothing, whoever calls it. Methods
+    stay counted: a base's stub (`def init_model_randomly(self): ...`) stands for the override a
+    trainer calls."""
+    finder = _WriteFinder()
+    func.body.visit(finder)
+    return finder.found
+
+
 def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set[int]) -> list[str]:
     """Init functions of the model that its construction never runs: something else applies them."""
     names: list[str] = []
@@ -32,7 +65,7 @@ def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set
                 if init_like(name) and found is not None and found[0] is owner and id(found[1]) not in executed:
                     names.append(f"{owner.name}.{name}")
     for name, func in index.functions.items():
-        if init_like(name) and id(func) not in executed:
+        if init_like(name) and id(func) not in executed and _may_write_weights(func):
             names.append(name)
     return sorted(set(names))
 
@@ -181,6 +214,7 @@ def analyze(
     trees.extend(_function_roots(interp, index, module))
     analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
+    analysis.enum_defaults = dict(interp.enum_defaults)
     used = interp.instantiated | {
         node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None
     }

@@ -13,6 +13,7 @@ from initlint.analysis.abstract import (
     UNKNOWN,
     ClassRef,
     Const,
+    EnumMember,
     Env,
     ExtRef,
     FuncRef,
@@ -42,7 +43,15 @@ from initlint.analysis.knowledge.torch_init import (
 from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.init_ops import make_init_method, record_init
-from initlint.analysis.python_semantics import Builtin, BoundMethod, call_python_builtin, config_entry, string_method
+from initlint.analysis.python_semantics import (
+    ENUM_BASES,
+    MIXED_ENUM_BASES,
+    Builtin,
+    BoundMethod,
+    call_python_builtin,
+    config_entry,
+    string_method,
+)
 from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,28 +77,50 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         if found is not None:
             return method_ref(found[1], found[0], None, base)
         if attr in base.cls.attributes:
-            return interp.eval(base.cls.attributes[attr], Env(), ctx)
+            return _class_attribute(interp, base.cls, attr, ctx)
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping, Registry)):
         return BoundMethod(base, attr)
     if isinstance(base, Opaque) and attr == "get":
         return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
     if isinstance(base, Opaque) and base.fields is not None and attr in base.fields.attributes:
-        return _field_default(interp, base.fields.attributes[attr], attr, ctx)
+        fields = base.fields
+        return interp.inside(fields, lambda: _field_default(interp, fields, attr, ctx))
     if attr in DELIBERATE_CONFIG_NAMES:
         interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
     return Opaque(attr)
 
 
-def _field_default(interp: "Interpreter", expr: cst.BaseExpression, attr: str, ctx: "Ctx") -> Any:
-    """A dataclass config's field by its default: a flag (`use_moe: bool = False`) decides as the
-    default config does; a string is kept as a root's string default is; a number stays the
-    symbol it is named by (depth and widths keep their meaning)."""
+def _class_attribute(interp: "Interpreter", cls: ClassInfo, attr: str, ctx: "Ctx") -> Any:
+    """A class attribute by its value; a member of an enum class is that member (`InitFnType.normal`),
+    which compares as Python compares enum members."""
+    value = interp.inside(cls, lambda: interp.eval(cls.attributes[attr], Env(), ctx))
+    bases = {base.rpartition(".")[2] for base in interp.index.base_chain(cls)}
+    if not bases & ENUM_BASES:
+        return value
+    mixed = bool(bases & MIXED_ENUM_BASES)
+    if mixed and not (isinstance(value, Const) and isinstance(value.value, (str, int))):
+        return UNKNOWN  # `auto()` and the like: the value it compares by is not known
+    member = value.value if isinstance(value, Const) else None
+    return Const(EnumMember(id(cls.node), attr, member, mixed))
+
+
+def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Any:
+    """A dataclass config's field by its default: a flag (`use_moe: bool = False`) or an enum
+    member (`init_fn: InitFnType = InitFnType.normal`) decides as the default config does; a
+    string is kept as a root's string default is; a number stays the symbol it is named by (depth
+    and widths keep their meaning), compared by its default."""
+    expr = fields.attributes[attr]
     value = interp.eval(expr, Env(), ctx)
-    if isinstance(value, Const) and (value.value is None or isinstance(value.value, bool)):
+    if isinstance(value, Const) and isinstance(value.value, EnumMember):
+        # The switch the default config takes: evidence for whatever it decides.
+        interp.enum_defaults.setdefault(f"{fields.name}.{attr} = {interp.code(expr)}", expr)
+    if isinstance(value, Const) and (value.value is None or isinstance(value.value, (bool, EnumMember))):
         return value
     if isinstance(value, Const) and isinstance(value.value, str):
         return Opaque(attr, value.value)
+    if isinstance(value, Const) and isinstance(value.value, (int, float)):
+        return Opaque(attr, compared=value)
     return Opaque(attr)
 
 

@@ -174,6 +174,10 @@ class Layout:
         # `first` may lie above the root (a root holding an `__init__.py`): files found through it
         # are still checked to be inside the root.
         folders = [first] if first is not None else []
+        if first is not None and first.name == parts[0] and not is_regular_file(first / "__init__.py"):
+            # The importer's folder is a namespace package it imports by name (`fla/` of
+            # `from fla.layers.attn import Attention` in `fla/models/...`): its parent is on sys.path.
+            folders.append(first.parent)
         namespace = None
         for base in folders + [folder for folder in self.search_path if folder != first]:
             found = self._locate_in(base, parts)

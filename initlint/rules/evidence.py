@@ -59,6 +59,17 @@ def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
     return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {op.label}{via}", op.node)
 
 
+def default_config_step(analysis: Analysis) -> EvidenceSpec | None:
+    """The enum switches the analysis took at the config's defaults (`init_fn = InitFnType.normal`)."""
+    if not analysis.enum_defaults:
+        return None
+    # The init scheme's own switch first (`init_fn`), then the structure's (`block_type`).
+    names = sorted(analysis.enum_defaults, key=lambda name: "init" not in name.partition(" = ")[0].lower())
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    listed = ", ".join(f"`{name}`" for name in names[:3])
+    return EvidenceSpec(f"as the default config builds it: {listed}{more}", analysis.enum_defaults[names[0]])
+
+
 def add_step(analysis: Analysis, add: ResidualAdd) -> EvidenceSpec:
     return EvidenceSpec(
         f"added into the residual stream in {add.forward}: `{short(analysis.code(add.statement))}`",

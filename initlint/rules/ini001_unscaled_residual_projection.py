@@ -16,6 +16,7 @@ from initlint.rules.evidence import (
     add_step,
     code_of,
     dead_depth_scaling,
+    default_config_step,
     depth_step,
     describe_std,
     headline,
@@ -68,8 +69,11 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
     def check(self, analysis: Analysis) -> Iterator[Violation]:
         if analysis.deliberate_scheme:
             return
-        # A layer instance may be a writer of several roots: report it only if every one agrees.
-        verdicts: dict[tuple[int, str], list[Violation | None]] = {}
+        # A layer (one line of code) may be a writer of several roots: each root builds its own
+        # copies, so a root that leaves all of them unscaled is wrong whatever another root does.
+        # A root that scales some copies and not others is not reported: the analysis may have
+        # told one stack apart from itself (`resblocks` and `resblocks[:-1]`).
+        verdicts: dict[tuple[int, str], list[tuple[WriterFacts, bool]]] = {}
         for facts in writer_facts(analysis):
             created = facts.writer.created_at
             if facts.stack.root.uncalled_init or facts.weight is None or created is None or not facts.in_prenorm_stream:
@@ -77,14 +81,21 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             unscaled = (
                 facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
             )
-            violation = self._violation(analysis, facts, created) if unscaled else None
             made_as = (id(created), facts.writer.place_in_construction)
-            verdicts.setdefault(made_as, []).append(violation)
+            verdicts.setdefault(made_as, []).append((facts, unscaled))
         for found in verdicts.values():
-            if all(v is not None for v in found):
-                yield found[0]  # type: ignore[misc]
+            scaling = {id(facts.stack.root) for facts, unscaled in found if not unscaled}
+            if scaling and any(facts.stack.root.foreign for facts, _ in found):
+                continue  # models of other files that stack this file's blocks must all agree
+            wrong = [facts for facts, unscaled in found if unscaled and id(facts.stack.root) not in scaling]
+            if wrong:
+                assert wrong[0].writer.created_at is not None
+                others = {_root_name(facts): _scales(facts) for facts, _ in found if id(facts.stack.root) in scaling}
+                yield self._violation(analysis, wrong[0], wrong[0].writer.created_at, others)
 
-    def _violation(self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode) -> Violation:
+    def _violation(
+        self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode, others: dict[str, bool]
+    ) -> Violation:
         std, n = describe_std(facts.final.std if facts.final else None), facts.residual_adds
         ref = facts.writer.ref
         final = facts.final
@@ -116,6 +127,11 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                 )
             )
         steps.extend(_how_found(facts, created))
+        if others:
+            steps.append(_root_step(facts, others))
+        defaults = default_config_step(analysis)
+        if defaults is not None:
+            steps.append(defaults)
         reason, layers = _reason(analysis, facts)
         if reason is not None:
             steps.append(reason)
@@ -142,6 +158,28 @@ def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:
     if root.foreign:
         steps.append(EvidenceSpec(f"as built by `{root.type_name}`, which stacks this file's blocks", root.created_at))
     return steps
+
+
+def _root_name(facts: WriterFacts) -> str:
+    return facts.stack.root.type_name or facts.stack.root.name
+
+
+def _scales(facts: WriterFacts) -> bool:
+    return facts.scaling is not None and facts.scaling.kind not in ("none", "negligible")
+
+
+def _root_step(facts: WriterFacts, others: dict[str, bool]) -> EvidenceSpec:
+    """Which root the finding is about, where other roots build the same layer (the rest of
+    them scale it, or their init could not be decided)."""
+    scaled = sorted(name for name, scales in others.items() if scales)
+    message = f"`{_root_name(facts)}` builds its own copies of this layer and leaves every one unscaled"
+    if scaled:
+        names = ", ".join(f"`{name}`" for name in scaled)
+        message += f"; {names} (same layer) scale{'s' if len(scaled) == 1 else ''} theirs"
+    undecided = sorted(name for name, scales in others.items() if not scales)
+    if undecided:
+        message += f"; for {', '.join(f'`{name}`' for name in undecided)} it is undecided"
+    return EvidenceSpec(message, facts.stack.root.created_at)
 
 
 def _reason(analysis: Analysis, facts: WriterFacts) -> tuple[EvidenceSpec | None, list[str]]:
