@@ -96,28 +96,9 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
     def _violation(
         self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode, others: dict[str, bool]
     ) -> Violation:
-        std, n = describe_std(facts.final.std if facts.final else None), facts.residual_adds
-        ref = facts.writer.ref
-        final = facts.final
+        n = facts.residual_adds
         scaling = facts.scaling
-        if scaling is not None and scaling.kind == "negligible" and final is not None and final.std is not None:
-            exponent = final.std.exponent(scaling.atom or "")
-            claims = [
-                f"depth factor {scaling.atom}^{exponent} too weak for 1/sqrt({{n}})",
-                f"init std {std} has no effective depth factor",
-            ]
-        elif final is not None and final.kind == "empty":
-            claims = ["is left uninitialised (torch.empty): no depth factor 1/sqrt({n})", "is left uninitialised"]
-        else:
-            details = (f" std {std}", "") if final is not None and final.std is not None else ("",)
-            claims = [f"init{detail} has no depth factor 1/sqrt({{n}})" for detail in details]
-        message = headline(
-            *(
-                f"residual writer `{name}` {claim.format(n=n)}"
-                for name in (facts.pattern, ref.display, ref.attr)
-                for claim in claims
-            )
-        )
+        message = _headline(facts)
         steps = [init_step(analysis, facts), add_step(analysis, facts.writer.add), depth_step(facts.stack, n)]
         if scaling is not None and scaling.kind == "negligible" and scaling.power is not None:
             code = code_of(analysis, scaling.power.node, 60)
@@ -147,6 +128,30 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             help=help_text,
             owner=created,
         )
+
+
+def _headline(facts: WriterFacts) -> str:
+    """What is wrong with the writer's std, in the shortest form that fits the headline."""
+    std, n = describe_std(facts.final.std if facts.final else None), facts.residual_adds
+    ref, final, scaling = facts.writer.ref, facts.final, facts.scaling
+    if scaling is not None and scaling.kind == "negligible" and final is not None and final.std is not None:
+        exponent = final.std.exponent(scaling.atom or "")
+        claims = [
+            f"depth factor {scaling.atom}^{exponent} too weak for 1/sqrt({{n}})",
+            f"init std {std} has no effective depth factor",
+        ]
+    elif final is not None and final.kind == "empty":
+        claims = ["is left uninitialised (torch.empty): no depth factor 1/sqrt({n})", "is left uninitialised"]
+    else:
+        details = (f" std {std}", "") if final is not None and final.std is not None else ("",)
+        claims = [f"init{detail} has no depth factor 1/sqrt({{n}})" for detail in details]
+    return headline(
+        *(
+            f"residual writer `{name}` {claim.format(n=n)}"
+            for name in (facts.pattern, ref.display, ref.attr)
+            for claim in claims
+        )
+    )
 
 
 def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:

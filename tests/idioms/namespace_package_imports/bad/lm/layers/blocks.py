@@ -8,7 +8,7 @@ class Block(nn.Module):
         super().__init__()
         self.norm_1 = nn.LayerNorm(d)
         self.qkv = nn.Linear(d, 3 * d)
-        self.proj = nn.Linear(d, d)
+        self.proj = nn.Linear(d, d)  # expect: INI001
         self.norm_2 = nn.LayerNorm(d)
         self.up = nn.Linear(d, 4 * d)
         self.down = nn.Linear(4 * d, d)

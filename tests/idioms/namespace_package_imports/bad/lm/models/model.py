@@ -13,7 +13,7 @@ class LM(nn.Module):
         super().__init__()
         self.n_layers = n_layers
         self.wte = nn.Embedding(vocab, d)
-        self.blocks = nn.ModuleList([Block(d) for _ in range(n_layers)])  # expect: INI001
+        self.blocks = nn.ModuleList([Block(d) for _ in range(n_layers)])
         self.apply(self._init_weights)
 
     def _init_weights(self, module):
