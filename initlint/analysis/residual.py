@@ -194,7 +194,7 @@ class ForwardReader(StatementWalker[_Flow]):
             # in by the parent, gates a branch as one computed here from `c` does.
             env.names[name] = CONDITIONED
         try:
-            self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow)
+            self.walk_block(func.body.body, env, flow)
         except StepBudgetExceeded:
             raise
         except RecursionError:
@@ -544,7 +544,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return None
         env = Env(_bind_arguments(func, args, call))
         inner = _Flow(flow.node, depth=depth + 1, undecided=flow.undecided, block=flow.block)
-        self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner)
+        self.walk_block(func.body.body, env, inner)
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
