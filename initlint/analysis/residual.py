@@ -27,6 +27,7 @@ from initlint.analysis.flow import (
     NORMED,
     STREAM,
     Branch,
+    Part,
     is_gate,
     is_norm,
     is_pass_through,
@@ -304,7 +305,7 @@ class ForwardReader(StatementWalker[_Flow]):
                 # its output is computed by that layer, so a branch it multiplies is gated.
                 self._assign(
                     element.value,
-                    value if i == 0 or value is CONDITIONED else CONDITIONED if isinstance(value, Branch) else UNKNOWN,
+                    value if i == 0 or value is CONDITIONED else Part(value) if isinstance(value, Branch) else UNKNOWN,
                     env,
                 )
 
@@ -350,7 +351,7 @@ class ForwardReader(StatementWalker[_Flow]):
     ) -> Any:
         if not isinstance(value, Branch):
             return value
-        if isinstance(other, (ParamRef, Branch)) or other is CONDITIONED:
+        if isinstance(other, (ParamRef, Branch, Part)) or other is CONDITIONED:
             # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
             return replace(value, gated=value.gated or not isinstance(other, Branch))
         number = self._number(other_node, env)
@@ -447,7 +448,9 @@ class ForwardReader(StatementWalker[_Flow]):
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
-        carried = merge([a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, Branch)])
+        carried = merge(
+            [a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
+        )
         func = node.func
         if isinstance(func, cst.Name) and func.value not in env.names:
             return self._call_global(func.value, node, args, flow, depth, carried)
@@ -483,7 +486,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return NORMED if carried is STREAM else carried
         if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
             return args[1]
-        if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, Branch):
+        if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
             # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
             return receiver
         return carried
@@ -551,6 +554,10 @@ class ForwardReader(StatementWalker[_Flow]):
         return merge(inner.returns) if inner.returns else None
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
+        if isinstance(carried, Part):
+            # `self.mlp_out(h)` on the MLP's share of a fused projection: content from the stream.
+            layer = module.kind in ("linear", "module", "sequential") and not is_norm(module) and not is_gate(module)
+            carried = carried.whole if layer else CONDITIONED
         if carried is UNKNOWN or carried is CONDITIONED:
             return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
         if is_norm(module):
