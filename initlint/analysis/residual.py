@@ -228,20 +228,28 @@ class ForwardReader(StatementWalker[_Flow]):
             self.walk_block(stmt.body.body if decided else else_body, env, flow)
 
     def on_for(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
-        iterable = self._eval(stmt.iter, env, flow, flow.depth)
-        if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
-            self._block_loop(stmt, env, flow)
-            return
-        items = _module_items(iterable)
-        for item in items[:MAX_UNROLL] if items is not None else [UNKNOWN]:
-            _bind(stmt.target, item, env)
+        # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
+        loops = [
+            (target, UNKNOWN if node is None else self._eval(node, env, flow, flow.depth))
+            for target, node in _walked(stmt.target, stmt.iter)
+        ]
+        for target, _ in loops:
+            _bind(target, UNKNOWN, env)
+        for target, iterable in loops:
+            if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
+                self._block_loop(stmt, target, env, flow)
+                return
+        modules = [(target, items) for target, iterable in loops if (items := _module_items(iterable)) is not None]
+        target, items = modules[0] if len(modules) == 1 else (stmt.target, [UNKNOWN])
+        for item in items[:MAX_UNROLL]:
+            _bind(target, item, env)
             self.walk_block(stmt.body.body, env, flow)
 
-    def _block_loop(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
+    def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:
         """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
         and what it carries from one iteration to the next is the stream."""
         assert flow.block is not None
-        _bind(stmt.target, ModRef(flow.block), env)
+        _bind(target, ModRef(flow.block), env)
         for name in _assigned_names(stmt.body):
             if name in env.names:
                 env.names[name] = STREAM
@@ -644,6 +652,22 @@ def _module_items(value: Any) -> list[Any] | None:
     if isinstance(value, Seq) and value.repeat is None and value.items:
         return list(value.items)
     return None
+
+
+def _walked(
+    target: cst.BaseExpression, iterable: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+    """A loop's targets paired with what each walks: `enumerate(xs)` hands out an index (which
+    walks nothing) beside each item of `xs`, `zip(xs, ys)` an item of each."""
+    func = iterable.func.value if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) else None
+    calls = iterable.args if isinstance(iterable, cst.Call) else ()
+    args = [arg.value for arg in calls if arg.keyword is None and not arg.star]
+    elements = [element.value for element in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
+    if func == "enumerate" and len(args) == len(calls) == 1 and len(elements) == 2:
+        return [(elements[0], None)] + _walked(elements[1], args[0])
+    if func == "zip" and len(args) == len(calls) == len(elements) > 1:
+        return [pair for element, arg in zip(elements, args) for pair in _walked(element, arg)]
+    return [(target, iterable)]
 
 
 def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
