@@ -531,14 +531,10 @@ class ForwardReader(StatementWalker[_Flow]):
 
     def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
         if isinstance(callee, ModRef):
-            cls = callee.node.cls
-            if cls is not None and self.interp.index.find_method(cls, "forward") is None:
-                # A plain callable object (diffusers' attention processor): its `__call__` runs with
-                # the arguments given, the calling module among them (`self.processor(self, x)`).
-                found = self.interp.index.find_method(cls, "__call__")
-                if found is not None:
-                    result = self._inline(found[1], [callee] + args, call, flow, depth)
-                    return carried if result is None else result
+            found = self._runs_with_arguments(callee.node, args)
+            if found is not None:
+                result = self._inline(found, [callee] + args, call, flow, depth)
+                return carried if result is None else result
             return self._apply_module(callee.node, carried, depth)
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
             # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
@@ -549,12 +545,28 @@ class ForwardReader(StatementWalker[_Flow]):
             return self._eval(callee.node.body, env, flow, depth + 1)
         return carried
 
+    def _runs_with_arguments(self, module: ModuleNode, args: list[Any]) -> cst.FunctionDef | None:
+        """The method to read with the call's own arguments, where a module is no layer applied
+        to its input: a plain callable object (diffusers' attention processor, called as
+        `self.processor(self, x)`), or a module without parameters or layers handed the stream
+        beside its input (`residual_fn(branch, residual)`: the add is in its `forward`)."""
+        cls = module.cls
+        if cls is None:
+            return None
+        forward = self.interp.index.find_method(cls, "forward")
+        if forward is None:
+            found = self.interp.index.find_method(cls, "__call__")
+            return found[1] if found is not None else None
+        if module.params or module.children or STREAM not in args[1:]:
+            return None
+        return forward[1]
+
     def _inline(self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int) -> Any:
         """Read a helper's body with the caller's values; its adds are the caller's, at the call."""
         if depth >= MAX_FORWARD_DEPTH:
             return None
         env = Env(_bind_arguments(func, args, call))
-        inner = _Flow(flow.node, depth=depth + 1, undecided=flow.undecided, block=flow.block)
+        inner = _Flow(flow.node, depth=depth + 1, undecided=flow.undecided, block=flow.block, recording=flow.recording)
         self.walk_block(func.body.body, env, inner)
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
