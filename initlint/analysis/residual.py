@@ -281,7 +281,13 @@ class ForwardReader(StatementWalker[_Flow]):
         env.names = joined
 
     def _small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow, depth: int) -> None:
-        if isinstance(small, cst.Assign):
+        pairs = _pairwise(small) if isinstance(small, cst.Assign) else None
+        if pairs is not None:
+            # `attn, ff = self.attn, self.ff`: each name its own value.
+            values = [self._eval(node, env, flow, depth) for _, node in pairs]
+            for (element, _), element_value in zip(pairs, values):
+                self._assign(element, element_value, env)
+        elif isinstance(small, cst.Assign):
             value = self._eval(small.value, env, flow, depth)
             for target in small.targets:
                 self._assign(target.target, value, env)
@@ -306,6 +312,8 @@ class ForwardReader(StatementWalker[_Flow]):
             # `out[mask] = expert(x[mask])`: the tensor now holds that content too.
             name = target.value.value
             env.names[name] = merge([env.names.get(name, UNKNOWN), value])
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, ModRef) and value.node.kind in _LISTS:
+            _bind(target, value, env)  # `norm, mlp = layer`: a container unpacks into its children
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, element in enumerate(target.elements):
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
@@ -664,6 +672,22 @@ def _module_items(value: Any) -> list[Any] | None:
     if isinstance(value, Seq) and value.repeat is None and value.items:
         return list(value.items)
     return None
+
+
+_LISTS = ("container", "sequential")
+
+
+def _pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
+    """`a, b = x, y`: each target with its own value (one target tuple as long as the value
+    tuple, nothing starred); None for any other assignment."""
+    target, value = assign.targets[0].target, assign.value
+    if len(assign.targets) != 1 or not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    if not isinstance(value, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+        return None
+    if any(isinstance(element, cst.StarredElement) for element in (*target.elements, *value.elements)):
+        return None
+    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
 
 
 def _walked(
