@@ -230,19 +230,22 @@ class ForwardReader(StatementWalker[_Flow]):
     def on_for(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
         # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
         loops = [
-            (target, UNKNOWN if node is None else self._eval(node, env, flow, flow.depth))
+            (target, None if node is None else self._eval(node, env, flow, flow.depth))
             for target, node in _walked(stmt.target, stmt.iter)
         ]
-        for target, _ in loops:
-            _bind(target, UNKNOWN, env)
+        for target, iterable in loops:
+            # What is zipped beside the layers is handed in with each (LayerScale gains in a
+            # ParameterList): computed elsewhere, like an extra argument of a block's `forward`.
+            _bind(target, CONDITIONED if len(loops) > 1 and iterable is not None else UNKNOWN, env)
         for target, iterable in loops:
             if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
                 self._block_loop(stmt, target, env, flow)
                 return
         modules = [(target, items) for target, iterable in loops if (items := _module_items(iterable)) is not None]
-        target, items = modules[0] if len(modules) == 1 else (stmt.target, [UNKNOWN])
+        walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
         for item in items[:MAX_UNROLL]:
-            _bind(target, item, env)
+            if walked is not None:
+                _bind(walked, item, env)
             self.walk_block(stmt.body.body, env, flow)
 
     def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:

@@ -1,5 +1,6 @@
-"""Layers as [attention, feed-forward] pairs, walked with `enumerate(zip(...))` beside a tuple of
-per-layer settings; both writers start at zero (a deliberate choice)."""
+"""Layers as [attention, feed-forward] pairs, walked with `enumerate(zip(...))` beside per-layer
+LayerScale gains (a deliberate alternative): what is zipped beside the layers gates the branches."""
+import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -35,12 +36,11 @@ class Encoder(nn.Module):
         super().__init__()
         self.drops = tuple(drop * i / depth for i in range(depth))
         self.layers = nn.ModuleList([nn.ModuleList([SelfAttention(dim), MLP(dim)]) for _ in range(depth)])
-        for attn, mlp in self.layers:
-            nn.init.zeros_(attn.to_out.weight)
-            nn.init.zeros_(mlp.net[3].weight)
+        self.attn_gains = nn.ParameterList([nn.Parameter(torch.full((dim,), 1e-4)) for _ in range(depth)])
+        self.mlp_gains = nn.ParameterList([nn.Parameter(torch.full((dim,), 1e-4)) for _ in range(depth)])
 
     def forward(self, x):
-        for ind, ((attn, mlp), p) in enumerate(zip(self.layers, self.drops)):
-            x = x + F.dropout(attn(x), p)
-            x = x + F.dropout(mlp(x), p)
+        for ind, ((attn, mlp), p, g1, g2) in enumerate(zip(self.layers, self.drops, self.attn_gains, self.mlp_gains)):
+            x = x + F.dropout(attn(x), p) * g1
+            x = x + F.dropout(mlp(x), p) * g2
         return x
