@@ -477,3 +477,65 @@ def test_library_blocks_have_pytorch_s_parameters(construction):
     built = eval(construction, {"nn": torch.nn})  # noqa: S307 -- a constructor call written above
     first_copies = {f"m.{name}" for name, _ in built.named_parameters() if not re.search(r"layers\.[1-9]", name)}
     assert static == first_copies
+
+
+# ------------------------------------------------------------------ torch-einops-utils
+EINOPS_UTILS_MODEL = """
+import math
+
+import torch.nn as nn
+from torch_einops_utils.nn import Identity, Sequential
+
+
+class FeedForward(nn.Module):
+    def __init__(self, dim, post_act_norm=False):
+        super().__init__()
+        self.net = Sequential(
+            nn.Linear(dim, 4 * dim),
+            nn.GELU(),
+            nn.LayerNorm(4 * dim) if post_act_norm else None,
+            nn.Linear(4 * dim, dim),{mark}
+            Identity(),
+        )
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.ff = FeedForward(dim)
+
+    def forward(self, x):
+        return x + self.ff(self.norm(x))
+
+
+class Model(nn.Module):
+    def __init__(self, dim=256, depth=6):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(dim) for _ in range(depth)])
+        for block in self.blocks:
+            nn.init.normal_(block.ff.net[2].weight, std={std})
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+"""
+
+
+def test_torch_einops_utils_is_one_registry_entry():
+    assert static_files_naming("torch_einops_utils") == ["analysis/knowledge/einops_utils.py"]
+
+
+@pytest.mark.parametrize("std, scaled", [("0.02 / math.sqrt(depth)", True), ("0.02", False)])
+def test_einops_utils_sequential_drops_none_and_its_last_linear_writes(std, scaled):
+    """`Sequential` of torch-einops-utils numbers only the modules that are not None: the writer
+    the init names `net[2]` is the Linear built fourth."""
+    source = EINOPS_UTILS_MODEL.format(std=std, mark="" if scaled else "  # expect: INI001")
+    analysis = analyze(cst.parse_module(source))
+    assert [writer.ref.path for stack in analysis.stacks for writer in stack.writers] == ["ff.net.2"]
+    assert reported(source) == expected_findings(source)
+    assert bool(expected_findings(source)) is not scaled

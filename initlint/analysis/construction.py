@@ -208,7 +208,8 @@ class ModelBuilder:
         if known is None:
             return ModRef(node)
         if kind in ("container", "sequential"):
-            _add_container_children(node, kind, args)
+            kept = [a for a in args if not (known.drops_none and isinstance(a, Const) and a.value is None)]
+            _add_container_children(node, kind, kept)
             return ModRef(node)
         if known.builds_child is not None:
             self._build_wrapped(node, known.builds_child, kwargs, ctx, call)

@@ -45,6 +45,16 @@ class Branch:
     matrices: tuple[Param, ...] = ()
 
 
+@dataclass(frozen=True)
+class Part:
+    """A later part of a layer's output unpacked in `forward` (`q, k, v, h = self.fused(x).split(...)`,
+    `out, gate = self.ada_norm(x, emb)`): multiplying a branch, it gates it as a conditioned value
+    does; a layer run on it computes content from what the whole was computed from (the MLP's
+    share of a fused projection)."""
+
+    whole: Branch
+
+
 def is_norm(node: ModuleNode) -> bool:
     if node.kind == "norm":
         return True
@@ -84,7 +94,7 @@ def merge(values: list[Any]) -> object:
     for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED):
         if marker in values:
             return marker
-    return UNKNOWN
+    return next((v for v in values if isinstance(v, Part)), UNKNOWN)
 
 
 def join(a: object, b: object) -> object:

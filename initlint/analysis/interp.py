@@ -217,14 +217,11 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             env.names[params.star_kwarg.name.value] = Mapping(named)
         self_value = positional[0] if ref.owner is not None and positional else ctx.self_value
         inner = replace(ctx, depth=ctx.depth + 1, owner=ref.owner or ctx.owner, self_value=self_value, repeat=None)
-        body = func.body
         self.running.append(id(func))
         self.maybe_returned.append([])
         try:
-            if isinstance(body, cst.IndentedBlock):
-                self.exec_block(body.body, env, inner)
-            else:
-                self.exec_block([body], env, inner)
+            # (A one-line suite, `def forward(self, x): return f(x)`, holds its small statements.)
+            self.exec_block(func.body.body, env, inner)
         except _Return as ret:
             return _only_value(self.maybe_returned[-1]) if ret.raised else ret.value
         finally:

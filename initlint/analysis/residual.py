@@ -27,6 +27,7 @@ from initlint.analysis.flow import (
     NORMED,
     STREAM,
     Branch,
+    Part,
     is_gate,
     is_norm,
     is_pass_through,
@@ -194,7 +195,7 @@ class ForwardReader(StatementWalker[_Flow]):
             # in by the parent, gates a branch as one computed here from `c` does.
             env.names[name] = CONDITIONED
         try:
-            self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body], env, flow)
+            self.walk_block(func.body.body, env, flow)
         except StepBudgetExceeded:
             raise
         except RecursionError:
@@ -227,20 +228,31 @@ class ForwardReader(StatementWalker[_Flow]):
             self.walk_block(stmt.body.body if decided else else_body, env, flow)
 
     def on_for(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
-        iterable = self._eval(stmt.iter, env, flow, flow.depth)
-        if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
-            self._block_loop(stmt, env, flow)
-            return
-        items = _module_items(iterable)
-        for item in items[:MAX_UNROLL] if items is not None else [UNKNOWN]:
-            _bind(stmt.target, item, env)
+        # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
+        loops = [
+            (target, None if node is None else self._eval(node, env, flow, flow.depth))
+            for target, node in _walked(stmt.target, stmt.iter)
+        ]
+        for target, iterable in loops:
+            # What is zipped beside the layers is handed in with each (LayerScale gains in a
+            # ParameterList): computed elsewhere, like an extra argument of a block's `forward`.
+            _bind(target, CONDITIONED if len(loops) > 1 and iterable is not None else UNKNOWN, env)
+        for target, iterable in loops:
+            if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
+                self._block_loop(stmt, target, env, flow)
+                return
+        modules = [(target, items) for target, iterable in loops if (items := _module_items(iterable)) is not None]
+        walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
+        for item in items[:MAX_UNROLL]:
+            if walked is not None:
+                _bind(walked, item, env)
             self.walk_block(stmt.body.body, env, flow)
 
-    def _block_loop(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
+    def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:
         """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
         and what it carries from one iteration to the next is the stream."""
         assert flow.block is not None
-        _bind(stmt.target, ModRef(flow.block), env)
+        _bind(target, ModRef(flow.block), env)
         for name in _assigned_names(stmt.body):
             if name in env.names:
                 env.names[name] = STREAM
@@ -272,7 +284,13 @@ class ForwardReader(StatementWalker[_Flow]):
         env.names = joined
 
     def _small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow, depth: int) -> None:
-        if isinstance(small, cst.Assign):
+        pairs = _pairwise(small) if isinstance(small, cst.Assign) else None
+        if pairs is not None:
+            # `attn, ff = self.attn, self.ff`: each name its own value.
+            values = [self._eval(node, env, flow, depth) for _, node in pairs]
+            for (element, _), element_value in zip(pairs, values):
+                self._assign(element, element_value, env)
+        elif isinstance(small, cst.Assign):
             value = self._eval(small.value, env, flow, depth)
             for target in small.targets:
                 self._assign(target.target, value, env)
@@ -297,6 +315,8 @@ class ForwardReader(StatementWalker[_Flow]):
             # `out[mask] = expert(x[mask])`: the tensor now holds that content too.
             name = target.value.value
             env.names[name] = merge([env.names.get(name, UNKNOWN), value])
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, ModRef) and value.node.kind in _LISTS:
+            _bind(target, value, env)  # `norm, mlp = layer`: a container unpacks into its children
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, element in enumerate(target.elements):
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
@@ -304,7 +324,7 @@ class ForwardReader(StatementWalker[_Flow]):
                 # its output is computed by that layer, so a branch it multiplies is gated.
                 self._assign(
                     element.value,
-                    value if i == 0 or value is CONDITIONED else CONDITIONED if isinstance(value, Branch) else UNKNOWN,
+                    value if i == 0 or value is CONDITIONED else Part(value) if isinstance(value, Branch) else UNKNOWN,
                     env,
                 )
 
@@ -350,7 +370,7 @@ class ForwardReader(StatementWalker[_Flow]):
     ) -> Any:
         if not isinstance(value, Branch):
             return value
-        if isinstance(other, (ParamRef, Branch)) or other is CONDITIONED:
+        if isinstance(other, (ParamRef, Branch, Part)) or other is CONDITIONED:
             # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
             return replace(value, gated=value.gated or not isinstance(other, Branch))
         number = self._number(other_node, env)
@@ -447,7 +467,9 @@ class ForwardReader(StatementWalker[_Flow]):
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
-        carried = merge([a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, Branch)])
+        carried = merge(
+            [a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
+        )
         func = node.func
         if isinstance(func, cst.Name) and func.value not in env.names:
             return self._call_global(func.value, node, args, flow, depth, carried)
@@ -483,7 +505,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return NORMED if carried is STREAM else carried
         if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
             return args[1]
-        if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, Branch):
+        if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
             # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
             return receiver
         return carried
@@ -520,14 +542,10 @@ class ForwardReader(StatementWalker[_Flow]):
 
     def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
         if isinstance(callee, ModRef):
-            cls = callee.node.cls
-            if cls is not None and self.interp.index.find_method(cls, "forward") is None:
-                # A plain callable object (diffusers' attention processor): its `__call__` runs with
-                # the arguments given, the calling module among them (`self.processor(self, x)`).
-                found = self.interp.index.find_method(cls, "__call__")
-                if found is not None:
-                    result = self._inline(found[1], [callee] + args, call, flow, depth)
-                    return carried if result is None else result
+            found = self._runs_with_arguments(callee.node, args)
+            if found is not None:
+                result = self._inline(found, [callee] + args, call, flow, depth)
+                return carried if result is None else result
             return self._apply_module(callee.node, carried, depth)
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
             # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
@@ -538,19 +556,39 @@ class ForwardReader(StatementWalker[_Flow]):
             return self._eval(callee.node.body, env, flow, depth + 1)
         return carried
 
+    def _runs_with_arguments(self, module: ModuleNode, args: list[Any]) -> cst.FunctionDef | None:
+        """The method to read with the call's own arguments, where a module is no layer applied
+        to its input: a plain callable object (diffusers' attention processor, called as
+        `self.processor(self, x)`), or a module without parameters or layers handed the stream
+        beside its input (`residual_fn(branch, residual)`: the add is in its `forward`)."""
+        cls = module.cls
+        if cls is None:
+            return None
+        forward = self.interp.index.find_method(cls, "forward")
+        if forward is None:
+            found = self.interp.index.find_method(cls, "__call__")
+            return found[1] if found is not None else None
+        if module.params or module.children or STREAM not in args[1:]:
+            return None
+        return forward[1]
+
     def _inline(self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int) -> Any:
         """Read a helper's body with the caller's values; its adds are the caller's, at the call."""
         if depth >= MAX_FORWARD_DEPTH:
             return None
         env = Env(_bind_arguments(func, args, call))
-        inner = _Flow(flow.node, depth=depth + 1, undecided=flow.undecided, block=flow.block)
-        self.walk_block(func.body.body if isinstance(func.body, cst.IndentedBlock) else [], env, inner)
+        inner = _Flow(flow.node, depth=depth + 1, undecided=flow.undecided, block=flow.block, recording=flow.recording)
+        self.walk_block(func.body.body, env, inner)
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
         return merge(inner.returns) if inner.returns else None
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
+        if isinstance(carried, Part):
+            # `self.mlp_out(h)` on the MLP's share of a fused projection: content from the stream.
+            layer = module.kind in ("linear", "module", "sequential") and not is_norm(module) and not is_gate(module)
+            carried = carried.whole if layer else CONDITIONED
         if carried is UNKNOWN or carried is CONDITIONED:
             return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
         if is_norm(module):
@@ -637,6 +675,38 @@ def _module_items(value: Any) -> list[Any] | None:
     if isinstance(value, Seq) and value.repeat is None and value.items:
         return list(value.items)
     return None
+
+
+_LISTS = ("container", "sequential")
+
+
+def _pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
+    """`a, b = x, y`: each target with its own value (one target tuple as long as the value
+    tuple, nothing starred); None for any other assignment."""
+    target, value = assign.targets[0].target, assign.value
+    if len(assign.targets) != 1 or not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    if not isinstance(value, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+        return None
+    if any(isinstance(element, cst.StarredElement) for element in (*target.elements, *value.elements)):
+        return None
+    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+
+
+def _walked(
+    target: cst.BaseExpression, iterable: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+    """A loop's targets paired with what each walks: `enumerate(xs)` hands out an index (which
+    walks nothing) beside each item of `xs`, `zip(xs, ys)` an item of each."""
+    func = iterable.func.value if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) else None
+    calls = iterable.args if isinstance(iterable, cst.Call) else ()
+    args = [arg.value for arg in calls if arg.keyword is None and not arg.star]
+    elements = [element.value for element in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
+    if func == "enumerate" and len(args) == len(calls) == 1 and len(elements) == 2:
+        return [(elements[0], None)] + _walked(elements[1], args[0])
+    if func == "zip" and len(args) == len(calls) == len(elements) > 1:
+        return [pair for element, arg in zip(elements, args) for pair in _walked(element, arg)]
+    return [(target, iterable)]
 
 
 def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:

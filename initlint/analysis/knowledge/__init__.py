@@ -1,7 +1,7 @@
 """What the analyzer knows about library APIs, in one registry keyed by qualified name.
 
 Each library has its own module (`torch_nn`, `torch_init`, `huggingface`, `parallel_layers`,
-`timm`, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
+`timm`, `einops_utils`, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
 Everything else is derived from here: what a call to `torch.nn.init.normal_` does to a tensor
 and which argument is its std, which layers exist and how PyTorch initialises them, which base
 classes make a model and which of their methods run an init, the text pre-filter's import
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
+from initlint.analysis.knowledge.einops_utils import EINOPS_UTILS
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
 from initlint.analysis.knowledge.parallel_layers import NANOTRON, PARALLEL_LAYERS
 from initlint.analysis.knowledge.specs import InitMethodFactory, InitSpec, LayerSpec, Library, TensorFactory
@@ -24,7 +25,17 @@ from initlint.analysis.knowledge.timm import TIMM
 from initlint.analysis.knowledge.torch_init import TORCH_INIT
 from initlint.analysis.knowledge.torch_nn import TORCH_NN
 
-LIBRARIES = (TORCH_NN, TORCH_INIT, HUGGINGFACE, PARALLEL_LAYERS, NANOTRON, TIMM, DELIBERATE_SCHEMES, ENTRY_POINTS)
+LIBRARIES = (
+    TORCH_NN,
+    TORCH_INIT,
+    HUGGINGFACE,
+    PARALLEL_LAYERS,
+    NANOTRON,
+    TIMM,
+    EINOPS_UTILS,
+    DELIBERATE_SCHEMES,
+    ENTRY_POINTS,
+)
 _TORCH_NN_PREFIX = "torch.nn."
 
 

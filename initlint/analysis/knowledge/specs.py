@@ -126,6 +126,9 @@ class LayerSpec:
     #: (`nn.Transformer._reset_parameters`: xavier_uniform_ where `p.dim() > 1`).
     builds: tuple[BuiltStack, ...] = ()
     matrix_init: str | None = None
+    #: A container that leaves out the None among its arguments before numbering its children
+    #: (`Sequential(proj_in, maybe_norm, proj_out)` with `maybe_norm = None` holds `0`, `1`).
+    drops_none: bool = False
 
 
 @dataclass(frozen=True)
