@@ -298,7 +298,7 @@ def _container_items(kind: str, args: list[Any]) -> tuple[list[tuple[str, Any]],
     if isinstance(source, Seq):
         return [(str(i), value) for i, value in enumerate(source.items)], source.repeat
     if isinstance(source, Mapping):
-        return [(str(key), value) for key, value in source.items.items()], None
+        return [(str(key), value) for key, value in source.items.items()], source.repeat
     return [], None
 
 

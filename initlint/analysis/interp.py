@@ -88,6 +88,17 @@ def _only_value(values: list[Any]) -> Any:
     return values[0] if values and all(value is values[0] or value == values[0] for value in values) else UNKNOWN
 
 
+def _store_entry(mapping: Mapping, key: Any, value: Any, ctx: Ctx) -> None:
+    """`mapping[key] = value`. A loop of unknown length that fills an empty dict under keys it
+    cannot name (`blocks[f"block_{i}"] = Block()`) puts one entry per pass: one representative,
+    repeated as often as the loop runs, as a list appended to in that loop is."""
+    if isinstance(key, Const):
+        mapping.items[key.value] = value
+    elif ctx.repeat is not None and not mapping.items and isinstance(value, ModRef):
+        mapping.items["0"] = value
+        mapping.repeat = ctx.repeat
+
+
 class _Return(Exception):
     def __init__(self, value: Any, raised: bool = False) -> None:
         self.value = value
@@ -409,9 +420,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
                 name = str(key.value) if isinstance(key, Const) else "0"
                 torch_semantics.set_module_attr(self, owner.node, name, value, ctx, stmt)
             elif isinstance(owner, Mapping) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
-                key = self.eval(target.slice[0].slice.value, env, ctx)
-                if isinstance(key, Const):
-                    owner.items[key.value] = value
+                _store_entry(owner, self.eval(target.slice[0].slice.value, env, ctx), value, ctx)
 
     # ------------------------------------------------------------- expressions
     def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
