@@ -16,6 +16,8 @@ from initlint.analysis import init_ops
 from initlint.analysis.abstract import (
     UNKNOWN,
     Const,
+    Env,
+    ExtPartial,
     ExtRef,
     FuncRef,
     InitMethod,
@@ -58,6 +60,9 @@ class ModelBuilder:
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
         raise NotImplementedError
 
+    def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
+        raise NotImplementedError
+
     def build_root(self, cls: ClassInfo) -> ModuleNode:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
         return built.node
@@ -68,7 +73,7 @@ class ModelBuilder:
         A model of library containers it returns is a root; a class of the file is one already. So
         is a class of another project file (`return Decoder(layers=...)`): its constructor holds
         the layers the builder made here, which that file's own model never sees."""
-        args = [_root_argument(self.index, p) for p in func.params.params]
+        args = [self.root_argument(p) for p in func.params.params]
         ctx = replace(self.root_context(), via=(f"{func.name.value}()",))
         built = self.call_function(FuncRef(func), args, {}, ctx)
         if not isinstance(built, ModRef) or built.node.parent is not None:
@@ -145,7 +150,7 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [_root_argument(self.index, p) for p in func.params.params[1:]]
+                    args = [self.root_argument(p) for p in func.params.params[1:]]
                 self.call_function(
                     FuncRef(func, owner, ModRef(node)),
                     args,
@@ -155,6 +160,20 @@ class ModelBuilder:
             finally:
                 self.building.pop()
         return ModRef(node)
+
+    def root_argument(self, param: cst.Param) -> Any:
+        """A root's parameter is a symbol, unless its default names a library layer to build
+        (`norm_layer=nn.LayerNorm`, `partial(nn.LayerNorm, eps=1e-6)`): the model is checked as
+        its defaults build it, and a symbol would leave every layer made from it unknown."""
+        default = param.default
+        if isinstance(default, (cst.Name, cst.Attribute)) or (
+            isinstance(default, cst.Call) and _names_partial(default.func)
+        ):
+            value = self.eval(default, Env(), self.root_context())
+            factory = value.name if isinstance(value, (ExtRef, ExtPartial)) else None
+            if factory is not None and layer_type(self.knowledge, factory) is not None:
+                return value
+        return _root_argument(self.index, param)
 
     def _build_wrapped(
         self, node: ModuleNode, how: tuple[str, str, str], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call
@@ -313,6 +332,11 @@ def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> Non
         if isinstance(value, ModRef):
             child = node.add_child(key, value.node)
             child.repeat = count or child.repeat
+
+
+def _names_partial(func: cst.BaseExpression) -> bool:
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name == "partial"
 
 
 def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
