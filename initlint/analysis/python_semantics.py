@@ -319,6 +319,8 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         if isinstance(key, Const) and isinstance(key.value, int) and -len(base.items) <= key.value < len(base.items):
             return base.items[key.value]
         return UNKNOWN
+    if isinstance(base, Opaque) and _is_loop_index(key) and ctx.repeat == Monomial.atom(f"len({base.name})"):
+        return stage_entry(base)
     if isinstance(base, (Mapping, Opaque)):
         return config_entry(interp, base, key, UNKNOWN)
     if isinstance(base, ModRef):
@@ -341,6 +343,18 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         except IndexError:
             return UNKNOWN
     return UNKNOWN
+
+
+def _is_loop_index(value: Any) -> bool:
+    return isinstance(value, Num) and value.value == Monomial.atom(LAYER_INDEX)
+
+
+def stage_entry(per_stage: Opaque) -> Num:
+    """`depths[i]` in `for i in range(len(depths))`: one stage's block count. That loop runs its
+    body once, for every stage; a loop nested in it that builds `depths[i]` blocks therefore
+    builds `sum(depths)` of them in all, the depth the residual stream runs through (the stages
+    share one stream: a down-sampling layer between them is no residual add)."""
+    return Num(Monomial.atom(f"sum({per_stage.name})"))
 
 
 def config_entry(interp: "Interpreter", config: Mapping | Opaque, key: Any, default: Any) -> Any:
@@ -437,6 +451,18 @@ def _len(
         return Num(value.repeat) if value.repeat is not None else Const(len(value.items))
     if isinstance(value, Const) and isinstance(value.value, str):
         return Const(len(value.value))
+    if isinstance(value, Opaque):
+        return Num(Monomial.atom(f"len({value.name})"))  # `range(len(depths))`: one pass per stage
+    return UNKNOWN
+
+
+def _sum(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`sum(depths)` of a per-stage list we cannot see: the blocks of every stage, all told (the
+    depth a loop over the stages stacks, see `stage_entry`)."""
+    if len(args) == 1 and isinstance(args[0], Opaque):
+        return Num(Monomial.atom(f"sum({args[0].name})"))
     return UNKNOWN
 
 
@@ -646,6 +672,7 @@ def copied(value: Any) -> Any:
 
 BUILTIN_HANDLERS: dict[str, Builtin] = {
     "len": _len,
+    "sum": _sum,
     "range": _range,
     "enumerate": _enumerate,
     "zip": _zip,
