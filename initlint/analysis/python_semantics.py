@@ -390,9 +390,10 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
 
     results: list[Any] = []
     repeat: Monomial | None = None
+    unseen = False
 
     def run(clause: cst.CompFor | None, scope: Env, inner: "Ctx") -> None:
-        nonlocal repeat
+        nonlocal repeat, unseen
         if clause is None:
             if isinstance(node, cst.DictComp):
                 results.append((interp.eval(node.key, scope, inner), interp.eval(node.value, scope, inner)))
@@ -401,6 +402,7 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
             return
         iterable = iterate(interp, interp.eval(clause.iter, scope, inner))
         if iterable is None:
+            unseen = True
             return
         items = iterable.items[:1] if iterable.repeat is not None else iterable.items[:4000]
         if iterable.repeat is not None:
@@ -416,7 +418,9 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
         run(node.for_in, env.child(), ctx)
         return Mapping({(k.value if isinstance(k, Const) else str(i)): v for i, (k, v) in enumerate(results)})
     run(node.for_in, env.child(), ctx)
-    return Seq(results, repeat)
+    # Over values we cannot see (`[w // 2 for w in window_size]`) the result is unknown, not empty:
+    # an empty list would decide `len(...) != 2` and the guard it raises in.
+    return UNKNOWN if unseen else Seq(results, repeat)
 
 
 def call_python_builtin(
