@@ -1,7 +1,7 @@
 """What the analyzer knows about library APIs, in one registry keyed by qualified name.
 
 Each library has its own module (`torch_nn`, `torch_init`, `huggingface`, `parallel_layers`,
-`timm`, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
+`timm`, `torchvision`, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
 Everything else is derived from here: what a call to `torch.nn.init.normal_` does to a tensor
 and which argument is its std, which layers exist and how PyTorch initialises them, which base
 classes make a model and which of their methods run an init, the text pre-filter's import
@@ -23,8 +23,19 @@ from initlint.analysis.knowledge.specs import InitMethodFactory, InitSpec, Layer
 from initlint.analysis.knowledge.timm import TIMM
 from initlint.analysis.knowledge.torch_init import TORCH_INIT
 from initlint.analysis.knowledge.torch_nn import TORCH_NN
+from initlint.analysis.knowledge.torchvision import TORCHVISION
 
-LIBRARIES = (TORCH_NN, TORCH_INIT, HUGGINGFACE, PARALLEL_LAYERS, NANOTRON, TIMM, DELIBERATE_SCHEMES, ENTRY_POINTS)
+LIBRARIES = (
+    TORCH_NN,
+    TORCH_INIT,
+    HUGGINGFACE,
+    PARALLEL_LAYERS,
+    NANOTRON,
+    TIMM,
+    TORCHVISION,
+    DELIBERATE_SCHEMES,
+    ENTRY_POINTS,
+)
 _TORCH_NN_PREFIX = "torch.nn."
 
 
