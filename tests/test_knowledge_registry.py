@@ -363,6 +363,30 @@ def test_scaled_init_method_normal_divides_sigma_by_sqrt_of_multiplier_times_dep
     assert [code for _, code in reported(source.replace(written, factory))] == expected
 
 
+# ------------------------------------------------------------------ torchvision's StochasticDepth
+STOCHASTIC_DEPTH_IDIOM = Path(__file__).resolve().parent / "idioms" / "stochastic_depth_wrapper" / "bad.py"
+
+
+def test_stochastic_depth_is_one_registry_entry():
+    assert static_files_naming("StochasticDepth") == ["analysis/knowledge/torchvision.py"]
+
+
+@pytest.mark.parametrize(
+    "imported",
+    [
+        "from torchvision.ops import StochasticDepth",
+        "from torchvision.ops.stochastic_depth import StochasticDepth",
+        "from ..ops.stochastic_depth import StochasticDepth",
+    ],
+)
+def test_stochastic_depth_passes_the_branch_through(imported):
+    """Wherever it is imported from, the branch it wraps reaches the add: its writers are found."""
+    source = STOCHASTIC_DEPTH_IDIOM.read_text(encoding="utf-8")
+    written = "from torchvision.ops import StochasticDepth"
+    assert written in source
+    assert reported(source.replace(written, imported)) == expected_findings(source)
+
+
 # ------------------------------------------------------------------ nanotron's PipelineBlock
 def test_pipeline_block_is_one_registry_entry():
     assert static_files_naming("PipelineBlock") == ["analysis/knowledge/parallel_layers.py"]

@@ -86,7 +86,11 @@ class Seq:
 
 @dataclass
 class Mapping:
+    """A dict; `repeat` is set for one filled by a loop under keys made from its index
+    (`for i in range(n): blocks[f"block_{i}"] = Block()`), one representative entry."""
+
     items: dict[Any, Any]
+    repeat: Monomial | None = None
 
 
 @dataclass(frozen=True)

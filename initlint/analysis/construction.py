@@ -18,6 +18,7 @@ from initlint.analysis.abstract import (
     ClassRef,
     Const,
     Env,
+    ExtPartial,
     ExtRef,
     FuncRef,
     InitMethod,
@@ -319,7 +320,7 @@ def _container_items(kind: str, args: list[Any]) -> tuple[list[tuple[str, Any]],
     if isinstance(source, Seq):
         return [(str(i), value) for i, value in enumerate(source.items)], source.repeat
     if isinstance(source, Mapping):
-        return [(str(key), value) for key, value in source.items.items()], None
+        return [(str(key), value) for key, value in source.items.items()], source.repeat
     return [], None
 
 
@@ -337,7 +338,7 @@ def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> Non
 
 
 #: Defaults a root's parameter is built with: classes and functions (`act_layer=nn.GELU`).
-_CALLABLES = (ClassRef, FuncRef, ExtRef, Lambda)
+_CALLABLES = (ClassRef, FuncRef, ExtRef, ExtPartial, Lambda)
 
 
 def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:

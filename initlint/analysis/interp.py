@@ -91,6 +91,27 @@ def _only_value(values: list[Any]) -> Any:
     return values[0] if values and all(value is values[0] or value == values[0] for value in values) else UNKNOWN
 
 
+def _store_entry(mapping: Mapping, key: Any, value: Any, ctx: Ctx) -> None:
+    """`mapping[key] = value`. A loop of unknown length that fills an empty dict under keys it
+    cannot name (`blocks[f"block_{i}"] = Block()`) puts one entry per pass: one representative,
+    repeated as often as the loop runs, as a list appended to in that loop is."""
+    if isinstance(key, Const):
+        mapping.items[key.value] = value
+    elif ctx.repeat is not None and not mapping.items and isinstance(value, ModRef):
+        mapping.items["0"] = value
+        mapping.repeat = ctx.repeat
+
+
+def _unseen_none_test(test: cst.BaseExpression, env: Env) -> str | None:
+    """The name `if name is None:` tests, where the name holds a value we cannot see."""
+    if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1):
+        return None
+    operator, compared = test.comparisons[0].operator, test.comparisons[0].comparator
+    if not (isinstance(operator, cst.Is) and isinstance(compared, cst.Name) and compared.value == "None"):
+        return None
+    return test.left.value if isinstance(env.names.get(test.left.value), Opaque) else None
+
+
 class _Return(Exception):
     def __init__(self, value: Any, raised: bool = False) -> None:
         self.value = value
@@ -318,12 +339,25 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
                 self.exec_if(orelse, env, ctx)
             elif isinstance(orelse, cst.Else):
                 self.exec_block(orelse.body.body, env, ctx)
+        elif orelse is None and _unseen_none_test(stmt.test, env) is not None:
+            self.exec_default_fill(stmt, env, ctx)
         else:
             self.exec_branch(stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain())
             if isinstance(orelse, cst.If):
                 self.exec_branch([orelse], env, ctx.in_arm(stmt, 1))
             elif isinstance(orelse, cst.Else):
                 self.exec_branch(orelse.body.body, env, ctx.in_arm(stmt, 1))
+
+    def exec_default_fill(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
+        """`if block is None: block = Block` on an argument we cannot see: a class to build (or a
+        partial of a library layer) filled in there is kept, since the unseen value would build
+        no layer at all; the model is then checked as its defaults build it. Anything else the
+        arm binds to that name stays undecided, as in any arm that may not run."""
+        name = _unseen_none_test(stmt.test, env)
+        unseen = env.names.pop(name) if name is not None else None
+        self.exec_branch(stmt.body.body, env, ctx.uncertain())
+        if name is not None and not isinstance(env.names.get(name), (ClassRef, ExtPartial)):
+            env.names[name] = merge_uncertain({name: unseen}, name, env.names.get(name, unseen), ctx.uncertain())
 
     def is_init_call(self, call: cst.Call) -> bool:
         """`nn.init.normal_(...)`, `p.data.normal_(...)`, a configured init helper: by the registry."""
@@ -416,9 +450,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
                 name = str(key.value) if isinstance(key, Const) else "0"
                 torch_semantics.set_module_attr(self, owner.node, name, value, ctx, stmt)
             elif isinstance(owner, Mapping) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
-                key = self.eval(target.slice[0].slice.value, env, ctx)
-                if isinstance(key, Const):
-                    owner.items[key.value] = value
+                _store_entry(owner, self.eval(target.slice[0].slice.value, env, ctx), value, ctx)
 
     # ------------------------------------------------------------- expressions
     def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:

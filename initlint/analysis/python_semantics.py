@@ -331,6 +331,8 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         if isinstance(key, Const) and isinstance(key.value, int) and -len(base.items) <= key.value < len(base.items):
             return base.items[key.value]
         return UNKNOWN
+    if isinstance(base, Opaque) and _is_loop_index(key) and ctx.repeat == Monomial.atom(f"len({base.name})"):
+        return stage_entry(base)
     if isinstance(base, (Mapping, Opaque)):
         return config_entry(interp, base, key, UNKNOWN)
     if isinstance(base, ModRef):
@@ -353,6 +355,18 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         except IndexError:
             return UNKNOWN
     return UNKNOWN
+
+
+def _is_loop_index(value: Any) -> bool:
+    return isinstance(value, Num) and value.value == Monomial.atom(LAYER_INDEX)
+
+
+def stage_entry(per_stage: Opaque) -> Num:
+    """`depths[i]` in `for i in range(len(depths))`: one stage's block count. That loop runs its
+    body once, for every stage; a loop nested in it that builds `depths[i]` blocks therefore
+    builds `sum(depths)` of them in all, the depth the residual stream runs through (the stages
+    share one stream: a down-sampling layer between them is no residual add)."""
+    return Num(Monomial.atom(f"sum({per_stage.name})"))
 
 
 def config_entry(interp: "Interpreter", config: Mapping | Opaque, key: Any, default: Any) -> Any:
@@ -388,9 +402,10 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
 
     results: list[Any] = []
     repeat: Monomial | None = None
+    unseen = False
 
     def run(clause: cst.CompFor | None, scope: Env, inner: "Ctx") -> None:
-        nonlocal repeat
+        nonlocal repeat, unseen
         if clause is None:
             if isinstance(node, cst.DictComp):
                 results.append((interp.eval(node.key, scope, inner), interp.eval(node.value, scope, inner)))
@@ -399,6 +414,7 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
             return
         iterable = iterate(interp, interp.eval(clause.iter, scope, inner))
         if iterable is None:
+            unseen = True
             return
         items = iterable.items[:1] if iterable.repeat is not None else iterable.items[:4000]
         if iterable.repeat is not None:
@@ -414,7 +430,9 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
         run(node.for_in, env.child(), ctx)
         return Mapping({(k.value if isinstance(k, Const) else str(i)): v for i, (k, v) in enumerate(results)})
     run(node.for_in, env.child(), ctx)
-    return Seq(results, repeat)
+    # Over values we cannot see (`[w // 2 for w in window_size]`) the result is unknown, not empty:
+    # an empty list would decide `len(...) != 2` and the guard it raises in.
+    return UNKNOWN if unseen else Seq(results, repeat)
 
 
 def call_python_builtin(
@@ -449,6 +467,18 @@ def _len(
         return Num(value.repeat) if value.repeat is not None else Const(len(value.items))
     if isinstance(value, Const) and isinstance(value.value, str):
         return Const(len(value.value))
+    if isinstance(value, Opaque):
+        return Num(Monomial.atom(f"len({value.name})"))  # `range(len(depths))`: one pass per stage
+    return UNKNOWN
+
+
+def _sum(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`sum(depths)` of a per-stage list we cannot see: the blocks of every stage, all told (the
+    depth a loop over the stages stacks, see `stage_entry`)."""
+    if len(args) == 1 and isinstance(args[0], Opaque):
+        return Num(Monomial.atom(f"sum({args[0].name})"))
     return UNKNOWN
 
 
@@ -658,6 +688,7 @@ def copied(value: Any) -> Any:
 
 BUILTIN_HANDLERS: dict[str, Builtin] = {
     "len": _len,
+    "sum": _sum,
     "range": _range,
     "enumerate": _enumerate,
     "zip": _zip,

@@ -1,7 +1,7 @@
 """What the analyzer knows about library APIs, in one registry keyed by qualified name.
 
 Each library has its own module (`torch_nn`, `torch_init`, `huggingface`, `parallel_layers`,
-`timm`, `einops_utils`, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
+`timm`, `einops_utils`, `torchvision`, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
 Everything else is derived from here: what a call to `torch.nn.init.normal_` does to a tensor
 and which argument is its std, which layers exist and how PyTorch initialises them, which base
 classes make a model and which of their methods run an init, the text pre-filter's import
@@ -24,6 +24,7 @@ from initlint.analysis.knowledge.specs import InitMethodFactory, InitSpec, Layer
 from initlint.analysis.knowledge.timm import TIMM
 from initlint.analysis.knowledge.torch_init import TORCH_INIT
 from initlint.analysis.knowledge.torch_nn import TORCH_NN
+from initlint.analysis.knowledge.torchvision import TORCHVISION
 
 LIBRARIES = (
     TORCH_NN,
@@ -33,6 +34,7 @@ LIBRARIES = (
     NANOTRON,
     TIMM,
     EINOPS_UTILS,
+    TORCHVISION,
     DELIBERATE_SCHEMES,
     ENTRY_POINTS,
 )
