@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from initlint.analysis.usage import NameUses
 from initlint.analysis import init_ops
 from initlint.analysis.abstract import (
     UNKNOWN,
@@ -104,14 +105,14 @@ class ModelBuilder:
         """Whether a class is the checked file's (every class is, without a project)."""
         return True
 
-    def run_entry_point(self, root: ModuleNode, module: cst.Module, executed: set[int]) -> None:
+    def run_entry_point(self, root: ModuleNode, uses: NameUses, executed: set[int]) -> None:
         """A library model whose init is a method its user calls after construction: where this
         file never calls it, run it as that user would, with its own defaults, and say so."""
         if root.cls is None:
             return
         for name in self.knowledge.explicit_init_entry_points():
             found = self.index.find_method(root.cls, name)
-            if found is None or id(found[1]) in executed or _used_in(module, name):
+            if found is None or id(found[1]) in executed or uses.is_used(name):
                 continue
             owner, func = found
             per_module = name in PER_MODULE_INIT_FUNCTIONS
@@ -409,57 +410,3 @@ def _own_calls_without_arguments(func: cst.FunctionDef) -> list[str]:
     finder = _OwnCalls()
     func.body.visit(finder)
     return list(dict.fromkeys(finder.names))
-
-
-class _UseFinder(cst.CSTVisitor):
-    """Whether `name` is called or passed on (`model.apply(model._init_weights)`) outside methods
-    of that same name (which delegate to the children's entry points: not callers of the model's)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.found = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return node.name.value != self.name and not self.found
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.found = self.found or node.attr.value == self.name
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found = self.found or node.value == self.name
-
-
-class _NameReader(cst.CSTVisitor):
-    """Every name the module reads, apart from the names functions are defined under."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-        self._definitions: set[int] = set()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._definitions.add(id(node.name))
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._definitions.add(id(node.attr))  # `x.llama3` is x's member, not the module's function
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False  # module paths (`torchtune.models.llama3`) read no function of the file
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._definitions:
-            self.names.add(node.value)
-
-
-def names_read(module: cst.Module) -> set[str]:
-    reader = _NameReader()
-    module.visit(reader)
-    return reader.names
-
-
-def _used_in(module: cst.Module, name: str) -> bool:
-    finder = _UseFinder(name)
-    module.visit(finder)
-    return finder.found

@@ -8,7 +8,7 @@ from functools import lru_cache
 import libcst as cst
 
 from initlint.analysis.facts import writer_pattern
-from initlint.analysis.construction import init_like, names_read
+from initlint.analysis.construction import init_like
 from initlint.analysis.index import ModuleIndex, build_index
 from initlint.analysis import linking
 from initlint.analysis.interp import Interpreter
@@ -17,6 +17,7 @@ from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import Analysis, ModuleNode, Stack, Writer
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.scaling import reference_std
+from initlint.analysis.usage import NameUses
 from initlint.config import AnalysisOptions
 
 
@@ -70,14 +71,13 @@ def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set
     return sorted(set(names))
 
 
-def _function_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module) -> list[ModuleNode]:
+def _function_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses) -> list[ModuleNode]:
     """Models built by a module-level function nothing in the file calls. Run after the classes; a
     function that builds no model leaves no trace, not even the steps it spent."""
     roots: list[ModuleNode] = []
-    read: set[str] | None = None
     for name, func in index.functions.items():
-        if init_like(name):
-            continue
+        if init_like(name) or uses.is_read(name):
+            continue  # a function the file calls builds a part of something, not a model
         saved = (
             set(interp.instantiated),
             dict(interp.branch_taken),
@@ -91,9 +91,6 @@ def _function_roots(interp: Interpreter, index: ModuleIndex, module: cst.Module)
             root = interp.build_function_root(func)
         except (StepBudgetExceeded, RecursionError):
             root = None
-        if root is not None:
-            read = names_read(module) if read is None else read  # one walk, only once a model is built
-            root = None if name in read else root
         if root is None:
             interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.deliberate_scheme, interp.steps = (
                 saved
@@ -143,9 +140,7 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     return stacks
 
 
-def _class_roots(
-    interp: Interpreter, index: ModuleIndex, module: cst.Module, foreign: bool = False
-) -> list[ModuleNode]:
+def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreign: bool = False) -> list[ModuleNode]:
     """A model per class of the file, last class first, skipping the classes an earlier model
     already built; a class whose construction runs out of steps (or recursion) has none.
     `foreign`: the file is another one of the project, whose models stack the checked file's blocks."""
@@ -162,7 +157,7 @@ def _class_roots(
             root.foreign = foreign
             # A caller found in the project wins; with none, the single-file fallback runs it.
             linking.after_construction(interp, root)
-            interp.run_entry_point(root, module, interp.executed)
+            interp.run_entry_point(root, uses, interp.executed)
             interp.run_lazy_inits(root)
         except (StepBudgetExceeded, RecursionError):
             continue
@@ -210,8 +205,9 @@ def analyze(
     index = interp.index
     analysis = Analysis(module=module, options=options, index=index, source=source)
     analysis.deliberate_scheme = _imported_deliberate_scheme(interp, index)
-    trees = _class_roots(interp, index, module)
-    trees.extend(_function_roots(interp, index, module))
+    uses = NameUses(module, source)
+    trees = _class_roots(interp, index, uses)
+    trees.extend(_function_roots(interp, index, uses))
     analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     analysis.enum_defaults = dict(interp.enum_defaults)
@@ -249,7 +245,7 @@ def _foreign_roots(
     roots = [
         root
         for linked, module in linking.stacking_files(interp)
-        for root in _class_roots(interp, linked, module, foreign=True)
+        for root in _class_roots(interp, linked, NameUses(module), foreign=True)
     ]
     # A model another one of them contains (`VisionEncoder` inside `Transformer`) is not a root.
     inner = {id(node.cls.node) for root in roots for _, node in root.named_modules() if node is not root and node.cls}

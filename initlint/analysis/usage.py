@@ -1,0 +1,70 @@
+"""Which names a module's code reads, computed once per file with Python's own `ast`.
+
+Two questions are asked of the whole module: which module-level functions nothing in the file
+calls (a builder run as a model of its own) and whether an init entry point is used anywhere
+(`model.apply(model._init_weights)`). A LibCST visitor walks a module at about a third of the
+cost of parsing it, once per question and name; `ast` answers all of them from one cheap parse.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+
+import libcst as cst
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self) -> None:
+        #: identifier -> for each use, the names of the functions it stands in
+        self.uses: dict[str, list[frozenset[str]]] = defaultdict(list)
+        self.read: set[str] = set()
+        self._enclosing: list[str] = []
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._enclosing.append(node.name)
+        self.generic_visit(node)
+        self._enclosing.pop()
+
+    visit_FunctionDef = _function
+    visit_AsyncFunctionDef = _function
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self.read.add(node.id)
+        self.uses[node.id].append(frozenset(self._enclosing))
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.uses[node.attr].append(frozenset(self._enclosing))
+        self.generic_visit(node)
+
+
+class NameUses:
+    """The names of one module's code, read lazily on the first question."""
+
+    def __init__(self, module: cst.Module, source: str | None = None) -> None:
+        self._module = module
+        self._source = source
+        self._collector: _Collector | None = None
+
+    def _collected(self) -> _Collector | None:
+        if self._collector is None:
+            collector = _Collector()
+            try:
+                collector.visit(ast.parse(self._source if self._source is not None else self._module.code))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None  # LibCST's grammar is not `ast`'s: answer as if everything were used
+            self._collector = collector
+        return self._collector
+
+    def is_read(self, name: str) -> bool:
+        """Whether the module reads `name` as a plain name (a call, an argument, an assignment's
+        value); names that only define a function, attributes and import paths do not count."""
+        collected = self._collected()
+        return collected is None or name in collected.read
+
+    def is_used(self, name: str) -> bool:
+        """Whether `name` is called or passed on as a name or an attribute
+        (`model.apply(model._init_weights)`) outside functions of that same name, which delegate
+        to the children's entry points rather than call the model's."""
+        collected = self._collected()
+        return collected is None or any(name not in enclosing for enclosing in collected.uses.get(name, ()))
