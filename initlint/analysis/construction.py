@@ -16,6 +16,7 @@ from initlint.analysis import init_ops
 from initlint.analysis.abstract import (
     UNKNOWN,
     Const,
+    Env,
     ExtRef,
     FuncRef,
     InitMethod,
@@ -56,6 +57,9 @@ class ModelBuilder:
         raise NotImplementedError
 
     def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any:
+        raise NotImplementedError
+
+    def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
         raise NotImplementedError
 
     def build_root(self, cls: ClassInfo) -> ModuleNode:
@@ -145,7 +149,7 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [_root_argument(self.index, p) for p in func.params.params[1:]]
+                    args = [self.root_argument(p, ctx) for p in func.params.params[1:]]
                 self.call_function(
                     FuncRef(func, owner, ModRef(node)),
                     args,
@@ -155,6 +159,18 @@ class ModelBuilder:
             finally:
                 self.building.pop()
         return ModRef(node)
+
+    def root_argument(self, param: cst.Param, ctx: Ctx) -> Any:
+        """A root's parameter is a symbol, except one whose default names a module-level helper
+        object that is no module (`strategy=LOCAL` where `LOCAL = StayLocal()`): built with its
+        defaults, the model calls that object's methods (`block = strategy.place(block)`), whose
+        code can be read; a symbol would lose whatever passes through them."""
+        if isinstance(param.default, (cst.Name, cst.Attribute)):
+            value = self.eval(param.default, Env(), ctx)
+            cls = value.node.cls if isinstance(value, ModRef) else None
+            if cls is not None and not self.index.is_module_class(cls):
+                return value
+        return _root_argument(self.index, param)
 
     def _build_wrapped(
         self, node: ModuleNode, how: tuple[str, str, str], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call

@@ -288,15 +288,18 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
     def on_function_def(self, stmt: cst.FunctionDef, env: Env, ctx: Ctx) -> None:
         env.names[stmt.name.value] = FuncRef(stmt, closure=env)
 
-    def exec_branch(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> None:
-        """Run a block that may not run: a `return` inside it does not end the caller."""
+    def exec_branch(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> bool:
+        """Run a block that may not run: a `return` inside it does not end the caller. True when
+        every path through the block returns or raises."""
         try:
             self.exec_block(stmts, env, ctx)
         except _Return as ret:
             if not ret.raised and self.maybe_returned:
                 self.maybe_returned[-1].append(ret.value)
+            return True
         except _Continue:
             pass  # on a path that may not run: the rest of the pass still may
+        return False
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         decided = truth(self.eval(stmt.test, env, ctx))
@@ -312,11 +315,18 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             elif isinstance(orelse, cst.Else):
                 self.exec_block(orelse.body.body, env, ctx)
         else:
-            self.exec_branch(stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain())
+            body_ends = self.exec_branch(
+                stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain()
+            )
+            orelse_ends = False
             if isinstance(orelse, cst.If):
-                self.exec_branch([orelse], env, ctx.in_arm(stmt, 1))
+                orelse_ends = self.exec_branch([orelse], env, ctx.in_arm(stmt, 1))
             elif isinstance(orelse, cst.Else):
-                self.exec_branch(orelse.body.body, env, ctx.in_arm(stmt, 1))
+                orelse_ends = self.exec_branch(orelse.body.body, env, ctx.in_arm(stmt, 1))
+            if body_ends and orelse_ends:
+                # Both arms leave the function: nothing after the `if` runs, and the call returns
+                # one of the values its arms returned (kept in `maybe_returned`).
+                raise _Return(UNKNOWN, raised=True)
 
     def is_init_call(self, call: cst.Call) -> bool:
         """`nn.init.normal_(...)`, `p.data.normal_(...)`, a configured init helper: by the registry."""
