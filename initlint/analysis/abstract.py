@@ -57,6 +57,9 @@ class Seq:
 @dataclass
 class Mapping:
     items: dict[Any, Any]
+    #: A module-level table that registering functions fill: other modules may add entries, so
+    #: a key it lacks may still be there.
+    open: bool = False
 
 
 @dataclass(frozen=True)

@@ -159,12 +159,25 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             if name not in self._constants:
                 self._constants[name] = UNKNOWN  # guards self-reference
                 self._constants[name] = self.eval(index.constants[name], Env(), Ctx())
+                self.fill_table(name, self._constants[name], self.module.body)
             return self._constants[name]
         if name in python_semantics.CONSTANTS:
             return Const(python_semantics.CONSTANTS[name])
         if name in python_semantics.BUILTIN_NAMES:
             return ExtRef(f"builtins.{name}")
         return Opaque(name)
+
+    def fill_table(self, name: str, value: Any, body: Sequence[cst.CSTNode]) -> None:
+        """A module-level dict that the module's own functions fill when it is imported
+        (`register_kind("dense", nn.Linear)` storing into `_KINDS`): those calls run, in order,
+        once the dict is bound (they read it by name)."""
+        if not isinstance(value, Mapping):
+            return
+        calls = table_fills(body, name, self.index.functions)
+        if calls:
+            value.open = True  # another module may call the registering function too
+        for call in calls:
+            self.eval(call, Env(), Ctx())
 
     def root_context(self) -> Ctx:
         return Ctx(via=())
@@ -539,6 +552,44 @@ _EXPRESSIONS: dict[type, Expression] = {
     cst.Lambda: lambda interp, node, env, ctx: Lambda(node, env),
     cst.NamedExpr: Interpreter._named_expression,
 }
+
+
+class _TableStore(cst.CSTVisitor):
+    """Whether a function stores an entry into the module-level dict `table` (`table[key] = v`)."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.found = False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        target = node.target
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            self.found = self.found or target.value.value == self.table
+
+
+def _stores_into(func: cst.FunctionDef, table: str) -> bool:
+    store = _TableStore(table)
+    func.body.visit(store)
+    return store.found
+
+
+def table_fills(body: Sequence[cst.CSTNode], table: str, functions: dict[str, cst.FunctionDef]) -> list[cst.Call]:
+    """The module-level calls (`register_kind(...)` as a statement) of the module's functions
+    that store into `table`, in source order: what fills it on import."""
+    found: list[cst.Call] = []
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Name)
+                and call.func.value in functions
+                and _stores_into(functions[call.func.value], table)
+            ):
+                found.append(call)
+    return found
 
 
 class _BranchReader(cst.CSTVisitor):
