@@ -166,10 +166,13 @@ class ModelBuilder:
         defaults, the model calls that object's methods (`block = strategy.place(block)`), whose
         code can be read; a symbol would lose whatever passes through them."""
         if isinstance(param.default, (cst.Name, cst.Attribute)):
+            built_before = set(self.instantiated)
             value = self.eval(param.default, Env(), ctx)
             cls = value.node.cls if isinstance(value, ModRef) else None
             if cls is not None and not self.index.is_module_class(cls):
                 return value
+            # A module default (`norm=DEFAULT_NORM`) stays a symbol, and its class may still be a root.
+            self.instantiated.intersection_update(built_before)
         return _root_argument(self.index, param)
 
     def _build_wrapped(
