@@ -91,6 +91,9 @@ class Mapping:
 
     items: dict[Any, Any]
     repeat: Monomial | None = None
+    #: A module-level table that registering functions fill: other modules may add entries, so
+    #: a key it lacks may still be there.
+    open: bool = False
 
 
 @dataclass(frozen=True)

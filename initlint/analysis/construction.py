@@ -65,15 +65,26 @@ class ModelBuilder:
     def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
         raise NotImplementedError
 
-    def root_argument(self, param: cst.Param) -> Any:
+    def root_argument(self, param: cst.Param, ctx: Ctx | None = None) -> Any:
         """A root's parameter as the model built with its defaults has it: a flag, a class or a
-        function (`norm_layer=nn.LayerNorm`) is its default; else a symbol (numbers keep their
-        names: depth and widths), remembering a string default, a None default for comparisons,
-        or the dataclass it is typed with."""
+        function (`norm_layer=nn.LayerNorm`) is its default, and so is a module-level helper
+        object that is no module (`strategy=LOCAL` where `LOCAL = StayLocal()`: the model calls
+        its methods, whose code can be read); else a symbol (numbers keep their names: depth and
+        widths), remembering a string default, a None default for comparisons, or the dataclass
+        it is typed with."""
         symbol = _root_argument(self.index, param)
         if param.default is None or isinstance(param.default, cst.SimpleString):
             return symbol
-        value = self.eval(param.default, Env(), self.root_context())
+        built_before = set(self.instantiated)
+        value = self.eval(param.default, Env(), ctx or self.root_context())
+        if isinstance(value, ModRef):
+            cls = value.node.cls
+            named = isinstance(param.default, (cst.Name, cst.Attribute))  # not `Config()`: its fields stay symbols
+            if named and cls is not None and not self.index.is_module_class(cls):
+                return value
+            # A module default (`norm=DEFAULT_NORM`) stays a symbol, and its class may still be a root.
+            self.instantiated.intersection_update(built_before)
+            return symbol
         if isinstance(value, Const) and value.value is None:
             return replace(symbol, compared=value)
         if isinstance(value, Const) and isinstance(value.value, bool) or isinstance(value, _CALLABLES):
@@ -167,7 +178,7 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [self.root_argument(p) for p in func.params.params[1:]]
+                    args = [self.root_argument(p, ctx) for p in func.params.params[1:]]
                 self.call_function(
                     FuncRef(func, owner, ModRef(node)),
                     args,

@@ -185,12 +185,25 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             if name not in self._constants:
                 self._constants[name] = UNKNOWN  # guards self-reference
                 self._constants[name] = self.eval(index.constants[name], Env(), Ctx())
+                self.fill_table(name, self._constants[name], self.module.body)
             return self._constants[name]
         if name in python_semantics.CONSTANTS:
             return Const(python_semantics.CONSTANTS[name])
         if name in python_semantics.BUILTIN_NAMES:
             return ExtRef(f"builtins.{name}")
         return Opaque(name)
+
+    def fill_table(self, name: str, value: Any, body: Sequence[cst.CSTNode]) -> None:
+        """A module-level dict that the module's own functions fill when it is imported
+        (`register_kind("dense", nn.Linear)` storing into `_KINDS`): those calls run, in order,
+        once the dict is bound (they read it by name)."""
+        if not isinstance(value, Mapping):
+            return
+        calls = table_fills(body, name, self.index.functions)
+        if calls:
+            value.open = True  # another module may call the registering function too
+        for call in calls:
+            self.eval(call, Env(), Ctx())
 
     def root_context(self) -> Ctx:
         return Ctx(via=())
@@ -316,15 +329,18 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
     def on_function_def(self, stmt: cst.FunctionDef, env: Env, ctx: Ctx) -> None:
         env.names[stmt.name.value] = FuncRef(stmt, closure=env)
 
-    def exec_branch(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> None:
-        """Run a block that may not run: a `return` inside it does not end the caller."""
+    def exec_branch(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> bool:
+        """Run a block that may not run: a `return` inside it does not end the caller. True when
+        every path through the block returns or raises."""
         try:
             self.exec_block(stmts, env, ctx)
         except _Return as ret:
             if not ret.raised and self.maybe_returned:
                 self.maybe_returned[-1].append(ret.value)
+            return True
         except _Continue:
             pass  # on a path that may not run: the rest of the pass still may
+        return False
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         decided = truth(self.eval(stmt.test, env, ctx))
@@ -342,11 +358,18 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         elif orelse is None and _unseen_none_test(stmt.test, env) is not None:
             self.exec_default_fill(stmt, env, ctx)
         else:
-            self.exec_branch(stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain())
+            body_ends = self.exec_branch(
+                stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain()
+            )
+            orelse_ends = False
             if isinstance(orelse, cst.If):
-                self.exec_branch([orelse], env, ctx.in_arm(stmt, 1))
+                orelse_ends = self.exec_branch([orelse], env, ctx.in_arm(stmt, 1))
             elif isinstance(orelse, cst.Else):
-                self.exec_branch(orelse.body.body, env, ctx.in_arm(stmt, 1))
+                orelse_ends = self.exec_branch(orelse.body.body, env, ctx.in_arm(stmt, 1))
+            if body_ends and orelse_ends:
+                # Both arms leave the function: nothing after the `if` runs, and the call returns
+                # one of the values its arms returned (kept in `maybe_returned`).
+                raise _Return(UNKNOWN, raised=True)
 
     def exec_default_fill(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         """`if block is None: block = Block` on an argument we cannot see: a class to build (or a
@@ -568,6 +591,44 @@ _EXPRESSIONS: dict[type, Expression] = {
     cst.Lambda: lambda interp, node, env, ctx: Lambda(node, env),
     cst.NamedExpr: Interpreter._named_expression,
 }
+
+
+class _TableStore(cst.CSTVisitor):
+    """Whether a function stores an entry into the module-level dict `table` (`table[key] = v`)."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.found = False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        target = node.target
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            self.found = self.found or target.value.value == self.table
+
+
+def _stores_into(func: cst.FunctionDef, table: str) -> bool:
+    store = _TableStore(table)
+    func.body.visit(store)
+    return store.found
+
+
+def table_fills(body: Sequence[cst.CSTNode], table: str, functions: dict[str, cst.FunctionDef]) -> list[cst.Call]:
+    """The module-level calls (`register_kind(...)` as a statement) of the module's functions
+    that store into `table`, in source order: what fills it on import."""
+    found: list[cst.Call] = []
+    for statement in body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Name)
+                and call.func.value in functions
+                and _stores_into(functions[call.func.value], table)
+            ):
+                found.append(call)
+    return found
 
 
 class _BranchReader(cst.CSTVisitor):

@@ -303,8 +303,13 @@ class LinkedInterpreter(Interpreter):
         key = (id(index), name)  # constants are per module: two files may both define BASE_STD
         if key not in self._sibling_constants:
             self._sibling_constants[key] = UNKNOWN  # guards self-reference
-            self._sibling_constants[key] = Interpreter.eval(self, index.constants[name], Env(), Ctx())
+            value = self._sibling_constants[key] = Interpreter.eval(self, index.constants[name], Env(), Ctx())
+            self._fill_sibling_table(index, name, value)
         return self._sibling_constants[key]
+
+    def _fill_sibling_table(self, linked: LinkedIndex, name: str, value: Any) -> None:
+        if linked.parsed is not None:
+            self.fill_table(name, value, linked.parsed.module.body)
 
     def _resolved(self, value: ExtRef) -> Any:
         symbol = self.linker.symbol(self.linked, value.name)
@@ -328,9 +333,10 @@ class LinkedInterpreter(Interpreter):
             key = (id(linked), symbol.name or "")
             if key not in self._sibling_constants:
                 self._sibling_constants[key] = UNKNOWN
-                self._sibling_constants[key] = self._in_module(
+                value = self._sibling_constants[key] = self._in_module(
                     linked, lambda: Interpreter.eval(self, node, Env(), Ctx())
                 )
+                self._in_module(linked, lambda: self._fill_sibling_table(linked, symbol.name or "", value))
             return self._sibling_constants[key]
         return value
 

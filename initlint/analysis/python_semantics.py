@@ -235,7 +235,7 @@ def _membership(left: Any, right: Any) -> bool | None:
         values = [item.value for item in right.items if isinstance(item, Const)]
         return left.value in values if len(values) == len(right.items) else None
     if isinstance(right, Mapping) and isinstance(left, Const):
-        return left.value in right.items
+        return True if left.value in right.items else None if right.open else False
     return None
 
 

@@ -1,0 +1,46 @@
+"""Blocks pass through the default placement object before they are stacked: the object hands
+each block back, so the stack holds them and their writers keep the flat 0.02."""
+
+import torch.nn as nn
+import torch.nn.functional as F
+
+from placement import LOCAL
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(width)
+        self.qkv = nn.Linear(width, 3 * width)
+        self.out = nn.Linear(width, width)  # expect: INI001
+        self.norm2 = nn.LayerNorm(width)
+        self.up = nn.Linear(width, 4 * width)
+        self.down = nn.Linear(4 * width, width)  # expect: INI001
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.norm1(x)).chunk(3, dim=-1)
+        x = x + self.out(F.scaled_dot_product_attention(q, k, v))
+        return x + self.down(F.gelu(self.up(self.norm2(x))))
+
+
+class Model(nn.Module):
+    def __init__(self, width=256, n_layer=8, placement=LOCAL):
+        super().__init__()
+        self.placement = placement
+        blocks = []
+        for i in range(n_layer):
+            block = Block(width)
+            block = self.placement.place(block, i)
+            blocks.append(block)
+        self.blocks = nn.ModuleList(blocks)
+        self.apply(self._init_weights)
+
+    def _init_weights(self, module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, std=0.02)
+            nn.init.zeros_(module.bias)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
