@@ -133,6 +133,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.branch_taken: dict[int, bool] = {}
         #: Init calls in the bodies of `if` statements whose test was false, by the statement's id.
         self.skipped_inits: dict[int, list[DeadInit]] = {}
+        #: Names read in the arms of `if` statements decided not to run: a function named there is
+        #: an option of the constructor itself, left off, not an entry point for someone else.
+        self.declined_names: set[str] = set()
 
     # ----------------------------------------------------------------- helpers
     def tick(self) -> None:
@@ -311,6 +314,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         if decided is False and id(stmt) not in self.skipped_inits:
             self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)
         orelse = stmt.orelse
+        declined = stmt.body if decided is False else orelse if decided is True else None
+        if declined is not None:
+            self.declined_names |= names_in(self, declined)
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)
         elif decided is False:
@@ -552,6 +558,12 @@ class _BranchReader(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
+
+
+def names_in(interp: Interpreter, node: cst.CSTNode) -> set[str]:
+    reader = _BranchReader(interp)
+    node.visit(reader)
+    return reader.names
 
 
 def init_calls_in(interp: Interpreter, stmt: cst.If) -> list[DeadInit]:
