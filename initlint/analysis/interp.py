@@ -133,8 +133,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.branch_taken: dict[int, bool] = {}
         #: Init calls in the bodies of `if` statements whose test was false, by the statement's id.
         self.skipped_inits: dict[int, list[DeadInit]] = {}
-        #: Names read in the arms of `if` statements decided not to run: a function named there is
-        #: an option of the constructor itself, left off, not an entry point for someone else.
+        #: Functions called on a part of the model in the arms of `if` statements decided not to
+        #: run: an option of the constructor itself, left off, not an entry point for someone else.
         self.declined_names: set[str] = set()
 
     # ----------------------------------------------------------------- helpers
@@ -316,7 +316,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         orelse = stmt.orelse
         declined = stmt.body if decided is False else orelse if decided is True else None
         if declined is not None:
-            self.declined_names |= names_in(self, declined)
+            self.declined_names |= part_helpers_called_in(declined)
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)
         elif decided is False:
@@ -560,8 +560,25 @@ class _BranchReader(cst.CSTVisitor):
         self.names.add(node.value)
 
 
-def names_in(interp: Interpreter, node: cst.CSTNode) -> set[str]:
-    reader = _BranchReader(interp)
+class _PartHelperCalls(cst.CSTVisitor):
+    """Functions called with a part of the model (`init_zero_(self.out)`), not with the model
+    alone: `self.init_weights()` or `init_model_(self)` may be the entry point a trainer runs."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = (
+            func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        )
+        handed_part = any(not (isinstance(arg.value, cst.Name) and arg.value.value == "self") for arg in node.args)
+        if name is not None and handed_part:
+            self.names.add(name)
+
+
+def part_helpers_called_in(node: cst.CSTNode) -> set[str]:
+    reader = _PartHelperCalls()
     node.visit(reader)
     return reader.names
 

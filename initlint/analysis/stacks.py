@@ -61,8 +61,8 @@ def _start_root(interp: Interpreter) -> None:
 
 def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interpreter) -> list[str]:
     """Init functions of the model that its construction never runs: something else applies them.
-    A function the constructor names in a branch its arguments turn off is no such entry point:
-    the constructor decided not to run it."""
+    A helper the constructor calls on a part of itself in a branch its arguments turn off
+    (`if zero_init: init_zero_(self.out)`) is no such entry point: the constructor chose not to run it."""
     names: list[str] = []
 
     def left_to_others(name: str, func: cst.FunctionDef) -> bool:

@@ -1,7 +1,7 @@
-"""An init helper behind a default-off flag, beside an entry point the constructor never names.
+"""An init helper behind a default-off flag, beside an entry point the trainer runs.
 
-The constructor's own option stays off, but `init_weights()` is left to the trainer, and it scales
-the output projections by depth: the model is initialised elsewhere.
+The constructor's own option stays off, and by default it skips `init_weights()` too: a method
+callable on the model alone is left to the trainer, and it scales the output projections by depth.
 """
 import math
 import torch.nn as nn
@@ -51,11 +51,13 @@ class Layer(nn.Module):
 
 
 class Network(nn.Module):
-    def __init__(self, vocab=1000, width=256, layers=12, zero_init_out=False):
+    def __init__(self, vocab=1000, width=256, layers=12, zero_init_out=False, skip_init=True):
         super().__init__()
         self.embed = nn.Embedding(vocab, width)
         self.layers = nn.ModuleList([Layer(width, zero_init_out) for _ in range(layers)])
         self.head = nn.Linear(width, vocab)
+        if not skip_init:
+            self.init_weights()
 
     def init_weights(self):
         std = 0.02 / math.sqrt(2 * len(self.layers))
