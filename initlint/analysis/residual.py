@@ -778,11 +778,21 @@ def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
         return
     parts: list[Any] = []
     if isinstance(value, ModRef):
-        parts = [ModRef(child) for child in value.node.children.values()]
+        parts = _entries(value.node)
     elif isinstance(value, Seq):
         parts = list(value.items)
     for i, element in enumerate(target.elements):
         _bind(element.value, parts[i] if len(parts) == len(target.elements) else UNKNOWN, env)
+
+
+def _entries(container: ModuleNode) -> list[Any]:
+    """What iterating a container yields: its children, and None in the slots of a list built
+    with None entries (`ModuleList([norm, None])`)."""
+    children = container.children
+    slots = container.slots
+    if slots is None or not set(children) <= {str(i) for i in range(slots)}:
+        return [ModRef(child) for child in children.values()]
+    return [ModRef(children[str(i)]) if str(i) in children else Const(None) for i in range(slots)]
 
 
 class _Assigned(cst.CSTVisitor):
