@@ -347,6 +347,8 @@ def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> Non
         if isinstance(value, ModRef):
             child = node.add_child(key, value.node)
             child.repeat = count or child.repeat
+    if kind == "container" and repeat is None and args and isinstance(args[0], Seq):
+        node.slots = len(items)
 
 
 #: Defaults a root's parameter is built with: classes and functions (`act_layer=nn.GELU`).

@@ -154,6 +154,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         self.branch_taken: dict[int, bool] = {}
         #: Init calls in the bodies of `if` statements whose test was false, by the statement's id.
         self.skipped_inits: dict[int, list[DeadInit]] = {}
+        #: Functions called on a part of the model in the arms of `if` statements decided not to
+        #: run: an option of the constructor itself, left off, not an entry point for someone else.
+        self.declined_names: set[str] = set()
 
     # ----------------------------------------------------------------- helpers
     def tick(self) -> None:
@@ -348,6 +351,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         if decided is False and id(stmt) not in self.skipped_inits:
             self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)
         orelse = stmt.orelse
+        declined = stmt.body if decided is False else orelse if decided is True else None
+        if declined is not None:
+            self.declined_names |= part_helpers_called_in(declined)
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)
         elif decided is False:
@@ -645,6 +651,29 @@ class _BranchReader(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
+
+
+class _PartHelperCalls(cst.CSTVisitor):
+    """Functions called with a part of the model (`init_zero_(self.out)`), not with the model
+    alone: `self.init_weights()` or `init_model_(self)` may be the entry point a trainer runs."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = (
+            func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        )
+        handed_part = any(not (isinstance(arg.value, cst.Name) and arg.value.value == "self") for arg in node.args)
+        if name is not None and handed_part:
+            self.names.add(name)
+
+
+def part_helpers_called_in(node: cst.CSTNode) -> set[str]:
+    reader = _PartHelperCalls()
+    node.visit(reader)
+    return reader.names
 
 
 def init_calls_in(interp: Interpreter, stmt: cst.If) -> list[DeadInit]:

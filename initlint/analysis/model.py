@@ -68,6 +68,9 @@ class ModuleNode:
     attrs: dict[str, Any] = field(default_factory=dict)
     #: How many copies this representative stands for (a block container's depth).
     repeat: Monomial | None = None
+    #: How many entries a list container was built with, None entries included: `ModuleList([norm,
+    #: None])` registers the None too, and unpacking it yields it. None once entries are appended.
+    slots: int | None = None
     #: Children assigned on another path of an undecided `if` (`self.encoder = A(...) if flag else B(...)`):
     #: only one exists at run time, so they are traversed too but never looked up by name.
     alternatives: list[tuple[str, "ModuleNode"]] = field(default_factory=list)

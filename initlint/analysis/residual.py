@@ -13,7 +13,7 @@ was normalised (pre-norm).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import libcst as cst
 
@@ -71,6 +71,8 @@ class _Flow:
     block: ModuleNode | None = None
     #: Adds count only inside the loop over that block's container.
     recording: bool = True
+    #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
+    literals: dict[str, cst.Tuple | cst.List] = field(default_factory=dict)
 
 
 class ForwardReader(StatementWalker[_Flow]):
@@ -183,7 +185,7 @@ class ForwardReader(StatementWalker[_Flow]):
         if found is None:
             return None
         _, func = found
-        flow = _Flow(node, depth=depth, block=block, recording=block is None)
+        flow = _Flow(node, depth=depth, block=block, recording=block is None, literals=_tuple_literals(func))
         env = Env()
         params = [p.name.value for p in func.params.params]
         if len(params) < 2:
@@ -231,7 +233,7 @@ class ForwardReader(StatementWalker[_Flow]):
         # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
         loops = [
             (target, None if node is None else self._eval(node, env, flow, flow.depth))
-            for target, node in _walked(stmt.target, stmt.iter)
+            for target, node in _walked(stmt.target, stmt.iter, flow.literals)
         ]
         for target, iterable in loops:
             # What is zipped beside the layers is handed in with each (LayerScale gains in a
@@ -577,7 +579,14 @@ class ForwardReader(StatementWalker[_Flow]):
         if depth >= MAX_FORWARD_DEPTH:
             return None
         env = Env(_bind_arguments(func, args, call))
-        inner = _Flow(flow.node, depth=depth + 1, undecided=flow.undecided, block=flow.block, recording=flow.recording)
+        inner = _Flow(
+            flow.node,
+            depth=depth + 1,
+            undecided=flow.undecided,
+            block=flow.block,
+            recording=flow.recording,
+            literals=_tuple_literals(func),
+        )
         self.walk_block(func.body.body, env, inner)
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
@@ -694,19 +703,70 @@ def _pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpr
 
 
 def _walked(
-    target: cst.BaseExpression, iterable: cst.BaseExpression
+    target: cst.BaseExpression, iterable: cst.BaseExpression, literals: Mapping[str, cst.Tuple | cst.List]
 ) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """A loop's targets paired with what each walks: `enumerate(xs)` hands out an index (which
     walks nothing) beside each item of `xs`, `zip(xs, ys)` an item of each."""
     func = iterable.func.value if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) else None
     calls = iterable.args if isinstance(iterable, cst.Call) else ()
-    args = [arg.value for arg in calls if arg.keyword is None and not arg.star]
+    args = _plain_arguments(calls) if func == "enumerate" else _zipped(calls, literals) if func == "zip" else None
     elements = [element.value for element in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
-    if func == "enumerate" and len(args) == len(calls) == 1 and len(elements) == 2:
-        return [(elements[0], None)] + _walked(elements[1], args[0])
-    if func == "zip" and len(args) == len(calls) == len(elements) > 1:
-        return [pair for element, arg in zip(elements, args) for pair in _walked(element, arg)]
+    if func == "enumerate" and args is not None and len(args) == 1 and len(elements) == 2:
+        return [(elements[0], None)] + _walked(elements[1], args[0], literals)
+    if func == "zip" and args is not None and len(args) == len(elements) > 1:
+        return [pair for element, arg in zip(elements, args) for pair in _walked(element, arg, literals)]
     return [(target, iterable)]
+
+
+def _plain_arguments(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:
+    if any(arg.keyword is not None or arg.star for arg in args):
+        return None
+    return [arg.value for arg in args]
+
+
+def _zipped(args: Sequence[cst.Arg], literals: Mapping[str, cst.Tuple | cst.List]) -> list[cst.BaseExpression] | None:
+    """What `zip` walks side by side: its arguments, or the items of a tuple spread into it
+    (`zip(*pair)` with `pair = (self.layers, gains)` bound once in the function)."""
+    spread = args[0].value if len(args) == 1 and args[0].star == "*" and args[0].keyword is None else None
+    if isinstance(spread, cst.Name):
+        literal = literals.get(spread.value)
+        return [element.value for element in literal.elements] if literal is not None else None
+    return _plain_arguments(args)
+
+
+class _TupleLiterals(cst.CSTVisitor):
+    """Each name's bindings in a function; a name bound once, to a tuple or list written out
+    without a starred item, stands for those items wherever it is spread."""
+
+    def __init__(self) -> None:
+        self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value if len(node.targets) == 1 else None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target, None)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, None)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            self.bindings.setdefault(target.value, []).append(value)
+
+
+def _tuple_literals(func: cst.FunctionDef) -> dict[str, cst.Tuple | cst.List]:
+    visitor = _TupleLiterals()
+    func.body.visit(visitor)
+    literals: dict[str, cst.Tuple | cst.List] = {}
+    for name, values in visitor.bindings.items():
+        value = values[0] if len(values) == 1 else None
+        if isinstance(value, (cst.Tuple, cst.List)) and not any(
+            isinstance(element, cst.StarredElement) for element in value.elements
+        ):
+            literals[name] = value
+    return literals
 
 
 def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
@@ -718,11 +778,21 @@ def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
         return
     parts: list[Any] = []
     if isinstance(value, ModRef):
-        parts = [ModRef(child) for child in value.node.children.values()]
+        parts = _entries(value.node)
     elif isinstance(value, Seq):
         parts = list(value.items)
     for i, element in enumerate(target.elements):
         _bind(element.value, parts[i] if len(parts) == len(target.elements) else UNKNOWN, env)
+
+
+def _entries(container: ModuleNode) -> list[Any]:
+    """What iterating a container yields: its children, and None in the slots of a list built
+    with None entries (`ModuleList([norm, None])`)."""
+    children = container.children
+    slots = container.slots
+    if slots is None or not set(children) <= {str(i) for i in range(slots)}:
+        return [ModRef(child) for child in children.values()]
+    return [ModRef(children[str(i)]) if str(i) in children else Const(None) for i in range(slots)]
 
 
 class _Assigned(cst.CSTVisitor):

@@ -54,19 +54,31 @@ def _may_write_weights(func: cst.FunctionDef) -> bool:
     return finder.found
 
 
-def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, executed: set[int]) -> list[str]:
-    """Init functions of the model that its construction never runs: something else applies them."""
+def _start_root(interp: Interpreter) -> None:
+    interp.executed = set()
+    interp.declined_names = set()
+    interp.incomplete = False
+
+
+def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interpreter) -> list[str]:
+    """Init functions of the model that its construction never runs: something else applies them.
+    A helper the constructor calls on a part of itself in a branch its arguments turn off
+    (`if zero_init: init_zero_(self.out)`) is no such entry point: the constructor chose not to run it."""
     names: list[str] = []
+
+    def left_to_others(name: str, func: cst.FunctionDef) -> bool:
+        return init_like(name) and id(func) not in interp.executed and name not in interp.declined_names
+
     classes = {id(node.cls): node.cls for _, node in root.named_modules() if node.cls is not None}
     for cls in classes.values():
         for owner in index.mro(cls):
             for name in owner.methods:
                 # A method an override shadows never runs on this module: the override is the init.
                 found = index.find_method(cls, name)
-                if init_like(name) and found is not None and found[0] is owner and id(found[1]) not in executed:
+                if found is not None and found[0] is owner and left_to_others(name, found[1]):
                     names.append(f"{owner.name}.{name}")
     for name, func in index.functions.items():
-        if init_like(name) and id(func) not in executed and _may_write_weights(func):
+        if left_to_others(name, func) and _may_write_weights(func):
             names.append(name)
     return sorted(set(names))
 
@@ -85,8 +97,7 @@ def _function_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses) -> 
             interp.deliberate_scheme,
             interp.steps,
         )
-        interp.executed = set()
-        interp.incomplete = False
+        _start_root(interp)
         try:
             root = interp.build_function_root(func)
         except (StepBudgetExceeded, RecursionError):
@@ -96,7 +107,7 @@ def _function_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses) -> 
                 saved
             )
             continue
-        root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
+        root.uncalled_init = _uncalled_init_functions(index, root, interp)
         root.incomplete = interp.incomplete
         roots.append(root)
     return roots
@@ -150,8 +161,7 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
     for cls in reversed(index.module_classes()):
         if cls.name in interp.instantiated:
             continue
-        interp.executed = set()
-        interp.incomplete = False
+        _start_root(interp)
         try:
             root = interp.build_root(cls)
             root.foreign = foreign
@@ -161,7 +171,7 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
             interp.run_lazy_inits(root)
         except (StepBudgetExceeded, RecursionError):
             continue
-        root.uncalled_init = _uncalled_init_functions(index, root, interp.executed)
+        root.uncalled_init = _uncalled_init_functions(index, root, interp)
         root.incomplete = interp.incomplete
         trees.append(root)
     return trees

@@ -710,6 +710,7 @@ def _register_children(
     call: cst.Call,
 ) -> Any:
     """`append`, `extend`, `add_module(name, m)`, `register_module(name, m)`."""
+    node.slots = None  # keys now follow the children found, not the entries written
     values = args[-1:] if name != "extend" else (args[0].items if args and isinstance(args[0], Seq) else [])
     for value in values:
         key = (

@@ -1,0 +1,44 @@
+"""A block loop that zips a tuple spread into it: `zip(*walked)` with `walked = (pairs, rates)`.
+
+The tuple is written out once in `forward`, so the loop walks the [attention, MLP] pairs beside
+their drop rates exactly as `zip(self.pairs, self.rates)` would: 2 * depth pre-norm adds.
+"""
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Mixer(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.qkv = nn.Linear(width, 3 * width)
+        self.proj = nn.Linear(width, width)  # expect: INI001
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.norm(x)).chunk(3, dim=-1)
+        return self.proj(F.scaled_dot_product_attention(q, k, v))
+
+
+class Expand(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.inner = nn.Linear(width, 2 * width)
+        self.outer = nn.Linear(2 * width, width)  # expect: INI001
+
+    def forward(self, x):
+        return self.outer(F.relu(self.inner(self.norm(x))))
+
+
+class Trunk(nn.Module):
+    def __init__(self, width=192, depth=8, rate=0.1):
+        super().__init__()
+        self.rates = tuple(rate * i / depth for i in range(depth))
+        self.pairs = nn.ModuleList([nn.ModuleList([Mixer(width), Expand(width)]) for _ in range(depth)])
+
+    def forward(self, x):
+        walked = (self.pairs, self.rates)
+        for (mixer, expand), rate in zip(*walked):
+            x = x + F.dropout(mixer(x), rate)
+            x = x + F.dropout(expand(x), rate)
+        return x
