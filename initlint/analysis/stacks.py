@@ -88,7 +88,7 @@ def _function_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses) -> 
     function that builds no model leaves no trace, not even the steps it spent."""
     roots: list[ModuleNode] = []
     for name, func in index.functions.items():
-        if init_like(name) or uses.is_read(name):
+        if init_like(name) or uses.is_read(name) or not uses.returns_value(name):
             continue  # a function the file calls builds a part of something, not a model
         saved = (
             set(interp.instantiated),

@@ -19,12 +19,19 @@ class _Collector(ast.NodeVisitor):
         #: identifier -> for each use, the names of the functions it stands in
         self.uses: dict[str, list[frozenset[str]]] = defaultdict(list)
         self.read: set[str] = set()
+        #: functions (by name) with a `return <value>` of their own, outside nested functions
+        self.returning: set[str] = set()
         self._enclosing: list[str] = []
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self._enclosing.append(node.name)
         self.generic_visit(node)
         self._enclosing.pop()
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None and self._enclosing:
+            self.returning.add(self._enclosing[-1])
+        self.generic_visit(node)
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
@@ -61,6 +68,12 @@ class NameUses:
         value); names that only define a function, attributes and import paths do not count."""
         collected = self._collected()
         return collected is None or name in collected.read
+
+    def returns_value(self, name: str) -> bool:
+        """Whether a function of that name returns a value somewhere (a `main()` that builds a
+        model to train it returns nothing: it is no model builder)."""
+        collected = self._collected()
+        return collected is None or name in collected.returning
 
     def is_used(self, name: str) -> bool:
         """Whether `name` is called or passed on as a name or an attribute
