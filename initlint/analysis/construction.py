@@ -7,6 +7,8 @@ containers) becomes a node whose parameters start with PyTorch's default init.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -419,7 +421,8 @@ class _OwnCalls(cst.CSTVisitor):
             self.names.append(func.attr.value)
 
 
-def _own_calls_without_arguments(func: cst.FunctionDef) -> list[str]:
+@functools.lru_cache(maxsize=512)  # a LibCST walk of a whole `forward`, asked per module of every root
+def _own_calls_without_arguments(func: cst.FunctionDef) -> tuple[str, ...]:
     finder = _OwnCalls()
     func.body.visit(finder)
-    return list(dict.fromkeys(finder.names))
+    return tuple(dict.fromkeys(finder.names))

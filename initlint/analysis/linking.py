@@ -514,17 +514,17 @@ def after_construction(interp: Interpreter, root: ModuleNode) -> None:
         interp.run_project_callers(root)
 
 
-def stacking_files(interp: Interpreter) -> list[tuple[LinkedIndex, cst.Module]]:
+def stacking_files(interp: Interpreter) -> list[tuple[LinkedIndex, cst.Module, str]]:
     """The project files that use the checked file's definitions (where its blocks may be
     stacked), outermost first: a model built from them contains the nearer files' classes."""
     if not isinstance(interp, LinkedInterpreter):
         return []
     linker = interp.linker
-    found: list[tuple[LinkedIndex, cst.Module]] = []
+    found: list[tuple[LinkedIndex, cst.Module, str]] = []
     for path in reversed(linker.project.users_of(linker.path)):
         parsed = linker.project.parsed_file(path)
         if isinstance(parsed, Parsed):
-            found.append((linker.module(path, parsed), parsed.module))
+            found.append((linker.module(path, parsed), parsed.module, parsed.source))
     return found
 
 

@@ -12,6 +12,8 @@ was normalised (pre-norm).
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
@@ -72,7 +74,7 @@ class _Flow:
     #: Adds count only inside the loop over that block's container.
     recording: bool = True
     #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
-    literals: dict[str, cst.Tuple | cst.List] = field(default_factory=dict)
+    literals: Mapping[str, cst.Tuple | cst.List] = field(default_factory=dict)
 
 
 class ForwardReader(StatementWalker[_Flow]):
@@ -756,7 +758,8 @@ class _TupleLiterals(cst.CSTVisitor):
             self.bindings.setdefault(target.value, []).append(value)
 
 
-def _tuple_literals(func: cst.FunctionDef) -> dict[str, cst.Tuple | cst.List]:
+@functools.lru_cache(maxsize=512)  # a LibCST walk of a whole method; asked again per stack and root
+def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.Tuple | cst.List]:
     visitor = _TupleLiterals()
     func.body.visit(visitor)
     literals: dict[str, cst.Tuple | cst.List] = {}

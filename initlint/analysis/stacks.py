@@ -254,8 +254,8 @@ def _foreign_roots(
         return []
     roots = [
         root
-        for linked, module in linking.stacking_files(interp)
-        for root in _class_roots(interp, linked, NameUses(module), foreign=True)
+        for linked, module, source in linking.stacking_files(interp)
+        for root in _class_roots(interp, linked, NameUses(module, source), foreign=True)
     ]
     # A model another one of them contains (`VisionEncoder` inside `Transformer`) is not a root.
     inner = {id(node.cls.node) for root in roots for _, node in root.named_modules() if node is not root and node.cls}
