@@ -13,6 +13,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import (
     UNKNOWN,
+    ClassPartial,
     ClassRef,
     Const,
     EnumMember,
@@ -615,6 +616,11 @@ def _partial(
 ) -> Any:
     if args and isinstance(args[0], ExtRef):
         return ExtPartial(args[0].name, tuple(args[1:]), tuple(kwargs.items()))
+    if args and isinstance(args[0], ClassRef):
+        return ClassPartial(args[0].cls, tuple(args[1:]), tuple(kwargs.items()))
+    if args and isinstance(args[0], ClassPartial):
+        outer = args[0]
+        return ClassPartial(outer.cls, outer.args + tuple(args[1:]), outer.kwargs + tuple(kwargs.items()))
     if args and isinstance(args[0], ExtPartial):
         inner = args[0]
         return ExtPartial(inner.name, inner.args + tuple(args[1:]), inner.kwargs + tuple(kwargs.items()))
@@ -635,7 +641,7 @@ def _callable(
     """`callable(x)`: a class or function of the code is; a number, string or container is not."""
     if len(args) != 1:
         return None
-    if isinstance(args[0], (ClassRef, FuncRef, ExtPartial, BoundMethod)):
+    if isinstance(args[0], (ClassRef, ClassPartial, FuncRef, ExtPartial, BoundMethod)):
         return Const(True)
     return Const(False) if isinstance(args[0], (Const, Num, Seq, Mapping)) else UNKNOWN
 
