@@ -40,6 +40,7 @@ from initlint.analysis.knowledge.conventions import (
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
     SQUASHING,
+    TENSOR_METADATA,
     WRITER_NAMES,
 )
 from initlint.analysis.knowledge.specs import ResidualBlock
@@ -405,6 +406,8 @@ class ForwardReader(StatementWalker[_Flow]):
             base = self._eval(node.value, env, flow, depth)
             if isinstance(base, ModRef):
                 return _member(base.node, node.attr.value)
+            if node.attr.value in TENSOR_METADATA:
+                return UNKNOWN
             return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
@@ -499,6 +502,8 @@ class ForwardReader(StatementWalker[_Flow]):
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
         receiver = self._eval(func.value, env, flow, depth)
+        if name in TENSOR_METADATA and not isinstance(receiver, ModRef):
+            return UNKNOWN
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
         if name in NORM_FUNCTIONS:
