@@ -54,6 +54,7 @@ BUILTIN_NAMES = frozenset(
         "range",
         "enumerate",
         "zip",
+        "map",
         "any",
         "all",
         "str",
@@ -489,6 +490,24 @@ def _zip(
     return UNKNOWN
 
 
+#: Items `map` calls its function on, one after the other; a longer map is left unknown.
+MAX_MAPPED = 16
+
+
+def _map(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`map(f, (a, b))` over items we know: f called on each, in order (`get_block, get_res =
+    map(cache_fn, (get_block, get_res))`)."""
+    if len(args) < 2 or kwargs or not isinstance(call, cst.Call):
+        return None
+    seqs = [iterate(interp, a) for a in args[1:]]
+    if any(s is None or s.repeat is not None or len(s.items) > MAX_MAPPED for s in seqs):
+        return UNKNOWN
+    groups = zip(*(s.items for s in seqs if s is not None))
+    return Seq([interp.call_value(args[0], list(group), {}, ctx, call) for group in groups])
+
+
 def _any_all(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
@@ -667,6 +686,7 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     "range": _range,
     "enumerate": _enumerate,
     "zip": _zip,
+    "map": _map,
     "any": _any_all,
     "all": _any_all,
     **dict.fromkeys(("float", "int", "abs", "round"), _number_cast),
