@@ -14,7 +14,7 @@ from initlint.analysis.linking import describe_place, linker_of
 from initlint.config import Settings
 from initlint.engine import UnparseableSource, decode, parse_in_project
 from initlint.safety import read_regular_file
-from initlint.rules.evidence import short
+from initlint.rules.evidence import short, stands_in_for_text
 
 SCALING_NAMES = {
     "none": "no depth factor",
@@ -133,6 +133,8 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
     if root.foreign and root.created_at is not None:
         where = describe_place(analysis.index, root.created_at, analysis.line_of)
         header += f" (assumed: {where} stacks this file's blocks)"
+    if root.stands_in_for:
+        header += f" ({stands_in_for_text(root)})"
     for stack in stacks:
         prenorm = "pre-norm" if stack.prenorm else "not pre-norm"
         header += (

@@ -130,6 +130,16 @@ class ClassRef:
 
 
 @dataclass(frozen=True)
+class ClassPartial:
+    """`functools.partial(Block, dim)`: a class of the code with leading arguments bound; calling
+    it builds the class with them (`wrap(attn)` is `Block(dim, attn)`)."""
+
+    cls: ClassInfo
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class ExtPartial:
     """`functools.partial(nn.init.normal_, std=0.02)`: a function from elsewhere with arguments
     bound; calling it calls that function with them (`init(module.weight)`)."""
@@ -202,7 +212,9 @@ def truth(value: Any) -> bool | None:
         return bool(value.value)
     if isinstance(value, Num):
         return value.value.const != 0 if value.value.is_constant else None
-    if isinstance(value, (ModRef, ParamRef, ClassRef, FuncRef, ExtRef, ExtPartial, NewTensor, InitMethod)):
+    if isinstance(
+        value, (ModRef, ParamRef, ClassRef, ClassPartial, FuncRef, ExtRef, ExtPartial, NewTensor, InitMethod)
+    ):
         return True
     if isinstance(value, Seq):
         return bool(value.items) if value.repeat is None else None

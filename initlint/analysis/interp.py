@@ -22,6 +22,7 @@ from initlint import guard
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN,
+    ClassPartial,
     ClassRef,
     Const,
     Env,
@@ -277,6 +278,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             return self.eval(callee.node.body, env, ctx)
         if isinstance(callee, ClassRef):
             return self.instantiate(callee.cls, args, kwargs, call, ctx)
+        if isinstance(callee, ClassPartial):
+            return self.instantiate(callee.cls, [*callee.args, *args], {**dict(callee.kwargs), **kwargs}, call, ctx)
         if isinstance(callee, InitMethod):
             return init_ops.apply_init_method(callee, args, ctx)
         if isinstance(callee, ExtRef):

@@ -89,6 +89,9 @@ class ModuleNode:
     #: blocks; only what the checked file decides (a writer its code builds and nothing
     #: initialises) is reported from it.
     foreign: bool = False
+    #: On roots: the model that builds this class where its construction could not be unrolled
+    #: (the class is analysed on its own, with its own depth argument as a symbol).
+    stands_in_for: str = ""
 
     @property
     def path(self) -> str:

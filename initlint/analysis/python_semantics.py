@@ -13,6 +13,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import (
     UNKNOWN,
+    ClassPartial,
     ClassRef,
     Const,
     EnumMember,
@@ -53,6 +54,7 @@ BUILTIN_NAMES = frozenset(
         "range",
         "enumerate",
         "zip",
+        "map",
         "any",
         "all",
         "str",
@@ -518,6 +520,24 @@ def _zip(
     return UNKNOWN
 
 
+#: Items `map` calls its function on, one after the other; a longer map is left unknown.
+MAX_MAPPED = 16
+
+
+def _map(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`map(f, (a, b))` over items we know: f called on each, in order (`get_block, get_res =
+    map(cache_fn, (get_block, get_res))`)."""
+    if len(args) < 2 or kwargs or not isinstance(call, cst.Call):
+        return None
+    seqs = [iterate(interp, a) for a in args[1:]]
+    if any(s is None or s.repeat is not None or len(s.items) > MAX_MAPPED for s in seqs):
+        return UNKNOWN
+    groups = zip(*(s.items for s in seqs if s is not None))
+    return Seq([interp.call_value(args[0], list(group), {}, ctx, call) for group in groups])
+
+
 def _any_all(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
@@ -645,6 +665,11 @@ def _partial(
 ) -> Any:
     if args and isinstance(args[0], ExtRef):
         return ExtPartial(args[0].name, tuple(args[1:]), tuple(kwargs.items()))
+    if args and isinstance(args[0], ClassRef):
+        return ClassPartial(args[0].cls, tuple(args[1:]), tuple(kwargs.items()))
+    if args and isinstance(args[0], ClassPartial):
+        outer = args[0]
+        return ClassPartial(outer.cls, outer.args + tuple(args[1:]), outer.kwargs + tuple(kwargs.items()))
     if args and isinstance(args[0], ExtPartial):
         inner = args[0]
         return ExtPartial(inner.name, inner.args + tuple(args[1:]), inner.kwargs + tuple(kwargs.items()))
@@ -665,7 +690,7 @@ def _callable(
     """`callable(x)`: a class or function of the code is; a number, string or container is not."""
     if len(args) != 1:
         return None
-    if isinstance(args[0], (ClassRef, FuncRef, ExtPartial, BoundMethod)):
+    if isinstance(args[0], (ClassRef, ClassPartial, FuncRef, ExtPartial, BoundMethod)):
         return Const(True)
     return Const(False) if isinstance(args[0], (Const, Num, Seq, Mapping)) else UNKNOWN
 
@@ -692,6 +717,7 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     "range": _range,
     "enumerate": _enumerate,
     "zip": _zip,
+    "map": _map,
     "any": _any_all,
     "all": _any_all,
     **dict.fromkeys(("float", "int", "abs", "round"), _number_cast),

@@ -42,6 +42,7 @@ from initlint.analysis.knowledge.conventions import (
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
     SQUASHING,
+    TENSOR_METADATA,
     WRITER_NAMES,
 )
 from initlint.analysis.knowledge.specs import ResidualBlock
@@ -409,6 +410,8 @@ class ForwardReader(StatementWalker[_Flow]):
             base = self._eval(node.value, env, flow, depth)
             if isinstance(base, ModRef):
                 return _member(base.node, node.attr.value)
+            if node.attr.value in TENSOR_METADATA:
+                return UNKNOWN
             return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
@@ -503,6 +506,8 @@ class ForwardReader(StatementWalker[_Flow]):
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
         receiver = self._eval(func.value, env, flow, depth)
+        if name in TENSOR_METADATA and not isinstance(receiver, ModRef):
+            return UNKNOWN
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
         if name in NORM_FUNCTIONS:
@@ -550,6 +555,10 @@ class ForwardReader(StatementWalker[_Flow]):
             if found is not None:
                 result = self._inline(found, [callee] + args, call, flow, depth)
                 return carried if result is None else result
+            inner = self._adds_within(callee.node, flow, depth) if carried is STREAM and flow.recording else None
+            if inner:
+                flow.adds.extend(inner)
+                return STREAM
             return self._apply_module(callee.node, carried, depth)
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
             # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
@@ -559,6 +568,26 @@ class ForwardReader(StatementWalker[_Flow]):
                 env.names[param.name.value] = value
             return self._eval(callee.node.body, env, flow, depth + 1)
         return carried
+
+    def _adds_within(self, module: ModuleNode, flow: _Flow, depth: int) -> list[ResidualAdd]:
+        """A module handed the stream whose own `forward` adds its input back and returns only
+        the sum (a residual wrapper: `return self.fn(self.norm(x)) + x`, or `(out + x, *rest)` for
+        a tuple): its adds belong to the block that calls it, and what it hands on is the stream."""
+        if module.cls is None or depth >= MAX_FORWARD_DEPTH:
+            return []
+        inner = self._read(module, depth + 1)
+        if inner is None or not inner.adds or any(value is not STREAM for value in inner.returns):
+            return []
+        block = flow.block or flow.node
+        prefix = module.path[len(block.path) + 1 :] if block.path else module.path
+        # Each `return` hands back one sum: arms that add the same writers (a plain and a tuple
+        # output) are one add per call.
+        adds: dict[tuple[str, ...], ResidualAdd] = {}
+        for add in inner.adds:
+            add.writers = [replace(ref, path=f"{prefix}.{ref.path}") for ref in add.writers]
+            add.site = prefix
+            adds.setdefault(tuple(ref.path for ref in add.writers), add)
+        return list(adds.values())
 
     def _runs_with_arguments(self, module: ModuleNode, args: list[Any]) -> cst.FunctionDef | None:
         """The method to read with the call's own arguments, where a module is no layer applied

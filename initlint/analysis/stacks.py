@@ -9,7 +9,7 @@ import libcst as cst
 
 from initlint.analysis.facts import writer_pattern
 from initlint.analysis.construction import init_like
-from initlint.analysis.index import ModuleIndex, build_index
+from initlint.analysis.index import ClassInfo, ModuleIndex, build_index
 from initlint.analysis import linking
 from initlint.analysis.interp import Interpreter
 from initlint.errors import StepBudgetExceeded
@@ -240,6 +240,9 @@ def analyze(
     for root, stacks in _foreign_roots(interp, reader, analysis):
         analysis.roots.append(root)
         analysis.stacks.extend(stacks)
+    for root, stacks in _stacks_built_blind(interp, reader, analysis, uses):
+        analysis.roots.append(root)
+        analysis.stacks.extend(stacks)
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     analysis.depth_atoms = _depth_atoms(options, analysis.stacks)
     return analysis
@@ -323,3 +326,81 @@ def static_summary(source: str) -> StaticSummary:
     return StaticSummary(
         [root.type_name for root in analysis.roots if root.cls is not None], writers, sorted(analysis.depth_atoms)
     )
+
+
+def _stacks_built_blind(
+    interp: Interpreter, reader: ForwardReader, analysis: Analysis, uses: NameUses
+) -> list[tuple[ModuleNode, list[Stack]]]:
+    """A stack class a root builds where its depth is lost (`Stage(layers=n)` in a loop over
+    tuples the root is given): the root's copy keeps one block and no stack. The class is
+    analysed on its own, its depth argument a symbol, when nothing but its own construction
+    initialises the copies the root builds (no init code of the root reaches them)."""
+    found: list[tuple[ModuleNode, list[Stack]]] = []
+    done = {root.cls.name for root in analysis.roots if root.cls is not None}
+    for outer in list(analysis.roots):
+        if outer.cls is None or outer.foreign or outer.uncalled_init:
+            continue
+        for copies in _unstacked_copies(interp, analysis, outer).values():
+            cls = copies[0].cls
+            assert cls is not None
+            if cls.name in done or not all(_only_own_init(outer, copy) for copy in copies):
+                continue
+            done.add(cls.name)
+            built = _built_alone(interp, uses, cls)
+            if built is None:
+                continue
+            try:
+                stacks = [stack for stack in _stacks_of(built, reader) if stack.writers]
+            except (StepBudgetExceeded, RecursionError):
+                continue
+            if stacks and all(not stack.depth.is_constant for stack in stacks):
+                built.stands_in_for, built.created_at = outer.type_name, copies[0].created_at
+                found.append((built, stacks))
+    return found
+
+
+def _unstacked_copies(interp: Interpreter, analysis: Analysis, outer: ModuleNode) -> dict[str, list[ModuleNode]]:
+    """The modules of the file's classes in a root that neither hold nor sit in one of its stacks."""
+    stacked = [stack.container.path for stack in analysis.stacks if stack.root is outer]
+    copies: dict[str, list[ModuleNode]] = {}
+    for _, node in outer.named_modules():
+        if node is outer or node.cls is None or not interp.defined_here(node.cls):
+            continue
+        path = node.path
+        if any(_nested(path, other) or _nested(other, path) for other in stacked):
+            continue
+        copies.setdefault(node.cls.name, []).append(node)
+    return copies
+
+
+def _nested(inner: str, outer: str) -> bool:
+    return inner == outer or inner.startswith(outer + ".")
+
+
+def _only_own_init(outer: ModuleNode, copy: ModuleNode) -> bool:
+    """Whether every init op on the copy's parameters is a constructor default or runs inside
+    the copy's own construction, called straight from the root's `__init__`."""
+    assert outer.cls is not None and copy.cls is not None
+    own = (f"{outer.cls.name}.__init__", f"{copy.cls.name}.__init__")
+    return all(
+        op.node is None and op.kind != "unknown" or op.via[:2] == own
+        for _, node in copy.named_modules()
+        for param in node.params.values()
+        for op in param.ops
+    )
+
+
+def _built_alone(interp: Interpreter, uses: NameUses, cls: ClassInfo) -> ModuleNode | None:
+    """The class built as a root, its arguments symbols; None where that runs out of steps."""
+    interp.executed = set()
+    interp.incomplete = False
+    try:
+        root = interp.build_root(cls)
+        linking.after_construction(interp, root)
+        interp.run_entry_point(root, uses, interp.executed)
+        interp.run_lazy_inits(root)
+    except (StepBudgetExceeded, RecursionError):
+        return None
+    root.uncalled_init = _uncalled_init_functions(interp.index, root, interp)
+    root.incomplete = interp.incomplete
+    return None if root.uncalled_init else root

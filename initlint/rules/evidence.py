@@ -6,7 +6,16 @@ from __future__ import annotations
 import libcst as cst
 
 from initlint.analysis.facts import WriterFacts
-from initlint.analysis.model import Analysis, InitOp, Param, ResidualAdd, Stack, display_parameters, final_init
+from initlint.analysis.model import (
+    Analysis,
+    InitOp,
+    ModuleNode,
+    Param,
+    ResidualAdd,
+    Stack,
+    display_parameters,
+    final_init,
+)
 from initlint.analysis.values import Monomial
 from initlint.rules.base import EvidenceSpec
 
@@ -124,6 +133,15 @@ def overwritten_depth_scaling(analysis: Analysis, weight: Param) -> EvidenceSpec
         if op.node is not None and _has_depth(analysis, op):
             return EvidenceSpec("this depth-scaled init of the writer is overwritten by the later one", op.node)
     return None
+
+
+def stands_in_for_text(root: ModuleNode) -> str:
+    """What a stack class analysed on its own assumes (`ModuleNode.stands_in_for`)."""
+    outer = root.stands_in_for
+    return (
+        f"assumed: `{root.type_name}` analysed on its own with its depth argument as a symbol, as `{outer}`"
+        f" builds it where the depth cannot be read; no init code of `{outer}` reaches it"
+    )
 
 
 def code_of(analysis: Analysis, node: cst.CSTNode, limit: int) -> str:

@@ -23,6 +23,7 @@ from initlint.rules.evidence import (
     init_step,
     misdirected_depth_scaling,
     overwritten_depth_scaling,
+    stands_in_for_text,
 )
 
 
@@ -162,6 +163,8 @@ def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:
     root = facts.stack.root
     if root.foreign:
         steps.append(EvidenceSpec(f"as built by `{root.type_name}`, which stacks this file's blocks", root.created_at))
+    if root.stands_in_for:
+        steps.append(EvidenceSpec(stands_in_for_text(root), root.created_at))
     return steps
 
 

@@ -78,6 +78,10 @@ SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
 #: Functional calls in `forward` that multiply their input by a weight given as an argument
 #: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
 MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm"})
+#: A tensor's attributes and methods that describe it rather than hold its values
+#: (`n = x.shape[-2]`, `x.size(1)`): what is computed from them (`self.rotary_emb(n)`) is not
+#: the stream's content.
+TENSOR_METADATA = frozenset({"shape", "size", "dim", "numel", "device", "dtype", "ndim", "is_cuda", "requires_grad"})
 #: Calls that make a new tensor, whatever tensor they are given (`torch.zeros_like(x)`).
 FRESH_TENSORS = frozenset(
     {
