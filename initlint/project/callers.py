@@ -246,8 +246,19 @@ def _candidates(project, method: str, mentioning: str | None) -> list[Path]:
             continue
         if method in ENTRY_POINTS and method not in project.store.summary(path).entry_refs:
             continue  # the name is only defined there, or sits in a comment or a string
+        if mentioning and not _may_build(project, path, data, mentioning):
+            continue  # named in a comment (`# Copied from ...BertModel`): no receiver built from it
         found.append(path)
     return found
+
+
+def _may_build(project, path: Path, data: bytes, class_name: str) -> bool:
+    """Whether a file can build the class: it defines or imports it by name, or calls it as a
+    module's attribute (`models.GPT(...)`)."""
+    summary = project.store.summary(path)
+    if class_name in summary.classes or any(q.rpartition(".")[2] == class_name for q in summary.imports.values()):
+        return True
+    return f".{class_name}(".encode() in data
 
 
 def find_calls(project, method: str, cls=None, mentioning: str | None = None) -> list[CallSite]:
