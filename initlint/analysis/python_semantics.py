@@ -304,6 +304,14 @@ def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | No
         return None
 
 
+def _note_assumed_defaults(interp: "Interpreter", *operands: Any) -> None:
+    """A comparison decided by a string default (`init_device != "meta"`): the finding names it."""
+    for operand in operands:
+        if isinstance(operand, Opaque) and operand.assumed is not None:
+            label, node = operand.assumed
+            interp.enum_defaults.setdefault(label, node)
+
+
 def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -> Any:
     left = interp.eval(node.left, env, ctx)
     outcome: bool | None = True
@@ -312,6 +320,8 @@ def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -
         if isinstance(right, Registry):
             right = Mapping(interp.registry_entries(right))  # `name in norms`: by what is registered
         result = _compare_one(target.operator, left, right)
+        if result is not None:
+            _note_assumed_defaults(interp, left, right)
         if result is False:
             return Const(False)
         if result is None:
