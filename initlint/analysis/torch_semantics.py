@@ -494,6 +494,7 @@ def _super_method(
         hf_generic_init(interp, args[0].node, ctx, call)
     if name == "__init__" and isinstance(receiver.instance, ModRef):
         _layer_base_init(interp, receiver.instance.node, ctx)
+        _store_init_argument(interp, receiver.instance.node, args)
         _handed_to_unseen_base(interp, args)
     return Const(None)
 
@@ -542,6 +543,16 @@ def _fill_kind(kind: str, args: list[Any]) -> str:
     if value is None or not value.is_constant or value.const not in (0, 1):
         return kind
     return "ones" if value.const == 1 else "zeros"
+
+
+def _store_init_argument(interp: "Interpreter", node: ModuleNode, args: list[Any]) -> None:
+    """A library base that keeps its first argument (`PreTrainedModel.__init__(config)` sets
+    `self.config`): the config the model's init methods read later."""
+    if node.cls is None or not args:
+        return
+    name = interp.knowledge.stored_init_argument(interp.index.base_chain(node.cls))
+    if name is not None and name not in node.attrs and name not in node.children:
+        node.attrs[name] = args[0]
 
 
 def _layer_base_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx") -> None:
