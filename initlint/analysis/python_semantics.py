@@ -219,6 +219,9 @@ def _identity(left: Any, right: Any) -> bool | None:
         return bool(left == right)
     if isinstance(left, Const) and isinstance(left.value, EnumMember) and isinstance(right, Const):
         return left.value.same(right.value)
+    if isinstance(left, Const) and isinstance(right, Const) and isinstance(right.value, bool):
+        # `flag is True`: True and False are singletons, so identity is Python's own answer.
+        return left.value is right.value
     return None
 
 
