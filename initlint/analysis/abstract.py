@@ -48,6 +48,9 @@ class Opaque:
     #: attributes keep the symbol: a numeric config field's (`block_group_size: int = 1`), a root
     #: parameter's None (`ls_init_value=None`).
     compared: Const | None = field(default=None, compare=False, hash=False)
+    #: Where a string default a comparison decides by is written (`init_device: str = "cpu"`):
+    #: the label and node the finding's evidence names as the assumed default.
+    assumed: tuple[str, cst.CSTNode] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, eq=False)

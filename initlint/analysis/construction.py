@@ -362,8 +362,18 @@ def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
     annotation = param.annotation.annotation if param.annotation is not None else None
     name = dotted_name(annotation) if annotation is not None else None
     cls = index.class_named(name) if name is not None else None
-    fields = cls if cls is not None and _is_dataclass(cls) else None
-    return Opaque(param.name.value, _string_default(param), fields)
+    fields = cls if cls is not None and _is_config_class(index, cls) else None
+    default = _string_default(param)
+    if default is None or param.default is None:
+        return Opaque(param.name.value, None, fields)
+    # Comparisons decide by the string default, as the model built with its defaults does.
+    assumed = (f"{param.name.value}={cst.Module([]).code_for_node(param.default)}", param.default)
+    return Opaque(param.name.value, default, fields, compared=Const(default), assumed=assumed)
+
+
+def _is_config_class(index: ModuleIndex, cls: ClassInfo) -> bool:
+    """A dataclass, or a plain class (not a module) whose `__init__` stores its settings."""
+    return _is_dataclass(cls) or (not index.is_module_class(cls) and bool(cls.init_fields()))
 
 
 def _is_dataclass(cls: ClassInfo) -> bool:

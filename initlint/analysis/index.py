@@ -41,6 +41,83 @@ class ClassInfo:
     bases: tuple[str, ...]
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     attributes: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    _init_fields: dict[str, cst.BaseExpression] | None = field(default=None, repr=False, compare=False)
+
+    def init_fields(self) -> dict[str, cst.BaseExpression]:
+        """What a plain class's `__init__` stores on `self` once and unconditionally
+        (`self.n_layers = n_layers`), a parameter written as its default: a config class's fields
+        as the config built with its defaults has them. An attribute set again anywhere in
+        `__init__` (`if alibi: self.learned_pos_emb = False`) is left out: its value depends."""
+        if self._init_fields is None:
+            init = self.methods.get("__init__")
+            self._init_fields = _init_fields(init) if init is not None else {}
+        return self._init_fields
+
+
+def _init_fields(init: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    params = (*init.params.params, *init.params.kwonly_params)
+    if not params or not isinstance(init.body, cst.IndentedBlock):
+        return {}
+    owner = params[0].name.value
+    defaults = {p.name.value: p.default for p in params[1:]}
+    counter = _SelfAssignments(owner)
+    init.body.visit(counter)
+    found: dict[str, cst.BaseExpression] = {}
+    for stmt in init.body.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            target = _single_target(small)
+            name = _self_attribute(target, owner) if target is not None else None
+            if name is None or counter.counts.get(name) != 1 or not isinstance(small, (cst.Assign, cst.AnnAssign)):
+                continue
+            value = small.value
+            if isinstance(value, cst.Name) and value.value in defaults:
+                value = defaults[value.value]  # a parameter without a default leaves the field unknown
+            if value is not None:
+                found[name] = value
+    return found
+
+
+def _single_target(small: cst.BaseSmallStatement) -> cst.BaseExpression | None:
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        return small.targets[0].target
+    if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+        return small.target
+    return None
+
+
+def _self_attribute(target: cst.BaseExpression, owner: str) -> str | None:
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == owner:
+        return target.attr.value
+    return None
+
+
+class _SelfAssignments(cst.CSTVisitor):
+    """How often each `self.x` is assigned in a method (nested functions are other scopes)."""
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.counts: dict[str, int] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._count(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._count(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._count(node.target)
+
+    def _count(self, target: cst.BaseExpression) -> None:
+        targets = (
+            [element.value for element in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        )
+        for each in targets:
+            name = _self_attribute(each, self.owner)
+            if name is not None:
+                self.counts[name] = self.counts.get(name, 0) + 1
 
 
 @dataclass

@@ -43,7 +43,7 @@ from initlint.analysis.abstract import (
 from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import REGISTRY
-from initlint.analysis.knowledge.conventions import DEPTH_NAMES
+from initlint.analysis.knowledge.conventions import DEPTH_NAMES, HARMLESS_CALLS
 from initlint.analysis.model import DeadInit, InitOp, Param
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
@@ -289,6 +289,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             return torch_semantics.call_external(self, callee.name, bound, {**dict(callee.kwargs), **kwargs}, ctx, call)
         if isinstance(callee, python_semantics.BoundMethod):
             return torch_semantics.call_method(self, callee, args, kwargs, ctx, call)
+        if isinstance(callee, Opaque) and callee.name in HARMLESS_CALLS:
+            return UNKNOWN  # `log.debug(self)` on a logger made elsewhere: it only reads the model
         self.mark_unknown_targets(args, kwargs, ctx, call, "a call initlint cannot follow")
         return UNKNOWN
 

@@ -83,6 +83,8 @@ class ModuleNode:
     hf_initialized: bool = False
     #: On roots: init functions of the model its construction never runs (something else applies them).
     uncalled_init: list[str] = field(default_factory=list)
+    #: On roots: ids of the parameters whose init is the same if those are applied after all.
+    unchanged_by_uncalled: set[int] = field(default_factory=set)
     #: On roots: something that may initialise parameters could not be followed.
     incomplete: bool = False
     #: On roots: a model of another project file, built because it stacks the checked file's

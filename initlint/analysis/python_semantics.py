@@ -221,6 +221,9 @@ def _identity(left: Any, right: Any) -> bool | None:
         return bool(left == right)
     if isinstance(left, Const) and isinstance(left.value, EnumMember) and isinstance(right, Const):
         return left.value.same(right.value)
+    if isinstance(left, Const) and isinstance(right, Const) and isinstance(right.value, bool):
+        # `flag is True`: True and False are singletons, so identity is Python's own answer.
+        return left.value is right.value
     return None
 
 
@@ -306,6 +309,14 @@ def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | No
         return None
 
 
+def _note_assumed_defaults(interp: "Interpreter", *operands: Any) -> None:
+    """A comparison decided by a string default (`init_device != "meta"`): the finding names it."""
+    for operand in operands:
+        if isinstance(operand, Opaque) and operand.assumed is not None:
+            label, node = operand.assumed
+            interp.enum_defaults.setdefault(label, node)
+
+
 def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -> Any:
     left = interp.eval(node.left, env, ctx)
     outcome: bool | None = True
@@ -314,6 +325,8 @@ def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -
         if isinstance(right, Registry):
             right = Mapping(interp.registry_entries(right))  # `name in norms`: by what is registered
         result = _compare_one(target.operator, left, right)
+        if result is not None:
+            _note_assumed_defaults(interp, left, right)
         if result is False:
             return Const(False)
         if result is None:

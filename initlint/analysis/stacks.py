@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import libcst as cst
@@ -14,7 +14,8 @@ from initlint.analysis import linking
 from initlint.analysis.interp import Interpreter
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
-from initlint.analysis.model import Analysis, ModuleNode, Stack, Writer
+from initlint.analysis.abstract import FuncRef, ModRef
+from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Stack, Writer, final_init
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.scaling import reference_std
 from initlint.analysis.usage import NameUses
@@ -81,6 +82,58 @@ def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Inter
         if left_to_others(name, func) and _may_write_weights(func):
             names.append(name)
     return sorted(set(names))
+
+
+def _unchanged_by_uncalled(interp: Interpreter, root: ModuleNode) -> set[int]:
+    """The parameters whose init stays what it is if the uncalled inits are applied after all:
+    where each is a per-module method of the model (`param_init_fn(self, module)`, for a trainer
+    to apply to every module), run over every module. Their verdicts hold either way."""
+    methods = []
+    for qualified in root.uncalled_init:
+        owner_name, _, name = qualified.rpartition(".")
+        found = interp.index.find_method(root.cls, name) if root.cls is not None else None
+        if found is None or found[0].name != owner_name or len(found[1].params.params) != 2:
+            return set()
+        methods.append((FuncRef(found[1], found[0], ModRef(root)), qualified))
+    return _unchanged_when_run(interp, root, methods) if methods else set()
+
+
+def _unchanged_when_run(interp: Interpreter, root: ModuleNode, methods: list[tuple[FuncRef, str]]) -> set[int]:
+    params = [param for _, param in root.named_parameters()]
+    before = {id(param): list(param.ops) for param in params}
+    saved = (interp.incomplete, set(interp.executed))
+    interp.incomplete = False
+    after: dict[int, FinalInit] = {}
+    try:
+        for method, name in methods:
+            ctx = replace(interp.root_context(), via=(f"{name}, if a trainer applies it",))
+            for node in list(root.post_order()):
+                interp.call_function(method, [ModRef(node)], {}, ctx)
+        if not interp.incomplete:  # a call it makes could not be followed: it may do anything
+            after = {id(param): final_init(param) for param in params}
+    except (StepBudgetExceeded, RecursionError):
+        after = {}
+    finally:
+        for param in params:
+            param.ops = before[id(param)]
+        interp.incomplete, interp.executed = saved
+    return {id(param) for param in params if id(param) in after and _same_init(final_init(param), after[id(param)])}
+
+
+def _same_init(old: FinalInit, new: FinalInit) -> bool:
+    """The same outcome as the rules read it: kind, std, certainty, the scales after it, the
+    alternatives of an undecided choice (not which call made it)."""
+    return (old.kind, old.std, old.certain, old.alternatives, _scales(old)) == (
+        new.kind,
+        new.std,
+        new.certain,
+        new.alternatives,
+        _scales(new),
+    )
+
+
+def _scales(final: FinalInit) -> list[tuple[str, object]]:
+    return [(op.kind, op.std) for op in final.chain if op.kind == "scale"]
 
 
 def _function_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses) -> list[ModuleNode]:
@@ -172,6 +225,7 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
         except (StepBudgetExceeded, RecursionError):
             continue
         root.uncalled_init = _uncalled_init_functions(index, root, interp)
+        root.unchanged_by_uncalled = _unchanged_by_uncalled(interp, root)
         root.incomplete = interp.incomplete
         trees.append(root)
     return trees

@@ -83,7 +83,7 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         return BoundMethod(base, attr)
     if isinstance(base, Opaque) and attr == "get":
         return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
-    if isinstance(base, Opaque) and base.fields is not None and attr in base.fields.attributes:
+    if isinstance(base, Opaque) and base.fields is not None and _has_field(base.fields, attr):
         fields = base.fields
         return interp.inside(fields, lambda: _field_default(interp, fields, attr, ctx))
     if attr in DELIBERATE_CONFIG_NAMES:
@@ -108,20 +108,38 @@ def _class_attribute(interp: "Interpreter", cls: ClassInfo, attr: str, ctx: "Ctx
 def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Any:
     """A dataclass config's field by its default: a flag (`use_moe: bool = False`) or an enum
     member (`init_fn: InitFnType = InitFnType.normal`) decides as the default config does; a
-    string is kept as a root's string default is; a number stays the symbol it is named by (depth
+    string is kept as a root's string default is, and compares as its default; a number stays the symbol it is named by (depth
     and widths keep their meaning), compared by its default."""
-    expr = fields.attributes[attr]
-    value = interp.eval(expr, Env(), ctx)
+    stored = fields.init_fields().get(attr)
+    expr = stored if stored is not None else fields.attributes[attr]
+    value = interp.eval(expr, _init_defaults(interp, fields, ctx) if stored is not None else Env(), ctx)
     if isinstance(value, Const) and isinstance(value.value, EnumMember):
         # The switch the default config takes: evidence for whatever it decides.
         interp.enum_defaults.setdefault(f"{fields.name}.{attr} = {interp.code(expr)}", expr)
     if isinstance(value, Const) and (value.value is None or isinstance(value.value, (bool, EnumMember))):
         return value
     if isinstance(value, Const) and isinstance(value.value, str):
-        return Opaque(attr, value.value)
+        return Opaque(attr, value.value, compared=value, assumed=(f"{fields.name}.{attr} = {interp.code(expr)}", expr))
     if isinstance(value, Const) and isinstance(value.value, (int, float)):
         return Opaque(attr, compared=value)
+    if isinstance(value, Mapping):
+        return value  # a dict of settings a plain config class falls back to (`copy.deepcopy(DEFAULTS)`)
     return Opaque(attr)
+
+
+def _has_field(fields: ClassInfo, attr: str) -> bool:
+    return attr in fields.init_fields() or attr in fields.attributes
+
+
+def _init_defaults(interp: "Interpreter", fields: ClassInfo, ctx: "Ctx") -> Env:
+    """The names a plain config class's `__init__` stores from: its parameters at their defaults
+    (`init_config if init_config is not None else copy.deepcopy(DEFAULTS)`)."""
+    init = fields.methods["__init__"]
+    env = Env()
+    for param in (*init.params.params, *init.params.kwonly_params)[1:]:
+        if param.default is not None:
+            env.names[param.name.value] = interp.eval(param.default, Env(), ctx)
+    return env
 
 
 def _tensor_attr(interp: "Interpreter", base: ParamRef | NewTensor, attr: str) -> Any:
@@ -476,6 +494,7 @@ def _super_method(
         hf_generic_init(interp, args[0].node, ctx, call)
     if name == "__init__" and isinstance(receiver.instance, ModRef):
         _layer_base_init(interp, receiver.instance.node, ctx)
+        _store_init_argument(interp, receiver.instance.node, args)
         _handed_to_unseen_base(interp, args)
     return Const(None)
 
@@ -524,6 +543,16 @@ def _fill_kind(kind: str, args: list[Any]) -> str:
     if value is None or not value.is_constant or value.const not in (0, 1):
         return kind
     return "ones" if value.const == 1 else "zeros"
+
+
+def _store_init_argument(interp: "Interpreter", node: ModuleNode, args: list[Any]) -> None:
+    """A library base that keeps its first argument (`PreTrainedModel.__init__(config)` sets
+    `self.config`): the config the model's init methods read later."""
+    if node.cls is None or not args:
+        return
+    name = interp.knowledge.stored_init_argument(interp.index.base_chain(node.cls))
+    if name is not None and name not in node.attrs and name not in node.children:
+        node.attrs[name] = args[0]
 
 
 def _layer_base_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx") -> None:

@@ -77,7 +77,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         verdicts: dict[tuple[int, str], list[tuple[WriterFacts, bool]]] = {}
         for facts in writer_facts(analysis):
             created = facts.writer.created_at
-            if facts.stack.root.uncalled_init or facts.weight is None or created is None or not facts.in_prenorm_stream:
+            if facts.weight is None or created is None or not facts.in_prenorm_stream or _may_be_reinit(facts):
                 continue  # initialised by code outside this construction path, or not this rule's setting
             unscaled = (
                 facts.scaling is not None and facts.scaling.kind in ("none", "negligible") and not facts.runtime_scales
@@ -166,6 +166,13 @@ def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:
     if root.stands_in_for:
         steps.append(EvidenceSpec(stands_in_for_text(root), root.created_at))
     return steps
+
+
+def _may_be_reinit(facts: WriterFacts) -> bool:
+    """An init the construction never runs may still be applied, unless running it leaves the
+    writer's init as it is."""
+    root = facts.stack.root
+    return bool(root.uncalled_init) and (facts.weight is None or id(facts.weight) not in root.unchanged_by_uncalled)
 
 
 def _root_name(facts: WriterFacts) -> str:

@@ -146,6 +146,17 @@ class Registry:
         """`PreTrainedModel`: bases also recognised by class name (relative imports in libraries)."""
         return frozenset(_last(base) for base in self.pretrained_bases())
 
+    def stored_init_argument(self, bases: list[str]) -> str | None:
+        """The attribute a base of the chain keeps its `__init__`'s first argument in (`config`),
+        by qualified name or, as `pretrained_class_names`, by class name."""
+        stored = {base: name for library in self.libraries for base, name in library.stored_init_arguments}
+        by_class = {_last(base): name for base, name in stored.items()}
+        for base in bases:
+            found = stored.get(base) or by_class.get(_last(base))
+            if found is not None:
+                return found
+        return None
+
     def init_entry_points(self) -> frozenset[str]:
         return frozenset(name for library in self.libraries for name in library.init_entry_points)
 

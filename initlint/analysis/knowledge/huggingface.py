@@ -35,6 +35,7 @@ HUGGINGFACE = Library(
     ),
     module_bases=_PRETRAINED,
     pretrained_bases=_PRETRAINED,
+    stored_init_arguments=tuple((base, "config") for base in _PRETRAINED),
     # Each applies `_init_weights` to every module, children first.
     init_entry_points=("post_init", "init_weights", "initialize_weights"),
 )
