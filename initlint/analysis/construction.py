@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from initlint.analysis.knowledge import REGISTRY
 from initlint.analysis.usage import NameUses
 from initlint.analysis import init_ops
 from initlint.analysis.abstract import (
@@ -387,7 +388,7 @@ def _is_dataclass(cls: ClassInfo) -> bool:
             if isinstance(target, cst.Name)
             else ""
         )
-        if name == "dataclass":
+        if name in REGISTRY.dataclass_decorator_names():
             return True
     return False
 

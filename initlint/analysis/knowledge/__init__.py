@@ -136,6 +136,12 @@ class Registry:
         }
 
     # -------------------------------------------------------- model classes
+    def dataclass_decorator_names(self) -> frozenset[str]:
+        """Last names of the decorators that make a dataclass (`dataclass`, HF's `strict`)."""
+        return frozenset({"dataclass"}) | frozenset(
+            _last(name) for library in self.libraries for name in library.dataclass_decorators
+        )
+
     def module_bases(self) -> frozenset[str]:
         return frozenset(base for library in self.libraries for base in library.module_bases)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from initlint.analysis.knowledge.specs import LayerSpec, Library, ParamDefault
+from initlint.analysis.knowledge.torch_init import TORCH_INIT
 
 #: The config field transformers' generic `_init_weights` draws linears and embeddings from.
 GENERIC_INIT_STD = "initializer_range"
@@ -20,6 +21,14 @@ _PRETRAINED = ("transformers.PreTrainedModel", "transformers.modeling_utils.PreT
 
 HUGGINGFACE = Library(
     import_roots=("transformers",),
+    # transformers 5's configs: `@strict class OPTConfig(PreTrainedConfig): do_layer_norm_before: bool = True`
+    dataclass_decorators=("huggingface_hub.dataclasses.strict",),
+    # `from transformers import initialization as init`: torch.nn.init's functions, skipping a
+    # tensor already loaded from a checkpoint (`_is_hf_initialized`); on a fresh model they are
+    # torch's. Known here, their source (that per-tensor guard) is never read.
+    init_functions=tuple(
+        (f"transformers.initialization.{name.rpartition('.')[2]}", spec) for name, spec in TORCH_INIT.init_functions
+    ),
     layers=(
         # GPT-2's transposed linear draws normal(0, 0.02) in its own __init__; modeling files
         # import it through relative paths, so it is known by its class name.

@@ -173,6 +173,9 @@ class Library:
     explicit_init_entry_points: tuple[str, ...] = ()
     #: Imports that announce a deliberate parametrisation with its own init rules: module -> scheme.
     deliberate_imports: tuple[tuple[str, str], ...] = ()
+    #: Class decorators that make a dataclass, as `dataclasses.dataclass` does: the class's
+    #: annotated fields with defaults are the default config.
+    dataclass_decorators: tuple[str, ...] = ()
     #: Bases whose `__init__` keeps its first argument on the instance: base -> attribute
     #: (`PreTrainedModel.__init__(config)` sets `self.config`).
     stored_init_arguments: tuple[tuple[str, str], ...] = ()
