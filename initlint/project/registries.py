@@ -141,10 +141,11 @@ def _files_by_receiver(project) -> dict[bytes, list[Path]]:
 def find_registrations(project, qualified: str) -> list[Registration]:
     """Every registration into the registry constant `qualified` (`pkg.registry.norms`), in the
     order of the project's sorted files."""
-    found = project.registered.get(qualified)
-    if found is not None:
-        return found
-    found = project.registered[qualified] = []
+    known: list[Registration] | None = project.registered.get(qualified)
+    if known is not None:
+        return known
+    found: list[Registration] = []
+    project.registered[qualified] = found
     short = qualified.rpartition(".")[2]
     for path in _files_by_receiver(project).get(short.encode(), []):
         for receiver, entries in _file_registrations(project, path).items():

@@ -10,6 +10,7 @@ run shares), whose imports are resolved.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -74,6 +75,10 @@ def _imports_from(project, importer: Path, wanted: Callable[[Symbol], bool]) -> 
     return any(wanted(project.resolve(location, qualified)) for qualified in summary.imports.values())
 
 
+def _named(qualified: str, symbol: Symbol) -> bool:
+    return symbol.qualified == qualified
+
+
 def registry_users(project, path: Path) -> list[Path]:
     """The users of a file that registers its layers into a registry of the project.
 
@@ -90,7 +95,7 @@ def registry_users(project, path: Path) -> list[Path]:
             data = read_regular(lookup) if lookup != path else ""
             if isinstance(data, str) or short not in data:
                 continue
-            if not _imports_from(project, lookup, lambda symbol, wanted=qualified: symbol.qualified == wanted):
+            if not _imports_from(project, lookup, functools.partial(_named, qualified)):
                 continue
             if _DEFINES_CLASS.search(data):
                 found.append(lookup)
