@@ -173,12 +173,21 @@ class ModuleIndex:
 
     def bases_of(self, cls: ClassInfo) -> list[ClassInfo]:
         """The bases of `cls` whose definition can be read (here: those defined in this file)."""
-        return [self.classes[base] for base in cls.bases if base in self.classes]
+        return [info for info in (self.read_base(cls, base) for base in cls.bases) if info is not None]
 
     def class_named(self, name: str) -> ClassInfo | None:
         """The class a name written in this module means, where its definition can be read
         (here: a class of this file)."""
         return self.classes.get(name)
+
+    def unread_bases(self, cls: ClassInfo) -> list[str]:
+        """Bases of `cls` and of its readable bases whose definition cannot be read: classes
+        from outside the code (`torch.nn.Module`), as their subclass's module writes them."""
+        return [base for current in self.mro(cls) for base in current.bases if self.read_base(current, base) is None]
+
+    def read_base(self, cls: ClassInfo, base: str) -> ClassInfo | None:
+        """The definition of one base of `cls`, where it can be read (here: in this file)."""
+        return self.classes.get(base)
 
     def mro(self, cls: ClassInfo) -> list[ClassInfo]:
         """`cls` and the bases whose definition can be read (MRO approximated breadth-first)."""

@@ -87,14 +87,9 @@ class LinkedIndex(ModuleIndex):
         self.path = path
         self._linked_chains: dict[int, list[str]] = {}
 
-    def bases_of(self, cls: ClassInfo) -> list[ClassInfo]:
+    def read_base(self, cls: ClassInfo, base: str) -> ClassInfo | None:
         own = self.linker.owner(cls) or self
-        found: list[ClassInfo] = []
-        for base in cls.bases:
-            info = own.classes.get(base) or self.linker.class_named(own, base)
-            if info is not None:
-                found.append(info)
-        return found
+        return own.classes.get(base) or self.linker.class_named(own, base)
 
     def class_named(self, name: str) -> ClassInfo | None:
         return self.classes.get(name) or self.linker.class_named(self, self.imported_name(name))

@@ -307,11 +307,11 @@ def _node_isinstance(interp: "Interpreter", node: ModuleNode, target: Any) -> bo
         return True
     if node.cls is not None:
         chain = interp.index.base_chain(node.cls)
-        if target.name in chain or any(
-            base.rsplit(".", 1)[-1] == last for base in chain if base not in interp.index.classes
-        ):
+        # a class of another file of the project is no external base, though this file's
+        # index does not hold it
+        external = interp.index.unread_bases(node.cls)
+        if target.name in chain or any(base.rsplit(".", 1)[-1] == last for base in external):
             return True
-        external = [b for b in chain if b not in interp.index.classes]
         if all(
             b.rsplit(".", 1)[-1] == "Module"
             or layer_type(interp.knowledge, b) is not None

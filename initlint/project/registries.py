@@ -141,22 +141,37 @@ def _files_by_receiver(project) -> dict[bytes, list[Path]]:
 def find_registrations(project, qualified: str) -> list[Registration]:
     """Every registration into the registry constant `qualified` (`pkg.registry.norms`), in the
     order of the project's sorted files."""
-    found = project.registered.get(qualified)
-    if found is not None:
-        return found
-    found = project.registered[qualified] = []
+    known: list[Registration] | None = project.registered.get(qualified)
+    if known is not None:
+        return known
+    found: list[Registration] = []
+    project.registered[qualified] = found
     short = qualified.rpartition(".")[2]
     for path in _files_by_receiver(project).get(short.encode(), []):
-        by_receiver = project.file_registrations.get(path)
-        if by_receiver is None:
-            parsed = project.store.parsed(path)
-            by_receiver = project.file_registrations[path] = (
-                registrations_in(path, parsed) if isinstance(parsed, Parsed) else {}
-            )
-        for receiver, entries in by_receiver.items():
+        for receiver, entries in _file_registrations(project, path).items():
             if (
                 receiver.rpartition(".")[2] == short
                 and _registry_of(project, path, entries[0].parsed, receiver) == qualified
             ):
                 found.extend(entries)
     return found
+
+
+def _file_registrations(project, path: Path) -> dict[str, list[Registration]]:
+    by_receiver = project.file_registrations.get(path)
+    if by_receiver is None:
+        parsed = project.store.parsed(path)
+        by_receiver = project.file_registrations[path] = (
+            registrations_in(path, parsed) if isinstance(parsed, Parsed) else {}
+        )
+    return by_receiver
+
+
+def registries_filled(project, path: Path) -> set[str]:
+    """The qualified names of the registries `path` registers into at import time."""
+    if not any(path in paths for paths in _files_by_receiver(project).values()):
+        return set()  # no `register` call in its bytes: no parse
+    return {
+        _registry_of(project, path, entries[0].parsed, receiver)
+        for receiver, entries in _file_registrations(project, path).items()
+    }

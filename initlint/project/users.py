@@ -10,12 +10,16 @@ run shares), whose imports are resolved.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
 
+from typing import Callable
+
 from initlint.project.layout import read_regular
-from initlint.project.symbols import MODULE
+from initlint.project.registries import registries_filled
+from initlint.project.symbols import MODULE, Symbol
 
 #: Files that import from another one, followed this many imports away from the checked file.
 MAX_DISTANCE = 3
@@ -33,35 +37,71 @@ def direct_users(project, path: Path) -> list[Path]:
     defines (a class with a `forward`), or `path` itself as a module."""
     summary = project.store.summary(path)
     # `blocks.Block(...)` after `import pkg.blocks as blocks` names the class too
-    names = [name.encode() for name, (_, methods) in summary.classes.items() if "forward" in methods]
+    names = [name for name, (_, methods) in summary.classes.items() if "forward" in methods]
+    if summary.error is not None or not names:
+        return []
+    return _importers(project, path, names)
+
+
+def _importers(project, path: Path, names: list[str]) -> list[Path]:
+    """The project files (sorted) that define a class and import `path` or one of its `names`."""
     location = project.layout.location_of(path)
-    if summary.error is not None or not names or location is None:
+    if location is None:
         return []
     # `from pkg import layers` (to fill a registry) names the module, not its classes
-    names.append(location.name.rpartition(".")[2].encode())
+    needles = [name.encode() for name in names] + [location.name.rpartition(".")[2].encode()]
     found = []
     for other in project.python_files():
         if other == path:
             continue
         data = read_regular(other)  # not kept: a file that names none of them cannot use them
-        if isinstance(data, str) or not any(name in data for name in names) or not _DEFINES_CLASS.search(data):
+        if isinstance(data, str) or not any(needle in data for needle in needles) or not _DEFINES_CLASS.search(data):
             continue
-        if _imports_from(project, other, path):
+        if _imports_from(project, other, lambda symbol: _defined_in(symbol) == path):
             found.append(other)
     return found
 
 
-def _imports_from(project, importer: Path, path: Path) -> bool:
+def _defined_in(symbol) -> Path | None:
+    target = symbol.location.path if symbol.kind == MODULE and symbol.location is not None else symbol.path
+    return Path(os.path.realpath(target)) if target is not None else None
+
+
+def _imports_from(project, importer: Path, wanted: Callable[[Symbol], bool]) -> bool:
     summary = project.store.summary(importer)
     location = project.layout.location_of(importer)
     if summary.error is not None or location is None:
         return False
-    for qualified in summary.imports.values():
-        symbol = project.resolve(location, qualified)
-        target = symbol.location.path if symbol.kind == MODULE and symbol.location is not None else symbol.path
-        if target is not None and Path(os.path.realpath(target)) == path:
-            return True
-    return False
+    return any(wanted(project.resolve(location, qualified)) for qualified in summary.imports.values())
+
+
+def _named(qualified: str, symbol: Symbol) -> bool:
+    return symbol.qualified == qualified
+
+
+def registry_users(project, path: Path) -> list[Path]:
+    """The users of a file that registers its layers into a registry of the project.
+
+    Such a file is imported by nobody who builds its layers (often only by a package
+    `__init__`, to fill the registry): the model reaches them by looking the registry up, in a
+    class of its own or in a builder function that its classes import. So its users are the
+    files that import the registry and define a class, and the files that import the functions
+    of a file that looks the registry up.
+    """
+    found: list[Path] = []
+    for qualified in sorted(registries_filled(project, path)):
+        short = qualified.rpartition(".")[2].encode()
+        for lookup in project.python_files():
+            data = read_regular(lookup) if lookup != path else ""
+            if isinstance(data, str) or short not in data:
+                continue
+            if not _imports_from(project, lookup, functools.partial(_named, qualified)):
+                continue
+            if _DEFINES_CLASS.search(data):
+                found.append(lookup)
+            functions = list(project.store.summary(lookup).functions)
+            found.extend(_importers(project, lookup, functions) if functions else [])
+    return list(dict.fromkeys(user for user in found if user != path))
 
 
 def users(project, path: Path) -> list[Path]:
@@ -71,7 +111,7 @@ def users(project, path: Path) -> list[Path]:
     for _ in range(MAX_DISTANCE):
         following: list[Path] = []
         for current in frontier:
-            for user in direct_users(project, current):
+            for user in direct_users(project, current) + registry_users(project, current):
                 if user != path and user not in found and user not in following:
                     following.append(user)
         found.extend(following)

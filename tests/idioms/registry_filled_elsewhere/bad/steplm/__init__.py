@@ -1,0 +1,1 @@
+from steplm import feedforward  # noqa: F401  (fills the registry on import)

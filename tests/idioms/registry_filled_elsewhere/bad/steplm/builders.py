@@ -1,0 +1,5 @@
+from steplm.registry import feedforwards
+
+
+def build_feedforward(name, width):
+    return feedforwards.get(name)(width)
