@@ -46,13 +46,32 @@ _TENSOR_FIELDS = frozenset({"data", "weight", "bias"})
 
 
 def _may_write_weights(func: cst.FunctionDef) -> bool:
-    """A module-level function named like an init that cannot write a tensor
-    (`_non_meta_init_device`, which picks a device) initialises nothing, whoever calls it. Methods
-    stay counted: a base's stub (`def init_model_randomly(self): ...`) stands for the override a
-    trainer calls."""
+    """A function named like an init that cannot write a tensor (`_non_meta_init_device`, which
+    picks a device; a backbone mixin's `_init_timm_backbone`, which sets attributes) initialises
+    nothing, whoever calls it. A stub (`def init_model_randomly(self): ...`, `raise
+    NotImplementedError`) still counts: it stands for the override a trainer calls."""
+    if _is_stub(func):
+        return True
     finder = _WriteFinder()
     func.body.visit(finder)
     return finder.found
+
+
+def _is_stub(func: cst.FunctionDef) -> bool:
+    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body]
+    for statement in body:
+        small = statement.body if isinstance(statement, cst.SimpleStatementLine) else None
+        if small is None or not all(_stub_statement(part) for part in small):
+            return False
+    return True
+
+
+def _stub_statement(part: cst.BaseSmallStatement) -> bool:
+    if isinstance(part, (cst.Pass, cst.Raise)):
+        return True
+    return isinstance(part, cst.Expr) and isinstance(
+        part.value, (cst.Ellipsis, cst.SimpleString, cst.ConcatenatedString)
+    )
 
 
 def _start_root(interp: Interpreter) -> None:
@@ -76,7 +95,12 @@ def _uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Inter
             for name in owner.methods:
                 # A method an override shadows never runs on this module: the override is the init.
                 found = index.find_method(cls, name)
-                if found is not None and found[0] is owner and left_to_others(name, found[1]):
+                if (
+                    found is not None
+                    and found[0] is owner
+                    and left_to_others(name, found[1])
+                    and _may_write_weights(found[1])
+                ):
                     names.append(f"{owner.name}.{name}")
     for name, func in index.functions.items():
         if left_to_others(name, func) and _may_write_weights(func):
