@@ -45,6 +45,7 @@ class _WriteFinder(cst.CSTVisitor):
 _TENSOR_FIELDS = frozenset({"data", "weight", "bias"})
 
 
+@lru_cache(maxsize=512)  # a LibCST walk of the whole function, asked per root and per model class
 def _may_write_weights(func: cst.FunctionDef) -> bool:
     """A function named like an init that cannot write a tensor (`_non_meta_init_device`, which
     picks a device; a backbone mixin's `_init_timm_backbone`, which sets attributes) initialises
@@ -238,21 +239,31 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
     for cls in reversed(index.module_classes()):
         if cls.name in interp.instantiated:
             continue
-        _start_root(interp)
-        try:
-            root = interp.build_root(cls)
-            root.foreign = foreign
-            # A caller found in the project wins; with none, the single-file fallback runs it.
-            linking.after_construction(interp, root)
-            interp.run_entry_point(root, uses, interp.executed)
-            interp.run_lazy_inits(root)
-        except (StepBudgetExceeded, RecursionError):
-            continue
-        root.uncalled_init = _uncalled_init_functions(index, root, interp)
-        root.unchanged_by_uncalled = _unchanged_by_uncalled(interp, root)
-        root.incomplete = interp.incomplete
-        trees.append(root)
+        root = _build_class_root(interp, index, uses, cls, foreign)
+        if root is not None:
+            trees.append(root)
     return trees
+
+
+def _build_class_root(
+    interp: Interpreter, index: ModuleIndex, uses: NameUses, cls: ClassInfo, foreign: bool = False
+) -> ModuleNode | None:
+    """One class built as a model, its arguments symbols, with the inits its users would run;
+    None where that runs out of steps (or recursion)."""
+    _start_root(interp)
+    try:
+        root = interp.build_root(cls)
+        root.foreign = foreign
+        # A caller found in the project wins; with none, the single-file fallback runs it.
+        linking.after_construction(interp, root)
+        interp.run_entry_point(root, uses, interp.executed)
+        interp.run_lazy_inits(root)
+    except (StepBudgetExceeded, RecursionError):
+        return None
+    root.uncalled_init = _uncalled_init_functions(index, root, interp)
+    root.unchanged_by_uncalled = _unchanged_by_uncalled(interp, root)
+    root.incomplete = interp.incomplete
+    return root
 
 
 def _imported_deliberate_scheme(interp: Interpreter, index: ModuleIndex) -> str | None:
@@ -469,16 +480,7 @@ def _only_own_init(outer: ModuleNode, copy: ModuleNode) -> bool:
 
 
 def _built_alone(interp: Interpreter, uses: NameUses, cls: ClassInfo) -> ModuleNode | None:
-    """The class built as a root, its arguments symbols; None where that runs out of steps."""
-    interp.executed = set()
-    interp.incomplete = False
-    try:
-        root = interp.build_root(cls)
-        linking.after_construction(interp, root)
-        interp.run_entry_point(root, uses, interp.executed)
-        interp.run_lazy_inits(root)
-    except (StepBudgetExceeded, RecursionError):
-        return None
-    root.uncalled_init = _uncalled_init_functions(interp.index, root, interp)
-    root.incomplete = interp.incomplete
-    return None if root.uncalled_init else root
+    """The class built as a root, its arguments symbols; None where that runs out of steps or
+    where an init is left to someone else."""
+    root = _build_class_root(interp, interp.index, uses, cls)
+    return None if root is None or root.uncalled_init else root
