@@ -116,9 +116,9 @@ def _in_checked_file(
 ) -> Violation | None:
     """A violation at a sibling file's code moves to the checked file's code that reaches it (the
     `Block(...)` that builds the block whose layer is reported), with the real place as evidence;
-    None where the checked file has no such code, or where the code that decides the violation
-    lies in a sibling file: that file reports it when it is checked (flake8 and pre-commit see
-    each finding once, in the file to edit)."""
+    None where the checked file has no such code, or where the violation belongs to a sibling
+    file's code (`Violation.owner`, INI001's writer): that file reports it when it is checked
+    (flake8 and pre-commit see each finding once)."""
     if linker is not None and violation.owner is not None and linker.place(violation.owner) is not None:
         return None
     place = linker.place(violation.node) if linker is not None else None

@@ -10,9 +10,9 @@ it, with their arguments.
 
 Findings stay in the checked file: a node of a sibling file is reported at the checked file's
 code through which the analysis reached that sibling's definition (`Linker.anchor`), and its
-own file and line go into the evidence (`Linker.place`); a finding decided by a sibling's code
-(`Violation.owner`) is that sibling's, reported when it is checked, with the models of the
-files that stack its blocks (`stacking_files`). Whatever cannot be resolved stays an
+own file and line go into the evidence (`Linker.place`); a finding that belongs to a sibling's
+code (`Violation.owner`: INI001's writer, built there) is that sibling's, reported when it is
+checked, with the models of the files that stack its blocks (`stacking_files`). Whatever cannot be resolved stays an
 external name, as an unresolved import always was: the analysis stays silent there.
 """
 

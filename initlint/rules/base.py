@@ -60,9 +60,9 @@ class Violation:
     fix: FixSpec | None = None
     evidence: tuple[EvidenceSpec, ...] = ()
     help: str | None = None
-    #: The code that decides the finding when it is not the checked file's (a writer that no init
-    #: code reaches: its construction). Where it lies in another file of the project, that file
-    #: reports the finding when it is checked, and the checked file stays silent.
+    #: The code the finding belongs to (INI001: the writer's construction, wherever its init is).
+    #: Where it lies in another file of the project, that file reports the finding when it is
+    #: checked, and the checked file stays silent.
     owner: cst.CSTNode | None = None
 
 
