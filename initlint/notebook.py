@@ -41,7 +41,7 @@ class CodeCell:
 
 @dataclass(frozen=True)
 class Notebook:
-    node: object  # nbformat.NotebookNode
+    node: object  # nbformat.NotebookNode (None for a notebook an editor sent over LSP)
     cells: tuple[CodeCell, ...]
     source: str  # the code cells joined, IPython syntax replaced
 
@@ -130,11 +130,17 @@ def parse_notebook(data: bytes) -> Notebook:
         raise NotebookError(
             f"cannot read notebook: {type(error).__name__}: {' '.join(str(error).split())[:200]}"
         ) from None
+    return join_code_cells(node, [_cell_source(cell) if cell.get("cell_type") == "code" else None for cell in cells])
+
+
+def join_code_cells(node: object, sources: Iterable[str | None]) -> Notebook:
+    """The notebook whose cells have these sources, in order (None for a markdown or raw cell):
+    its code cells joined into one module, IPython syntax replaced. A file read by nbformat and
+    a notebook an editor sends over LSP are joined the same way."""
     code, lines, next_line = [], [], 1
-    for index, cell in enumerate(cells):
-        if cell.get("cell_type") != "code":
+    for index, source in enumerate(sources):
+        if source is None:
             continue
-        source = _cell_source(cell)
         python = _python_lines(source)
         code.append(CodeCell(index + 1, index, source, next_line, len(python)))
         lines.extend(python)

@@ -2,6 +2,8 @@
 
 - Diagnostics when a Python file is opened or saved, and after each change once typing pauses
   (`DEBOUNCE_SECONDS`); a result for an older version of the document is never published.
+- Notebooks (LSP notebook sync): the code cells are joined into one module as `initlint check`
+  joins an `.ipynb`, and each cell gets the findings in its own lines.
 - Static rules only (INI0xx, INI9xx): the server never imports or runs the user's code.
 - Settings: the nearest `pyproject.toml` with a `[tool.initlint]` table above each document,
   read again for every check, so editing the config takes effect at the next keystroke; an
@@ -19,14 +21,16 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from typing import Any, Callable, Coroutine, Sequence
 
 from lsprotocol import types
+from pygls import uris
 from pygls.lsp.server import LanguageServer
 from pygls.workspace.position_codec import ServerTextPosition
 
 from initlint import __version__
 from initlint.config import Settings, SettingsResolver
-from initlint.findings import Finding, Fix
+from initlint.findings import Evidence, Finding, Fix
 from initlint.noqa import NOQA_PATTERN
 from initlint.reporters import rule_url
 from initlint.sourcetext import physical_lines
@@ -40,6 +44,13 @@ _SEVERITY = {
     "note": types.DiagnosticSeverity.Information,
 }
 _CODE = re.compile(r"INI[0-9]{3}")
+#: Every notebook type, its Python cells: the server joins them as `initlint check` does.
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[
+        types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage("python")], notebook="*")
+    ],
+    save=True,
+)
 
 
 @dataclass
@@ -51,8 +62,15 @@ class _Checked:
 
 class InitlintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            SOURCE,
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=NOTEBOOK_SYNC,
+        )
         self.checked: dict[str, _Checked] = {}
+        #: The cell documents each notebook's last check published to (to clear removed cells).
+        self.published_cells: dict[str, set[str]] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.config_errors: set[str] = set()
 
@@ -87,17 +105,25 @@ def _range(server, uri, lines, line, column, end_line, end_column) -> types.Rang
     return types.Range(_position(server, uri, lines, line, column), _position(server, uri, lines, end_line, end_column))
 
 
-def diagnostic(server: InitlintServer, uri: str, lines: list[str], finding: Finding) -> types.Diagnostic:
-    related = [
-        types.DiagnosticRelatedInformation(
-            types.Location(
-                uri if step.path is None else _uri(step.path),
-                _range(server, uri, lines, step.line, step.column, step.line, step.column),
-            ),
-            step.message,
+#: Where an evidence step without a path of its own lies: (document URI, its lines).
+Locator = Callable[[Evidence], tuple[str, list[str]]]
+
+
+def diagnostic(
+    server: InitlintServer, uri: str, lines: list[str], finding: Finding, locate: Locator | None = None
+) -> types.Diagnostic:
+    related = []
+    for step in finding.evidence:
+        step_uri, step_lines = (uri, lines) if locate is None else locate(step)
+        related.append(
+            types.DiagnosticRelatedInformation(
+                types.Location(
+                    step_uri if step.path is None else _uri(step.path),
+                    _range(server, step_uri, step_lines, step.line, step.column, step.line, step.column),
+                ),
+                step.message,
+            )
         )
-        for step in finding.evidence
-    ]
     url = rule_url(finding.code)
     message = finding.message + (f"\nhelp: {finding.help}" if finding.help else "")
     return types.Diagnostic(
@@ -117,34 +143,114 @@ def _uri(path: str) -> str:
     return Path(path).resolve().as_uri()
 
 
-async def check_document(server: InitlintServer, uri: str) -> None:
-    document = server.workspace.get_text_document(uri)
-    if not (document.path or "").endswith((".py", ".pyi")):
-        return
-    version, source, path = document.version, document.source, document.path
-    findings, config_error = await asyncio.get_running_loop().run_in_executor(None, check_text, source, path)
+def _show_config_error(server: InitlintServer, config_error: str | None) -> None:
     if config_error and config_error not in server.config_errors:
         server.config_errors.add(config_error)  # once per distinct error, not per keystroke
         server.window_show_message(
             types.ShowMessageParams(types.MessageType.Warning, f"initlint: {config_error} (using the defaults)")
         )
-    if server.workspace.get_text_document(uri).version != version:
-        return  # typed on meanwhile: that version gets its own check
-    lines = [line.rstrip("\r\n") for line in physical_lines(source)] or [""]
-    server.checked[uri] = _Checked(version, lines, findings)
-    diagnostics = [diagnostic(server, uri, lines, finding) for finding in findings]
+
+
+def _lines_of(source: str) -> list[str]:
+    return [line.rstrip("\r\n") for line in physical_lines(source)] or [""]
+
+
+def _publish(server: InitlintServer, uri: str, version: int | None, diagnostics: list[types.Diagnostic]) -> None:
     server.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
     )
 
 
-def schedule(server: InitlintServer, uri: str, delay: float) -> None:
-    """Check `uri` after `delay` seconds, replacing a check already waiting for it."""
-    loop = asyncio.get_running_loop()
+async def check_document(server: InitlintServer, uri: str) -> None:
+    document = server.workspace.get_text_document(uri)
+    if not (document.path or "").endswith((".py", ".pyi")):
+        return  # a notebook cell is checked with its notebook
+    version, source, path = document.version, document.source, document.path
+    findings, config_error = await asyncio.get_running_loop().run_in_executor(None, check_text, source, path)
+    _show_config_error(server, config_error)
+    if server.workspace.get_text_document(uri).version != version:
+        return  # typed on meanwhile: that version gets its own check
+    lines = _lines_of(source)
+    server.checked[uri] = _Checked(version, lines, findings)
+    _publish(server, uri, version, [diagnostic(server, uri, lines, finding) for finding in findings])
+
+
+# --- notebooks ------------------------------------------------------------------------------
+
+
+def check_cells(sources: Sequence[str | None], path: str) -> tuple[list[Finding], str | None]:
+    """Findings in the lines of their cells (`Finding.cell` numbers every cell from 1, as in
+    the CLI); `sources` has None for the markdown cells."""
+    from initlint.engine import lint_source
+    from initlint.notebook import join_code_cells, to_cells
+
+    settings, error = settings_for(path)
+    notebook = join_code_cells(None, sources)
+    return [to_cells(notebook, finding) for finding in lint_source(notebook.source, path, settings)], error
+
+
+async def check_notebook(server: InitlintServer, notebook_uri: str) -> None:
+    notebook = server.workspace.get_notebook_document(notebook_uri=notebook_uri)
+    if notebook is None:
+        return  # closed meanwhile
+    version, cells = notebook.version, list(notebook.cells)
+    documents = {
+        number: server.workspace.get_text_document(cell.document)
+        for number, cell in enumerate(cells, 1)
+        if cell.kind == types.NotebookCellKind.Code
+    }
+    sources = [documents[number].source if number in documents else None for number in range(1, len(cells) + 1)]
+    path = uris.to_fs_path(notebook_uri) or notebook_uri
+    findings, config_error = await asyncio.get_running_loop().run_in_executor(None, check_cells, sources, path)
+    _show_config_error(server, config_error)
+    current = server.workspace.get_notebook_document(notebook_uri=notebook_uri)
+    if current is None or current.version != version:
+        return  # edited meanwhile: that version gets its own check
+    cell_lines = {
+        number: (document.uri, _lines_of(sources[number - 1] or "")) for number, document in documents.items()
+    }
+
+    def locate(step: Evidence) -> tuple[str, list[str]]:
+        return cell_lines.get(step.cell or 0, next(iter(cell_lines.values())))
+
+    published = set()
+    for number, (uri, lines) in cell_lines.items():
+        in_cell = [finding for finding in findings if finding.cell == number]
+        server.checked[uri] = _Checked(documents[number].version, lines, in_cell)
+        _publish(server, uri, None, [diagnostic(server, uri, lines, finding, locate) for finding in in_cell])
+        published.add(uri)
+    for removed in server.published_cells.get(notebook_uri, set()) - published:
+        server.checked.pop(removed, None)
+        _publish(server, removed, None, [])
+    server.published_cells[notebook_uri] = published
+
+
+def close_notebook(server: InitlintServer, notebook_uri: str) -> None:
+    _cancel_pending(server, notebook_uri)
+    for uri in server.published_cells.pop(notebook_uri, set()):
+        server.checked.pop(uri, None)
+        _publish(server, uri, None, [])
+
+
+# --- scheduling -----------------------------------------------------------------------------
+
+
+def _cancel_pending(server: InitlintServer, uri: str) -> None:
     waiting = server.pending.pop(uri, None)
     if waiting is not None:
         waiting.cancel()
-    server.pending[uri] = loop.call_later(delay, lambda: loop.create_task(check_document(server, uri)))
+
+
+def schedule(
+    server: InitlintServer,
+    uri: str,
+    delay: float,
+    check: Callable[[InitlintServer, str], Coroutine[Any, Any, None]] = check_document,
+) -> None:
+    """Run `check` on `uri` after `delay` seconds, replacing a check already waiting for it."""
+    loop = asyncio.get_running_loop()
+    _cancel_pending(server, uri)
+    server.pending[uri] = loop.call_later(delay, lambda: loop.create_task(check(server, uri)))
 
 
 # --- code actions and hover ---------------------------------------------------------------
@@ -262,11 +368,25 @@ def build_server() -> InitlintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: InitlintServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        waiting = ls.pending.pop(uri, None)
-        if waiting is not None:
-            waiting.cancel()
+        _cancel_pending(ls, uri)
         ls.checked.pop(uri, None)
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        _publish(ls, uri, None, [])
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    async def notebook_opened(ls: InitlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        schedule(ls, params.notebook_document.uri, 0, check_notebook)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    async def notebook_changed(ls: InitlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        schedule(ls, params.notebook_document.uri, DEBOUNCE_SECONDS, check_notebook)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    async def notebook_saved(ls: InitlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        schedule(ls, params.notebook_document.uri, 0, check_notebook)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_closed(ls: InitlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        close_notebook(ls, params.notebook_document.uri)
 
     server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])

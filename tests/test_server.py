@@ -175,6 +175,101 @@ async def test_hover_over_a_noqa_code(client: LanguageClient):
     assert (edit.range.start.character, edit.new_text) == (end, ", INI001")  # appended to the directive
 
 
+# --- notebooks (LSP notebook sync): cells joined as `initlint check` joins an .ipynb -----------
+
+
+def _cell_uri(notebook: Path, number: int) -> str:
+    return f"vscode-notebook-cell:{notebook.as_posix()}#cell{number}"
+
+
+def _open_notebook(client: LanguageClient, path: Path, cells: list[tuple[str, str]]) -> list[str]:
+    """Open a notebook of (kind, text) cells, kind "code" or "markdown"; the cells' URIs."""
+    cell_uris = [_cell_uri(path, number) for number in range(1, len(cells) + 1)]
+    for uri in cell_uris:
+        client.diagnostics.pop(uri, None)
+    kinds = {"code": types.NotebookCellKind.Code, "markdown": types.NotebookCellKind.Markup}
+    client.notebook_document_did_open(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=path.as_uri(),
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[types.NotebookCell(kind=kinds[kind], document=uri) for (kind, _), uri in zip(cells, cell_uris)],
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(
+                    uri=uri, language_id="python" if kind == "code" else "markdown", version=1, text=text
+                )
+                for (kind, text), uri in zip(cells, cell_uris)
+            ],
+        )
+    )
+    return cell_uris
+
+
+def _model_cells() -> list[tuple[str, str]]:
+    """The GPT split as a notebook has it: imports and a magic, a markdown note, the model."""
+    imports, model = gpt_source().split("\n\n\n", 1)
+    return [("code", "%matplotlib inline\n" + imports + "\n"), ("markdown", "# The model\n"), ("code", model)]
+
+
+async def test_notebook_cells_get_their_findings_in_their_own_lines(client: LanguageClient):
+    path = client.root / "explore.ipynb"
+    cells = _model_cells()
+    imports_uri, _, model_uri = _open_notebook(client, path, cells)
+    diagnostics = await diagnostics_for(client, model_uri)
+    assert [(d.code, d.range.start.line + 1) for d in diagnostics] == [
+        ("INI001", line) for line in writer_lines(cells[2][1])
+    ]
+    assert await diagnostics_for(client, imports_uri) == []
+    related = {info.location.uri for d in diagnostics for info in d.related_information}
+    assert related and related <= {imports_uri, model_uri}  # evidence points into the cells
+    line = diagnostics[0].range.start.line
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(model_uri),
+            range=types.Range(types.Position(line, 0), types.Position(line, 0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    (noqa,) = [action for action in actions if "noqa" in action.title]
+    assert list(noqa.edit.changes) == [model_uri] and noqa.edit.changes[model_uri][0].range.start.line == line
+
+
+async def test_notebook_edit_rechecks_and_close_clears(client: LanguageClient):
+    path = client.root / "edited.ipynb"
+    cells = _model_cells()
+    _, _, model_uri = _open_notebook(client, path, cells)
+    assert len(await diagnostics_for(client, model_uri)) == 2
+    scaled_model = gpt_source(scaled=True).split("\n\n\n", 1)[1]
+    client.diagnostics.pop(model_uri)
+    client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(version=2, uri=path.as_uri()),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    text_content=[
+                        types.NotebookDocumentCellContentChanges(
+                            document=types.VersionedTextDocumentIdentifier(uri=model_uri, version=2),
+                            changes=[types.TextDocumentContentChangeWholeDocument(text=scaled_model)],
+                        )
+                    ]
+                )
+            ),
+        )
+    )
+    assert await diagnostics_for(client, model_uri) == []
+    _open_notebook(client, client.root / "other.ipynb", cells)  # still unscaled elsewhere
+    client.diagnostics.pop(model_uri)
+    client.notebook_document_did_close(
+        types.DidCloseNotebookDocumentParams(
+            notebook_document=types.NotebookDocumentIdentifier(uri=path.as_uri()),
+            cell_text_documents=[types.TextDocumentIdentifier(uri=_cell_uri(path, n)) for n in (1, 2, 3)],
+        )
+    )
+    assert await diagnostics_for(client, model_uri) == []
+
+
 def test_server_without_pygls_is_one_line(tmp_path):
     """The static linter must not need pygls: without it, `initlint server` says what to install."""
     import subprocess
