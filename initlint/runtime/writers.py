@@ -10,6 +10,12 @@ One eval-mode forward on a tiny input runs under a `TorchDispatchMode` that tags
   since that weight (`/ math.sqrt(2 * n_layer)` at run time);
 - *derived*: anything else computed from the stream (norm statistics, GELU's `x**3` term).
 
+A reduction (mean, variance, norm) marks its output a *statistic* of its input, and stays one
+through the maps a norm applies to it (`rsqrt(var + eps)`, `clamp_min`, `expand`). A branch
+multiplied or divided by a statistic of its own writer's output, or put through a norm op, is
+renormalised (OLMo2's `x + norm(o_proj(...))`): its scale is the norm's, whatever the weight's
+std, so it carries no writer, and adding it to the stream is no residual write by that weight.
+
 An add of a stream and a branch is a residual write by the branch's weight. Seeding from the
 embedding output avoids calling GELU's `x + 0.044715 * x**3` a residual add, and matmuls on
 parameters see weights used without a hook (`nn.MultiheadAttention.out_proj`, HF Conv1D).
@@ -20,7 +26,7 @@ The same pass names the other roles: embedding, head (produces the output), line
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterator
 
 import torch
@@ -41,6 +47,10 @@ _NORM_OPS = {
     "_native_batch_norm_legit_no_training",
     "_native_batch_norm_legit",
 }
+#: Reductions: their output is a statistic of their input (a mean square, a variance, a norm).
+_REDUCTION_OPS = {"mean", "sum", "var", "std", "var_mean", "std_mean", "linalg_vector_norm", "norm", "amax"}
+#: Element-wise maps that keep a statistic one (`rsqrt(mean + eps)`, `norm.clamp_min(eps)`).
+_STATISTIC_MAPS = {"pow", "sqrt", "rsqrt", "reciprocal", "abs", "clamp", "clamp_min", "clamp_max"}
 _ADD_OPS = {"add", "add_", "sub", "sub_"}
 _SCALE_OPS = {"mul", "mul_", "div", "div_"}
 #: Ops whose outputs carry their input's tag unchanged (views, copies, eval-mode dropout).
@@ -91,6 +101,8 @@ class Tag:
     offset: float = 0.0  # for `gain`: w + offset is the effective gain
     #: The stream state: a stream's own version; for a branch, the version its input read.
     version: int | None = None
+    #: A reduction of the tagged tensor (or a map of one): what a norm divides by.
+    statistic: bool = False
 
 
 @dataclass
@@ -203,6 +215,10 @@ class ProvenanceMode(TorchDispatchMode):
             self._linear(name, args, out)
         elif name in _NORM_OPS:
             self._norm(args, first_out, out)
+        elif name in _REDUCTION_OPS:
+            self._reduce(tensors, out)
+        elif name in _STATISTIC_MAPS and getattr(self.tag_of(args[0]), "statistic", False):
+            self._tag(out, self.tag_of(args[0]))
         elif name in _ADD_OPS:
             self._add(name, args, kwargs, out)
         elif name in _SCALE_OPS:
@@ -249,8 +265,20 @@ class ProvenanceMode(TorchDispatchMode):
                 self._role(key, "norm-gain")
         if tag is not None and tag.kind == "stream":
             self._tag(first_out, Tag("stream", normed=True, version=tag.version))
+        elif tag is not None and tag.kind == "branch":
+            self._tag(first_out, _renormalised(tag))
         else:
             self._tag(first_out, tag)
+
+    def _reduce(self, tensors: list, out) -> None:
+        tag = self.tag_of(tensors[0]) if tensors else None
+        if tag is None:
+            return
+        kind = "branch" if tag.kind == "branch" else "derived"
+        writer = tag.writer if kind == "branch" else None
+        statistic = Tag(kind, writer=writer, factor=None, version=tag.version, statistic=True)
+        for item in out if isinstance(out, (tuple, list)) else (out,):
+            self._tag(item, statistic)
 
     def _add(self, name: str, args: tuple, kwargs: dict, out) -> None:
         left = args[0]
@@ -297,7 +325,7 @@ class ProvenanceMode(TorchDispatchMode):
                 factor = (
                     None if ltag.factor is None else ltag.factor * (number if name.startswith("mul") else 1 / number)
                 )
-                self._tag(out, Tag(ltag.kind, ltag.normed, ltag.writer, factor, ltag.offset, ltag.version))
+                self._tag(out, replace(ltag, factor=factor))
             return
         rtag = self.tag_of(right)
         operands = ((left, ltag), (right, rtag))
@@ -309,11 +337,7 @@ class ProvenanceMode(TorchDispatchMode):
             key = self.param_key(tensor)
             if key is not None:
                 self._role(key, "gain")
-        branch = next((tag for _, tag in operands if tag is not None and tag.kind == "branch"), None)
-        if branch is not None:
-            self._tag(out, Tag("branch", writer=branch.writer, factor=None, version=branch.version))
-        elif ltag is not None or rtag is not None:
-            self._tag(out, Tag("derived"))
+        self._tag(out, _product(ltag, rtag))
 
     def _scale_stream(self, stream: tuple, operands: tuple, out) -> None:
         """The stream scaled by the other operand: a norm gain, a constant, a hand-written norm or else derived."""
@@ -352,6 +376,27 @@ class ProvenanceMode(TorchDispatchMode):
         )
         for item in out if isinstance(out, (tuple, list)) else (out,):
             self._tag(item, tag)
+
+
+def _renormalised(branch: Tag) -> Tag:
+    """A branch divided by its own scale: the norm sets its std, its writer's weight no longer does."""
+    return Tag("branch", normed=True, factor=None, version=branch.version)
+
+
+def _product(ltag: Tag | None, rtag: Tag | None) -> Tag | None:
+    """The tag of a product (or quotient) of two tensors, neither of them the stream."""
+    tags = [tag for tag in (ltag, rtag) if tag is not None]
+    if not tags:
+        return None
+    if all(tag.statistic for tag in tags):  # a gain times a statistic is still one
+        return replace(tags[0], factor=None)
+    branches = [tag for tag in tags if tag.kind == "branch"]
+    if not branches:
+        return Tag("derived")
+    branch = next((tag for tag in branches if not tag.statistic), branches[0])
+    if any(tag.statistic and tag.writer == branch.writer for tag in branches if tag is not branch):
+        return _renormalised(branch)  # x * rsqrt(mean(x**2)), x / x.norm(): a norm on the branch
+    return Tag("branch", normed=branch.normed, writer=branch.writer, factor=None, version=branch.version)
 
 
 def _pair(ltag: Tag | None, rtag: Tag | None, alpha: float):

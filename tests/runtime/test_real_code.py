@@ -66,6 +66,9 @@ HF_MODELS = {
     "qwen2": (TINY_DECODER, "Qwen2ForCausalLM", "unscaled"),
     "gemma": (TINY_DECODER + ",head_dim=16", "GemmaForCausalLM", "unscaled"),
     "olmo": (TINY_DECODER, "OlmoForCausalLM", "unscaled"),
+    # Each branch's output is normalised before the residual add: the writers' std never reaches
+    # the stream, so their missing depth factor is no bug.
+    "olmo2": (TINY_DECODER, "Olmo2ForCausalLM", "clean"),
     "bert": (
         "num_hidden_layers=2,hidden_size=32,intermediate_size=64,num_attention_heads=2,vocab_size=128",
         "BertForPreTraining",

@@ -331,3 +331,107 @@ def test_pytorch_s_transformer_layers_show_their_writers_on_cpu():
     written = sorted({name.split(".", 2)[2] for name in fmap.writer_names})
     assert written == ["linear2.weight", "self_attn.out_proj.weight"]
     assert torch.backends.mha.get_fastpath_enabled()
+
+
+class HandRMSNorm(nn.Module):
+    """RMSNorm as model files write it by hand: x * rsqrt(mean(x**2) + eps), in float32, then the gain."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(width))
+
+    def forward(self, x):
+        x32 = x.to(torch.float32)
+        return (self.weight * (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + 1e-6))).to(x.dtype)
+
+
+class UnitNorm(nn.Module):
+    """`F.normalize`: a division by the norm, broadcast by `expand` to the full shape first."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+
+    def forward(self, x):
+        return F.normalize(x, dim=-1)
+
+
+BRANCH_NORMS = {"hand": HandRMSNorm, "rms": nn.RMSNorm, "layer": nn.LayerNorm, "normalize": UnitNorm}
+
+
+class NormedBranchBlock(nn.Module):
+    """Attention with q/k norms and a SwiGLU MLP. `where="post"`: each branch's output is normalised
+    before the residual add (`x + norm(o_proj(...))`, OLMo2's layout); `where="pre"`: the usual
+    pre-norm block (`x + o_proj(attn(norm(x)))`), whose writers need the depth factor."""
+
+    def __init__(self, norm: str = "hand", where: str = "post", heads: int = 2) -> None:
+        super().__init__()
+        self.where, self.heads = where, heads
+        make = BRANCH_NORMS[norm]
+        self.q_proj, self.k_proj, self.v_proj, self.o_proj = (nn.Linear(WIDTH, WIDTH, bias=False) for _ in range(4))
+        self.q_norm, self.k_norm = HandRMSNorm(WIDTH), HandRMSNorm(WIDTH)
+        self.gate_proj, self.up_proj = nn.Linear(WIDTH, 2 * WIDTH, bias=False), nn.Linear(WIDTH, 2 * WIDTH, bias=False)
+        self.down_proj = nn.Linear(2 * WIDTH, WIDTH, bias=False)
+        self.attn_norm, self.mlp_norm = make(WIDTH), make(WIDTH)
+
+    def attention(self, h):
+        batch, tokens, _ = h.shape
+        q, k, v = self.q_norm(self.q_proj(h)), self.k_norm(self.k_proj(h)), self.v_proj(h)
+        q, k, v = (t.view(batch, tokens, self.heads, -1).transpose(1, 2) for t in (q, k, v))
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.o_proj(out.transpose(1, 2).reshape(batch, tokens, WIDTH))
+
+    def mlp(self, h):
+        return self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+
+    def forward(self, x):
+        if self.where == "post":
+            x = x + self.attn_norm(self.attention(x))
+            return x + self.mlp_norm(self.mlp(x))
+        x = x + self.attention(self.attn_norm(x))
+        return x + self.mlp(self.mlp_norm(x))
+
+
+@pytest.mark.parametrize("norm", sorted(BRANCH_NORMS))
+def test_a_branch_normalised_before_the_add_writes_no_weight_s_scale(norm):
+    names, fmap = writers_of(lambda: NormedBranchBlock(norm, "post"))
+    assert names == [] and not fmap.post_norm
+    assert fmap.roles["blocks.0.o_proj.weight"] == fmap.roles["blocks.0.down_proj.weight"] == "linear"
+    names, _ = writers_of(lambda: NormedBranchBlock(norm, "pre"))
+    assert names == ["down_proj.weight", "o_proj.weight"]
+
+
+def normed_branch_model(norm: str, where: str):
+    """Every weight normal(0, 0.02), writers included: right when the branch output is normalised."""
+    torch.manual_seed(0)
+    model = LM(lambda: NormedBranchBlock(norm, where), depth=4)
+    with torch.no_grad():
+        for param in model.parameters():
+            if param.dim() == 2:
+                param.normal_(0, 0.02)
+    return model
+
+
+@pytest.mark.parametrize("norm", ["hand", "rms"])
+def test_unscaled_writers_are_right_when_the_branch_output_is_normalised(norm):
+    report = verify(lambda: normed_branch_model(norm, "post"), materialize=False)
+    assert report.ok, report
+    report = verify(lambda: normed_branch_model(norm, "pre"), materialize=False)
+    assert report.codes() == ["INI101"], report
+    assert {name.split(".", 2)[2] for name in report.findings[0].params} == {"down_proj.weight", "o_proj.weight"}
+
+
+def test_a_product_with_a_statistic_of_another_tensor_keeps_the_writer():
+    """Gating a branch by a statistic of some other tensor rescales it; only its own statistic
+    takes the writer's scale away."""
+
+    class GatedBlock(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln, self.fc, self.out = nn.LayerNorm(WIDTH), nn.Linear(WIDTH, WIDTH), nn.Linear(WIDTH, WIDTH)
+
+        def forward(self, x):
+            h = self.ln(x)
+            return x + self.out(h) * torch.rsqrt(self.fc(h).pow(2).mean(-1, keepdim=True) + 1e-6)
+
+    names, _ = writers_of(GatedBlock)
+    assert names == ["out.weight"]
