@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from initlint.runtime import build, judge as judging, sites, trace
+from initlint.runtime.lost_intent import lost_intent_findings
 from initlint.runtime.options import Options
 from initlint.runtime.policy import DEFAULT_BASE_STD
 from initlint.runtime.report import ModelReport, RuntimeFinding
@@ -50,7 +51,7 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
     fmap = _forward_map(model, factory, options, report)
     clock.lap("writers")
     _judge(report, params, fmap, model, options)
-    report.findings.extend(judging.lost_intent_findings(params, report.rows))
+    report.findings.extend(lost_intent_findings(params, report.rows))
     _meta_checks(report, model, tracer, options)
     _mark_creation(report, created)
     clock.lap("judge")
