@@ -1,20 +1,9 @@
 """`initlint check --runtime`: the options, and the findings they produce.
 
 Importable without torch: `add_arguments` only registers options and `run_runtime` starts the
-child process (`isolation.py`), where torch and the user's code are imported.
-
-Settings come from the command line, over `[tool.initlint.runtime]` in pyproject.toml:
-
-    [tool.initlint.runtime]
-    policy = "gpt2"          # auto | gpt2 | per-layer | small-init | zero-init | fan-in | none [:base_std]
-    timeout = 300            # seconds per model file
-    memory-limit = 8000      # MB for the child process (default: 75% of physical memory)
-    device = "cpu"
-    materialize = false
-    model = "GPT"
-    config = "n_layer=4"
-    factory = "model.py:build"
-    input-shape = "1,3,32,32"
+child process (`isolation.py`), where torch and the user's code are imported. The settings are
+read in `options.py`, the models to build found in `targets.py`, the child's reports turned
+into findings in `report_findings.py` and merged with the static ones in `merge.py`.
 """
 
 from __future__ import annotations
@@ -23,18 +12,18 @@ import argparse
 import importlib.util
 import os
 import sys
-from dataclasses import replace
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Callable, Sequence
 
-from initlint.config import Settings, is_enabled
+from initlint.config import Settings
 from initlint.files import UsageError
-from initlint.findings import Evidence, Finding
-from initlint.runtime.options import DEFAULT_TIMEOUT, Options
-from initlint.runtime.policy import Policy, PolicyError
-from initlint.runtime.report import name_pattern
-from initlint.safety import read_regular_file
+from initlint.findings import Finding
+from initlint.runtime.merge import merge_findings
+from initlint.runtime.options import DEFAULT_TIMEOUT, runtime_options
+from initlint.runtime.report_findings import to_findings
+from initlint.runtime.targets import check_targets, model_files
 
-_MODEL_MARKERS = ("nn.Module", "Module)", "PreTrainedModel", "Module,")
+#: Used through this module by the CLI (`runtime_options`) and the tests (`merge_findings`).
+__all__ = ["add_arguments", "merge_findings", "run_runtime", "runtime_options", "writer_agreement"]
 
 
 class _ConfigOrModelConfig(argparse._StoreAction):
@@ -88,172 +77,6 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
     elif type(existing) is argparse._StoreAction:
         existing.__class__ = _ConfigOrModelConfig
         existing.help = (existing.help or "") + "; K=V,... sets the model's config values for --runtime"
-
-
-# -- settings ----------------------------------------------------------------------------------
-
-_TABLE_KEYS: dict[str, type | tuple[type, ...]] = {
-    "policy": str,
-    "timeout": (int, float),
-    "memory-limit": int,
-    "device": str,
-    "materialize": bool,
-    "model": str,
-    "config": str,
-    "factory": str,
-    "input-shape": str,
-}
-
-
-def runtime_options(args: argparse.Namespace, table: Mapping[str, Any]) -> Options:
-    """Command line over `[tool.initlint.runtime]` over defaults, validated; UsageError otherwise."""
-    for key, value in table.items():
-        expected = _TABLE_KEYS.get(key)
-        if expected is None:
-            raise UsageError(f"[tool.initlint.runtime]: unknown key {key!r} (known: {', '.join(_TABLE_KEYS)})")
-        if not isinstance(value, expected) or (expected is not bool and isinstance(value, bool)):
-            raise UsageError(f"[tool.initlint.runtime] {key}: wrong type {type(value).__name__}")
-
-    def pick(name: str, key: str, default: Any = None) -> Any:
-        value = getattr(args, name, None)
-        return value if value is not None else table.get(key, default)
-
-    policy_text = pick("policy", "policy")
-    try:
-        policy = Policy.parse(policy_text)
-    except PolicyError as error:
-        raise UsageError(str(error)) from None
-    timeout = float(pick("timeout", "timeout", DEFAULT_TIMEOUT))
-    if not timeout > 0:
-        raise UsageError(f"--timeout must be positive, got {timeout:g}")
-    memory = pick("memory_limit", "memory-limit")
-    if memory is not None and memory < 256:
-        raise UsageError(f"--memory-limit {memory} MB is too small to import torch (at least 256)")
-    shape = pick("input_shape", "input-shape")
-    return Options(
-        policy=policy,
-        timeout=timeout,
-        memory_limit_mb=memory,
-        device=pick("device", "device", "cpu"),
-        materialize=bool(pick("materialize", "materialize", False)),
-        model=pick("model", "model"),
-        config=pick("model_config", "config"),
-        factory=pick("factory", "factory"),
-        input_shape=tuple(_parse_shape(shape)) if shape else None,
-    )
-
-
-def _parse_shape(text: str) -> list[int]:
-    try:
-        shape = [int(part) for part in str(text).replace("x", ",").split(",") if part.strip()]
-    except ValueError:
-        raise UsageError(f"--input-shape {text!r}: expected whole numbers like 1,3,32,32") from None
-    if not shape or any(size < 1 for size in shape):
-        raise UsageError(f"--input-shape {text!r}: expected positive sizes like 1,3,32,32")
-    return shape
-
-
-def model_files(files: Sequence[str], model: str | None) -> list[str]:
-    """The checked files that define an nn.Module (and the class `model`, when given)."""
-    found = []
-    for path in files:
-        try:
-            text = read_regular_file(path).decode("utf-8", "replace")
-        except OSError:
-            continue
-        if "class " in text and any(marker in text for marker in _MODEL_MARKERS):
-            if model is None or f"class {model}" in text:
-                found.append(path)
-    return found
-
-
-# -- usage errors ------------------------------------------------------------------------------
-
-
-def check_targets(files: Sequence[str], options: Options) -> None:
-    """`--model` and `--factory` name things that exist, else one UsageError naming what does
-    (read from the source text: the parent process never imports the user's code)."""
-    if options.factory:
-        _check_factory(options.factory)
-    elif options.model:
-        defined = {name: path for path in model_files(files, None) for name in top_level_names(path)}
-        if options.model not in defined:
-            classes = sorted(name for name in defined if name[:1].isupper())
-            raise UsageError(
-                f"--model {options.model}: no class or factory of that name in the checked files "
-                f"(model classes found: {', '.join(classes) or 'none'})"
-            )
-
-
-def _check_factory(spec: str) -> None:
-    target, sep, attribute = spec.rpartition(":")
-    if not sep or not target or not attribute:
-        raise UsageError(f"--factory {spec!r}: expected FILE.py:CALLABLE or PKG.MODULE:CALLABLE")
-    path = target if target.endswith(".py") or os.sep in target else module_file(target)
-    if path is None:
-        raise UsageError(f"--factory {spec!r}: no module {target} in the current folder or on sys.path")
-    if not os.path.isfile(path):
-        folder = os.path.dirname(path) or "."
-        here = sorted(name for name in os.listdir(folder) if name.endswith(".py")) if os.path.isdir(folder) else []
-        raise UsageError(
-            f"--factory {spec!r}: no such file {path} (Python files in {folder}: {', '.join(here) or 'none'})"
-        )
-    names = top_level_names(path)
-    head = attribute.split(".")[0]
-    if head not in names:
-        callables = sorted(name for name, kind in names.items() if kind != "name")
-        raise UsageError(
-            f"--factory {spec!r}: {path} defines no {head} (it defines: {', '.join(callables) or 'nothing callable'})"
-        )
-
-
-def _module_level(body: list) -> Iterator:
-    """Statements that run at import time: the module's, and those under `if`/`try`/`with`."""
-    import ast
-
-    for node in body:
-        yield node
-        if isinstance(node, (ast.If, ast.Try, ast.With)):
-            for block in (
-                node.body,
-                getattr(node, "orelse", []),
-                getattr(node, "finalbody", []),
-                *(handler.body for handler in getattr(node, "handlers", [])),
-            ):
-                yield from _module_level(block)
-
-
-def module_file(dotted: str) -> str | None:
-    """The file of `pkg.module` without importing it: the current folder, then sys.path."""
-    parts = dotted.split(".")
-    for folder in [os.getcwd(), *sys.path]:
-        base = os.path.join(folder or ".", *parts)
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if os.path.isfile(candidate):
-                return candidate
-    return None
-
-
-def top_level_names(path: str) -> dict[str, str]:
-    """Names a module defines at its top level: `class`, `def` or `name` (assignments, imports)."""
-    import ast
-
-    try:
-        tree = ast.parse(read_regular_file(path).decode("utf-8", "replace"))
-    except (OSError, SyntaxError, ValueError):
-        return {}
-    names: dict[str, str] = {}
-    for node in _module_level(tree.body):
-        if isinstance(node, ast.ClassDef):
-            names[node.name] = "class"
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names[node.name] = "def"
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name.split(".")[0], "name") for alias in node.names)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names.update((t.id, "name") for t in targets if isinstance(t, ast.Name))
-    return names
 
 
 # -- running -----------------------------------------------------------------------------------
@@ -325,212 +148,7 @@ def _progress_printer() -> Callable[[str], None]:
     return show
 
 
-# -- findings ----------------------------------------------------------------------------------
-
-HEADLINE_CHARS = 100
-_HELP = {
-    "INI101": "scale the residual writers' init by 1/sqrt(N residual layers), or name the scheme with --policy",
-    "INI102": "give this parameter the policy's init (or name the scheme with --policy)",
-    "INI103": "initialise every parameter created with torch.empty",
-    "INI104": "make the init set values (normal_, fill_) instead of rescaling what is there",
-    "INI105": "initialise every parameter and buffer in the init entry point, not in __init__ only",
-    "INI106": "build each block with its own constructor call instead of copying one prototype",
-    "INI108": "scale either the init or the forward pass by the depth factor, not both",
-}
-
-
-def headline(message: str, limit: int = HEADLINE_CHARS) -> str:
-    """At most `limit` characters: the first clause when it fits, never cut mid-word."""
-    if len(message) <= limit:
-        return message
-    first = message.split("; ")[0]
-    if len(first) <= limit:
-        return first
-    cut = first[: limit - 3].rsplit(" ", 1)[0].rstrip(",:;(")
-    return cut + "..."
-
-
-def display_path(path: str, files: Sequence[str]) -> str:
-    """The checked file's own spelling; else relative to the current folder when inside it."""
-    checked = {os.path.abspath(p): p for p in files}
-    absolute = os.path.abspath(path)
-    if absolute in checked:
-        return checked[absolute]
-    relative = os.path.relpath(absolute)
-    return absolute if relative.startswith("..") else relative
-
-
-def to_findings(
-    path: str, models: list[dict], errors: list[str], files: Sequence[str], settings: Settings
-) -> list[Finding]:
-    """Typed findings from the child's reports, at the creation of the layer they are about."""
-    result: list[Finding] = []
-
-    def add(
-        code: str,
-        message: str,
-        where: tuple[str, int, int],
-        evidence: list[Evidence],
-        details: dict,
-        help: str | None = None,
-    ) -> None:
-        finding = _finding(code, message, where, evidence, details, help, files, settings)
-        if finding is not None:
-            result.append(finding)
-
-    for model in models:
-        for item in model.get("findings", []):
-            message = f"[{model['model']}] {item['message']}"
-            where, evidence = _position(path, model, item, message, files)
-            add(
-                item["code"],
-                item.get("headline") or message,
-                where,
-                evidence,
-                dict(
-                    item.get("details", {}),
-                    model=model["model"],
-                    params=item.get("params", []),
-                    policy=model.get("policy"),
-                ),
-            )
-    for error in errors:
-        # The headline says what failed; help carries the exact flags to pass.
-        reason, _, advice = error.partition("; pass ")
-        whole = f"runtime check not run: {error}"
-        add(
-            "INI110",
-            whole if len(whole) <= HEADLINE_CHARS else f"runtime check not run: {reason}",
-            (path, 1, 1),
-            [Evidence(f"runtime check not run: {error}", 1, 1, None)],
-            {"error": error},
-            help=f"pass {advice}" if advice else None,
-        )
-    return result
-
-
-def _finding(
-    code: str,
-    message: str,
-    where: tuple[str, int, int],
-    evidence: list[Evidence],
-    details: dict,
-    help: str | None,
-    files: Sequence[str],
-    settings: Settings,
-) -> Finding | None:
-    """One typed finding at `where`, or None when its rule is unknown or not enabled for the file."""
-    from initlint.engine import finding_of
-    from initlint.rules import rule_by_code
-
-    rule = rule_by_code(code)
-    target = display_path(where[0], files)
-    if rule is None or not is_enabled(rule.code, rule.default_enabled, settings, target):
-        return None
-    steps = tuple(Evidence(e.message, e.line, e.column, None if e.path == target else e.path) for e in evidence)
-    return finding_of(
-        rule,
-        target,
-        headline(message),
-        (where[1], where[2], where[1], where[2]),
-        details,
-        evidence=steps,
-        help=help or _HELP.get(code),
-    )
-
-
-def _position(path: str, model: dict, item: dict, message: str, files: Sequence[str]):
-    """Where a runtime finding is reported, and its evidence: the measured result, the init op."""
-    created, source = item.get("created"), item.get("source")
-    if created:
-        where = (created[0], int(created[1]), int(created[2]))
-    elif source:
-        where = (source[0], int(source[1] or 1), 1)
-    elif model.get("source_file"):
-        where = (model["source_file"], int(model.get("class_line") or 1), 1)
-    else:
-        where = (path, 1, 1)
-    evidence = [Evidence(f"measured: {message}", where[1], where[2], display_path(where[0], files))]
-    if source:
-        requested = item.get("details", {}).get("requested")
-        what = f"the init asks for {requested} here" if requested else "the init op that decides it"
-        evidence.append(Evidence(what, int(source[1] or 1), 1, display_path(source[0], files)))
-    return where, evidence
-
-
-def merge_findings(static: list[Finding], runtime: list[Finding], settings: Settings) -> list[Finding]:
-    """`# noqa` for runtime findings (and INI904 no longer calls their codes unused), then a
-    runtime finding on a writer a static finding reports becomes evidence of that finding."""
-    runtime, static = _apply_noqa(runtime, static, settings)
-    merged = list(static)
-    for finding in runtime:
-        layers = {name_pattern(name).rpartition(".")[0] for name in finding.details.get("params", [])}
-        # Static rules are INI0xx; tool problems (INI9xx) carry no writer to merge with.
-        matches = [
-            i
-            for i, other in enumerate(merged)
-            if other.path == finding.path and other.code.startswith("INI0") and layers & _static_layers(other)
-        ]
-        if not matches:
-            merged.append(finding)
-            continue
-        for index in matches:
-            other = merged[index]
-            details = dict(other.details, runtime=dict(finding.details, code=finding.code))
-            # The measurement is about this writer: shown at the static finding's own position.
-            measured = replace(finding.evidence[0], line=other.line, column=other.column, path=None)
-            merged[index] = replace(
-                other, evidence=other.evidence + (measured,) + finding.evidence[1:], details=details
-            )
-    return sorted(merged, key=Finding.sort_key)
-
-
-def _static_layers(finding: Finding) -> set[str]:
-    """The layers a static finding is about, from its details: `layer`, and `layers` (every
-    layer its message names, such as the one INI001's misdirected depth factor reaches instead)."""
-    details = finding.details or {}
-    return set(details.get("layers", ())) | ({details["layer"]} if details.get("layer") else set())
-
-
-def _apply_noqa(
-    runtime: list[Finding], static: list[Finding], settings: Settings
-) -> tuple[list[Finding], list[Finding]]:
-    from initlint import noqa
-
-    if settings.ignore_noqa or not runtime:
-        return runtime, static
-    kept: list[Finding] = []
-    static = list(static)
-    for path in sorted({finding.path for finding in runtime}):
-        try:
-            index = noqa.NoqaIndex(read_regular_file(path).decode("utf-8"))
-        except (OSError, UnicodeDecodeError):
-            kept.extend(f for f in runtime if f.path == path)
-            continue
-        kept.extend(f for f in runtime if f.path == path and not index.hides(f))
-        static = _restate_unused(static, index, path, settings)
-    return kept, static
-
-
-def _restate_unused(static: list[Finding], index, path: str, settings: Settings) -> list[Finding]:
-    """The static pass called `# noqa` codes unused that runtime findings use: say it again
-    with what is still unused (or drop it)."""
-    from initlint import noqa
-
-    result = []
-    for finding in static:
-        directive = (
-            index.directive_for(finding.line) if finding.path == path and finding.code == noqa.UNUSED_CODE else None
-        )
-        if directive is None or not directive.used_codes or directive.codes is None:
-            result.append(finding)
-            continue
-        stale = set(finding.details.get("codes", ()))
-        directive.used_codes |= set(directive.codes) - stale
-        result.extend(
-            item for item in noqa.directive_findings(index, path, settings, False, True) if item.line == directive.line
-        )
-    return result
+# -- output ------------------------------------------------------------------------------------
 
 
 def writer_agreement(path: str, model: dict) -> str:

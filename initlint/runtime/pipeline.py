@@ -9,12 +9,13 @@
    writer stds and stream variance (`effective.py`), idempotency, meta parity, clones
    (`checks.py`) and the step-zero loss (`stepzero.py`).
 
+Last, every finding gets its place in the code (`locate.py`).
+
 Runs wherever it is called: in the CLI's child process, or in-process under `verify`.
 """
 
 from __future__ import annotations
 
-import inspect
 import time
 from typing import Any, Callable, NamedTuple
 
@@ -22,6 +23,8 @@ import torch
 from torch import nn
 
 from initlint.runtime import build, judge as judging, sites, trace
+from initlint.runtime.locate import class_location, locate, mark_creation
+from initlint.runtime.lost_intent import lost_intent_findings
 from initlint.runtime.options import Options
 from initlint.runtime.policy import DEFAULT_BASE_STD
 from initlint.runtime.report import ModelReport, RuntimeFinding
@@ -45,14 +48,14 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
         judging.ParamFacts(name, list(p.shape), *requested[name])
         for name, p in model.named_parameters(remove_duplicate=False)
     ]
-    report.source_file, report.class_line = _class_location(type(model))
+    report.source_file, report.class_line = class_location(type(model))
     options.progress(f"{label}: finding residual writers")
     fmap = _forward_map(model, factory, options, report)
     clock.lap("writers")
     _judge(report, params, fmap, model, options)
-    report.findings.extend(judging.lost_intent_findings(params, report.rows))
+    report.findings.extend(lost_intent_findings(params, report.rows))
     _meta_checks(report, model, tracer, options)
-    _mark_creation(report, created)
+    mark_creation(report, created)
     clock.lap("judge")
     if options.materialize:
         options.progress(f"{label}: building real tensors and measuring")
@@ -65,7 +68,7 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
         else:
             _measure(report, real, factory, {p.name: p.requested for p in params}, fmap, options)
         clock.lap("measure")
-    _locate(report, model)
+    locate(report, model)
     return report
 
 
@@ -94,7 +97,7 @@ def verify_module(model: nn.Module, options: Options, label: str | None = None) 
     fmap = _forward_map(model, None, options, report)
     _judge(report, params, fmap, model, options)
     _measure(report, model, None, {}, fmap, options)
-    _locate(report, model)
+    locate(report, model)
     return report
 
 
@@ -355,43 +358,6 @@ def _add_measurement(report: ModelReport, item: dict) -> None:
         if existing.code == item["code"] and (set(existing.params) & set(params) or not params):
             return
     report.findings.append(RuntimeFinding(item["code"], item["message"], params, None, dict(item.get("details", {}))))
-
-
-def _mark_creation(report: ModelReport, created: dict[str, sites.Site]) -> None:
-    for row in report.rows:
-        site = created.get(row.name.rpartition(".")[0])
-        row.created = list(site) if site else None
-
-
-def _locate(report: ModelReport, model: nn.Module) -> None:
-    """Findings without a source line point at the init line of their first parameter, else at
-    the class that owns it."""
-    sources = {row.name: row.source for row in report.rows if row.source}
-    created = {row.name: row.created for row in report.rows if row.created}
-    modules = dict(model.named_modules())
-    for finding in report.findings:
-        finding.created = finding.created or next((created[n] for n in finding.params if n in created), None)
-        if finding.source:
-            continue
-        for name in finding.params:
-            if name in sources:
-                finding.source = sources[name]
-                break
-            owner = modules.get(name.rpartition(".")[0])
-            if owner is not None:
-                path, line = _class_location(type(owner))
-                if path:
-                    finding.source = [path, line]
-                    break
-        if not finding.source and report.source_file:
-            finding.source = [report.source_file, report.class_line]
-
-
-def _class_location(cls: type) -> tuple[str, int]:
-    try:
-        return inspect.getsourcefile(cls) or "", inspect.getsourcelines(cls)[1]
-    except (TypeError, OSError):
-        return "", 0
 
 
 def _device_of(model: nn.Module) -> str:

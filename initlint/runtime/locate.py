@@ -1,0 +1,48 @@
+"""Where each runtime finding points: the line that creates the layer it is about (for the
+report's position), else the init line of its first parameter, else the class that owns it."""
+
+from __future__ import annotations
+
+import inspect
+
+from torch import nn
+
+from initlint.runtime import sites
+from initlint.runtime.report import ModelReport
+
+
+def mark_creation(report: ModelReport, created: dict[str, sites.Site]) -> None:
+    for row in report.rows:
+        site = created.get(row.name.rpartition(".")[0])
+        row.created = list(site) if site else None
+
+
+def locate(report: ModelReport, model: nn.Module) -> None:
+    """Findings without a source line point at the init line of their first parameter, else at
+    the class that owns it."""
+    sources = {row.name: row.source for row in report.rows if row.source}
+    created = {row.name: row.created for row in report.rows if row.created}
+    modules = dict(model.named_modules())
+    for finding in report.findings:
+        finding.created = finding.created or next((created[n] for n in finding.params if n in created), None)
+        if finding.source:
+            continue
+        for name in finding.params:
+            if name in sources:
+                finding.source = sources[name]
+                break
+            owner = modules.get(name.rpartition(".")[0])
+            if owner is not None:
+                path, line = class_location(type(owner))
+                if path:
+                    finding.source = [path, line]
+                    break
+        if not finding.source and report.source_file:
+            finding.source = [report.source_file, report.class_line]
+
+
+def class_location(cls: type) -> tuple[str, int]:
+    try:
+        return inspect.getsourcefile(cls) or "", inspect.getsourcelines(cls)[1]
+    except (TypeError, OSError):
+        return "", 0

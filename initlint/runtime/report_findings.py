@@ -1,0 +1,140 @@
+"""Typed findings from the child's reports: where each is reported (the creation of the layer
+it is about), its headline, help and evidence, and whether its rule is enabled for the file."""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from initlint.config import Settings, is_enabled
+from initlint.findings import Evidence, Finding
+
+HEADLINE_CHARS = 100
+_HELP = {
+    "INI101": "scale the residual writers' init by 1/sqrt(N residual layers), or name the scheme with --policy",
+    "INI102": "give this parameter the policy's init (or name the scheme with --policy)",
+    "INI103": "initialise every parameter created with torch.empty",
+    "INI104": "make the init set values (normal_, fill_) instead of rescaling what is there",
+    "INI105": "initialise every parameter and buffer in the init entry point, not in __init__ only",
+    "INI106": "build each block with its own constructor call instead of copying one prototype",
+    "INI108": "scale either the init or the forward pass by the depth factor, not both",
+}
+
+
+def headline(message: str, limit: int = HEADLINE_CHARS) -> str:
+    """At most `limit` characters: the first clause when it fits, never cut mid-word."""
+    if len(message) <= limit:
+        return message
+    first = message.split("; ")[0]
+    if len(first) <= limit:
+        return first
+    cut = first[: limit - 3].rsplit(" ", 1)[0].rstrip(",:;(")
+    return cut + "..."
+
+
+def display_path(path: str, files: Sequence[str]) -> str:
+    """The checked file's own spelling; else relative to the current folder when inside it."""
+    checked = {os.path.abspath(p): p for p in files}
+    absolute = os.path.abspath(path)
+    if absolute in checked:
+        return checked[absolute]
+    relative = os.path.relpath(absolute)
+    return absolute if relative.startswith("..") else relative
+
+
+def to_findings(
+    path: str, models: list[dict], errors: list[str], files: Sequence[str], settings: Settings
+) -> list[Finding]:
+    """Typed findings from the child's reports, at the creation of the layer they are about."""
+    result: list[Finding] = []
+
+    def add(
+        code: str,
+        message: str,
+        where: tuple[str, int, int],
+        evidence: list[Evidence],
+        details: dict,
+        help: str | None = None,
+    ) -> None:
+        finding = _finding(code, message, where, evidence, details, help, files, settings)
+        if finding is not None:
+            result.append(finding)
+
+    for model in models:
+        for item in model.get("findings", []):
+            message = f"[{model['model']}] {item['message']}"
+            where, evidence = _position(path, model, item, message, files)
+            add(
+                item["code"],
+                item.get("headline") or message,
+                where,
+                evidence,
+                dict(
+                    item.get("details", {}),
+                    model=model["model"],
+                    params=item.get("params", []),
+                    policy=model.get("policy"),
+                ),
+            )
+    for error in errors:
+        # The headline says what failed; help carries the exact flags to pass.
+        reason, _, advice = error.partition("; pass ")
+        whole = f"runtime check not run: {error}"
+        add(
+            "INI110",
+            whole if len(whole) <= HEADLINE_CHARS else f"runtime check not run: {reason}",
+            (path, 1, 1),
+            [Evidence(f"runtime check not run: {error}", 1, 1, None)],
+            {"error": error},
+            help=f"pass {advice}" if advice else None,
+        )
+    return result
+
+
+def _finding(
+    code: str,
+    message: str,
+    where: tuple[str, int, int],
+    evidence: list[Evidence],
+    details: dict,
+    help: str | None,
+    files: Sequence[str],
+    settings: Settings,
+) -> Finding | None:
+    """One typed finding at `where`, or None when its rule is unknown or not enabled for the file."""
+    from initlint.engine import finding_of
+    from initlint.rules import rule_by_code
+
+    rule = rule_by_code(code)
+    target = display_path(where[0], files)
+    if rule is None or not is_enabled(rule.code, rule.default_enabled, settings, target):
+        return None
+    steps = tuple(Evidence(e.message, e.line, e.column, None if e.path == target else e.path) for e in evidence)
+    return finding_of(
+        rule,
+        target,
+        headline(message),
+        (where[1], where[2], where[1], where[2]),
+        details,
+        evidence=steps,
+        help=help or _HELP.get(code),
+    )
+
+
+def _position(path: str, model: dict, item: dict, message: str, files: Sequence[str]):
+    """Where a runtime finding is reported, and its evidence: the measured result, the init op."""
+    created, source = item.get("created"), item.get("source")
+    if created:
+        where = (created[0], int(created[1]), int(created[2]))
+    elif source:
+        where = (source[0], int(source[1] or 1), 1)
+    elif model.get("source_file"):
+        where = (model["source_file"], int(model.get("class_line") or 1), 1)
+    else:
+        where = (path, 1, 1)
+    evidence = [Evidence(f"measured: {message}", where[1], where[2], display_path(where[0], files))]
+    if source:
+        requested = item.get("details", {}).get("requested")
+        what = f"the init asks for {requested} here" if requested else "the init op that decides it"
+        evidence.append(Evidence(what, int(source[1] or 1), 1, display_path(source[0], files)))
+    return where, evidence
