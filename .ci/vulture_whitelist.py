@@ -59,7 +59,6 @@ expected_stream_variance
 all_zero
 all_ones
 keepalive
-_fan_in_out
 sparsity
 tied_groups
 

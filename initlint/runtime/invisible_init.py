@@ -19,13 +19,6 @@ if TYPE_CHECKING:
     from initlint.runtime.trace import InitTracer
 
 
-def _fan_in_out(tensor: torch.Tensor) -> tuple[int, int]:
-    if tensor.dim() < 2:
-        return tensor.numel(), tensor.numel()
-    receptive = math.prod(tensor.shape[2:]) if tensor.dim() > 2 else 1
-    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
-
-
 def _trunc_normal(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, *rest, **kwargs) -> Requested:
     return replace(Requested.trunc_normal(float(std), float(mean), float(a), float(b)), op="trunc_normal_")
 
