@@ -87,6 +87,9 @@ class ModuleNode:
     unchanged_by_uncalled: set[int] = field(default_factory=set)
     #: On roots: something that may initialise parameters could not be followed.
     incomplete: bool = False
+    #: On roots: its construction runs init code (an init op from code, or an init function
+    #: that may write weights, even one that reached nothing it could see).
+    runs_init_code: bool = False
     #: On roots: a model of another project file, built because it stacks the checked file's
     #: blocks; only what the checked file decides (a writer its code builds and nothing
     #: initialises) is reported from it.

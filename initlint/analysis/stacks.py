@@ -234,14 +234,20 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
     already built; a class whose construction runs out of steps (or recursion) has none.
     `foreign`: the file is another one of the project, whose models stack the checked file's blocks."""
     trees: list[ModuleNode] = []
+    # Parts a root builds only in an arm its defaults turn off: built alone they would miss the
+    # root's init code that reaches them when the arm is on (HF's `post_init` dispatch by type).
+    parts_of_initialising_roots: set[str] = set()
     # Outer classes usually come last: building them first marks the classes they contain,
     # which then need no tree of their own (they are not roots).
     for cls in reversed(index.module_classes()):
         if cls.name in interp.instantiated:
             continue
         root = _build_class_root(interp, index, uses, cls, foreign)
-        if root is not None:
-            trees.append(root)
+        if root is None or cls.name in parts_of_initialising_roots:
+            continue  # a part still marks the classes it builds as parts
+        trees.append(root)
+        if root.runs_init_code:
+            parts_of_initialising_roots |= interp.declined_names
     return trees
 
 
@@ -263,7 +269,23 @@ def _build_class_root(
     root.uncalled_init = _uncalled_init_functions(index, root, interp)
     root.unchanged_by_uncalled = _unchanged_by_uncalled(interp, root)
     root.incomplete = interp.incomplete
+    root.runs_init_code = _runs_init_code(interp, root)
     return root
+
+
+def _runs_init_code(interp: Interpreter, root: ModuleNode) -> bool:
+    """Whether the root's construction ran init code: an init op from code, or an init function
+    that may write weights (one applied to modules it could not see included)."""
+    if any(
+        op.node is not None for _, node in root.named_modules() for param in node.params.values() for op in param.ops
+    ):
+        return True
+    index = interp.index
+    methods = [(name, func) for cls in index.classes.values() for name, func in cls.methods.items()]
+    return any(
+        id(func) in interp.executed and init_like(name) and _may_write_weights(func)
+        for name, func in [*index.functions.items(), *methods]
+    )
 
 
 def _imported_deliberate_scheme(interp: Interpreter, index: ModuleIndex) -> str | None:
@@ -432,7 +454,7 @@ def _stacks_built_blind(
         for copies in _unstacked_copies(interp, analysis, outer).values():
             cls = copies[0].cls
             assert cls is not None
-            if cls.name in done or not all(_only_own_init(outer, copy) for copy in copies):
+            if cls.name in done or not _left_to_own_init(outer, copies):
                 continue
             done.add(cls.name)
             built = _built_alone(interp, uses, cls)
@@ -464,6 +486,15 @@ def _unstacked_copies(interp: Interpreter, analysis: Analysis, outer: ModuleNode
 
 def _nested(inner: str, outer: str) -> bool:
     return inner == outer or inner.startswith(outer + ".")
+
+
+def _left_to_own_init(outer: ModuleNode, copies: list[ModuleNode]) -> bool:
+    """Whether the copies' parameters get nothing but their own construction's init. Copies left
+    without a parameter by the lost depth show nothing: then only a root that runs no init code
+    at all (HF's `post_init`, `self.apply(...)` would reach the real layers) leaves them so."""
+    if any(node.params for copy in copies for _, node in copy.named_modules()):
+        return all(_only_own_init(outer, copy) for copy in copies)
+    return not outer.runs_init_code
 
 
 def _only_own_init(outer: ModuleNode, copy: ModuleNode) -> bool:

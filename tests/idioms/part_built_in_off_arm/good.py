@@ -1,0 +1,76 @@
+"""A segmentation-style model that builds its text tower only when training with text
+(`use_text_tower`, off by default). When the arm is on, the model's type-dispatched init
+scales the tower's writers; the tower is a part, not a model of its own."""
+
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ModelConfig:
+    def __init__(self, hidden=256, text_layers=6, use_text_tower=False):
+        self.hidden = hidden
+        self.text_layers = text_layers
+        self.use_text_tower = use_text_tower
+
+
+class TextLayer(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(width)
+        self.qkv = nn.Linear(width, 3 * width)
+        self.out_proj = nn.Linear(width, width)
+        self.ln_2 = nn.LayerNorm(width)
+        self.fc1 = nn.Linear(width, 4 * width)
+        self.fc2 = nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.ln_1(x)).chunk(3, dim=-1)
+        x = x + self.out_proj(F.scaled_dot_product_attention(q, k, v))
+        return x + self.fc2(F.gelu(self.fc1(self.ln_2(x))))
+
+
+class TextTower(nn.Module):
+    def __init__(self, width, layers):
+        super().__init__()
+        self.width = width
+        self.num_layers = layers
+        self.layers = nn.Sequential(*[TextLayer(width) for _ in range(layers)])
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class TextMapper(nn.Module):
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.tower = TextTower(config.hidden, config.text_layers)
+        self.proj = nn.Linear(config.hidden, config.hidden)
+
+    def forward(self, x):
+        return self.proj(self.tower(x))
+
+
+class SegmentationModel(nn.Module):
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.backbone = nn.Conv2d(3, config.hidden, 3, padding=1)
+        self.head = nn.Conv2d(config.hidden, 1, 1)
+        if config.use_text_tower:
+            self.text_mapper = TextMapper(config)
+        else:
+            self.text_mapper = None
+        self.apply(self._init_weights)
+
+    def _init_weights(self, module):
+        if isinstance(module, nn.Conv2d):
+            nn.init.kaiming_normal_(module.weight)
+        elif isinstance(module, TextTower):
+            proj_std = module.width**-0.5 * (2 * module.num_layers) ** -0.5
+            for layer in module.layers:
+                nn.init.normal_(layer.qkv.weight, std=module.width**-0.5)
+                nn.init.normal_(layer.out_proj.weight, std=proj_std)
+                nn.init.normal_(layer.fc1.weight, std=(2 * module.width) ** -0.5)
+                nn.init.normal_(layer.fc2.weight, std=proj_std)
+
+    def forward(self, images):
+        return self.head(self.backbone(images))
