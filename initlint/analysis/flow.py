@@ -24,6 +24,14 @@ STREAM, NORMED = Stream(), Normed()
 MAYBE_NORMED = Normed()
 
 
+class Activated:
+    """The stream through a nonlinearity (`relu(x + f(x))`): a post-activation residual network's
+    block output, not a residual stream handed on unchanged."""
+
+
+ACTIVATED = Activated()
+
+
 class Conditioned:
     """Computed by a layer from something other than the stream (adaLN's `shift, scale, gate`)."""
 

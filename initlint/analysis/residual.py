@@ -24,6 +24,7 @@ from initlint.analysis.index import ClassInfo
 from initlint.analysis.interp import Ctx, Interpreter
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.flow import (
+    ACTIVATED,
     CONDITIONED,
     MAYBE_NORMED,
     NORMED,
@@ -38,6 +39,7 @@ from initlint.analysis.flow import (
 )
 from initlint.analysis.knowledge.conventions import (
     ACCUMULATE_IN_PLACE,
+    ACTIVATION_FUNCTIONS,
     FRESH_TENSORS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
@@ -94,8 +96,9 @@ class ForwardReader(StatementWalker[_Flow]):
         if flow is None:
             return []
         # (An owner's `forward` returning `self.norm(x)` after the loop is the final norm, not the block's.)
-        if flow.block is None and any(value is NORMED or value is MAYBE_NORMED for value in flow.returns):
-            # The block renormalises the stream before handing it on (Conformer): post-norm in effect.
+        if flow.block is None and any(value in (NORMED, MAYBE_NORMED, ACTIVATED) for value in flow.returns):
+            # The block renormalises the stream before handing it on (Conformer): post-norm in
+            # effect; or puts it through a nonlinearity (Inception-ResNet): post-activation.
             for add in flow.adds:
                 add.prenorm = False
         return flow.adds
@@ -510,8 +513,8 @@ class ForwardReader(StatementWalker[_Flow]):
             return UNKNOWN
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
-        if name in NORM_FUNCTIONS:
-            return NORMED if carried is STREAM else carried
+        if name in NORM_FUNCTIONS or name in ACTIVATION_FUNCTIONS:
+            return _through_stream_function(name, carried, receiver)
         if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
             return args[1]
         if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
@@ -638,6 +641,8 @@ class ForwardReader(StatementWalker[_Flow]):
                 # `x + post_norm(f(norm(x)))`: the norm, not the writer's init, sets the branch scale.
                 return replace(carried, renormalised=True)
             return carried
+        if module.kind == "activation" and carried is STREAM:
+            return ACTIVATED
         if is_pass_through(module):
             return carried
         if module.kind == "sequential" and module.children:
@@ -653,6 +658,17 @@ class ForwardReader(StatementWalker[_Flow]):
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
         return Branch((module,), normed)
+
+
+def _through_stream_function(name: str, carried: Any, receiver: Any) -> Any:
+    """`F.layer_norm(x, ...)` normalises the stream; `F.relu(x)` / `x.relu()` activates it."""
+    if name in NORM_FUNCTIONS:
+        return NORMED if carried is STREAM else carried
+    if carried is STREAM or receiver is STREAM:
+        return ACTIVATED
+    if receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
+        return receiver  # `h.relu()`: the value keeps its provenance
+    return carried
 
 
 def _library_adds(block: ModuleNode, residual: ResidualBlock) -> list[ResidualAdd]:

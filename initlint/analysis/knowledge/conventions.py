@@ -75,6 +75,9 @@ PASS_THROUGH_HINTS = ("dropout", "drop_path", "drop", "identity")
 #: Functional calls in `forward` that normalise, and that squash a branch into a gate.
 NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
 SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
+#: Functional nonlinearities: applied to the stream itself after an add (`relu(out * 0.17 + x)`),
+#: they make a post-activation residual network, not a residual stream.
+ACTIVATION_FUNCTIONS = frozenset({"relu", "relu_", "gelu", "silu", "leaky_relu", "elu", "relu6", "hardswish"})
 #: Functional calls in `forward` that multiply their input by a weight given as an argument
 #: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
 MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm"})
