@@ -461,6 +461,10 @@ class ForwardReader(StatementWalker[_Flow]):
                     content = right if left.squashed else left
                     return replace(content, gated=True)
                 return merge([left, right])
+            if _gates_untraced_content(left, right):
+                # `emit(contracted) * sigmoid(gate(h))` with `emit`'s input untraced: the squashed
+                # side is a gate, and the content's writer is not known.
+                return UNKNOWN
             if isinstance(left, Branch):
                 return self._scale(left, right, node.right, node.operator, env, node)
             if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
@@ -658,6 +662,12 @@ class ForwardReader(StatementWalker[_Flow]):
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
         return Branch((module,), normed)
+
+
+def _gates_untraced_content(left: Any, right: Any) -> bool:
+    squashed = [side for side in (left, right) if isinstance(side, Branch) and side.squashed]
+    other = right if squashed and squashed[0] is left else left
+    return bool(squashed) and (other is UNKNOWN or other is CONDITIONED)
 
 
 def _through_stream_function(name: str, carried: Any, receiver: Any) -> Any:

@@ -1,0 +1,56 @@
+"""The same gated pair update with content the reader follows (`emit(norm(h))`): `emit` is the
+writer, left at std 0.02 with no depth factor; the sigmoid gate is not reported."""
+
+import torch
+import torch.nn as nn
+
+
+def contract_in_chunks(left, right, chunk_size):
+    chunks = []
+    for start in range(0, left.shape[1], chunk_size):
+        chunks.append(torch.einsum("bikd,bjkd->bijd", left[:, start : start + chunk_size], right))
+    return torch.cat(chunks, dim=1)
+
+
+class PairUpdate(nn.Module):
+    def __init__(self, dim, chunk_size=64):
+        super().__init__()
+        self.chunk_size = chunk_size
+        self.norm_in = nn.LayerNorm(dim)
+        self.norm_mix = nn.LayerNorm(dim)
+        self.bundle = nn.Linear(dim, 2 * dim, bias=False)
+        self.emit = nn.Linear(dim, dim, bias=False)  # expect: INI001
+        self.gate = nn.Linear(dim, dim, bias=False)
+        nn.init.normal_(self.emit.weight, std=0.02)
+        nn.init.normal_(self.gate.weight, std=0.02)
+
+    def forward(self, pair):
+        h = self.norm_in(pair)
+        left, right = self.bundle(h).chunk(2, dim=-1)
+        mixed = self.emit(self.norm_mix(left * right))
+        return mixed * torch.sigmoid(self.gate(h))
+
+
+class PairLayer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.update = PairUpdate(dim)
+        self.norm_ff = nn.LayerNorm(dim)
+        self.ff_in = nn.Linear(dim, 4 * dim)
+        self.ff_out = nn.Linear(4 * dim, dim)
+        nn.init.zeros_(self.ff_out.weight)
+
+    def forward(self, pair):
+        pair = pair + self.update(pair)
+        return pair + self.ff_out(torch.relu(self.ff_in(self.norm_ff(pair))))
+
+
+class PairStack(nn.Module):
+    def __init__(self, dim=64, depth=8):
+        super().__init__()
+        self.layers = nn.ModuleList([PairLayer(dim) for _ in range(depth)])
+
+    def forward(self, pair):
+        for layer in self.layers:
+            pair = layer(pair)
+        return pair
