@@ -509,7 +509,9 @@ class ForwardReader(StatementWalker[_Flow]):
             env.names[func.value.value] = merged
             return merged
         if weights:
-            return UNKNOWN  # a fused kernel fed with raw weights: its output is not ours to trace
+            # `torch.tanh(self.gate)`: a squashed learned scalar is still a learned gate (Flamingo);
+            # otherwise a fused kernel fed with raw weights, whose output is not ours to trace.
+            return weights[0] if name in SQUASHING and len(args) == 1 else UNKNOWN
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
         receiver = self._eval(func.value, env, flow, depth)
