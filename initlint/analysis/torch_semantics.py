@@ -234,7 +234,8 @@ def method_ref(func: cst.FunctionDef, owner: ClassInfo, instance: Any, cls: Clas
 
 def super_attr(interp: "Interpreter", ref: SuperRef, attr: str) -> Any:
     for base in ref.cls.bases:
-        local = interp.index.classes.get(base)
+        # The base may be defined in another file of the project: its own module reads its name.
+        local = interp.index.read_base(ref.cls, base)
         if local is not None:
             found = interp.index.find_method(local, attr)
             if found is not None:
