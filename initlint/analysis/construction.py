@@ -225,7 +225,7 @@ class ModelBuilder:
             return ModRef(node)
         if kind in ("container", "sequential"):
             kept = [a for a in args if not (known.drops_none and isinstance(a, Const) and a.value is None)]
-            _add_container_children(node, kind, kept)
+            add_container_children(node, kind, kept)
             return ModRef(node)
         if known.builds_child is not None:
             self._build_wrapped(node, known.builds_child, kwargs, ctx, call)
@@ -339,7 +339,7 @@ def _container_items(kind: str, args: list[Any]) -> tuple[list[tuple[str, Any]],
     return [], None
 
 
-def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None:
+def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None:
     """The modules a container holds become its children, each remembering how often it repeats."""
     items, repeat = _container_items(kind, args)
     for key, value in items:
