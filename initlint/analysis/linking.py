@@ -503,6 +503,10 @@ class LinkedForwardReader(ForwardReader):
             return ForwardReader._read(self, node, depth, *more, **named)
         return self.linked_interp.inside(node.cls, lambda: ForwardReader._read(self, node, depth, *more, **named))
 
+    def _inline(self, func: cst.FunctionDef, *more: Any, **named: Any) -> Any:
+        # A helper of another file reads the names of its own module.
+        return self.linked_interp.inside(func, lambda: ForwardReader._inline(self, func, *more, **named))
+
 
 def interpreter(
     module: cst.Module, index: ModuleIndex, options: AnalysisOptions, context: ProjectContext | None
