@@ -183,6 +183,9 @@ class Lambda:
     node: cst.Lambda
     #: The variables where it was written (`m = self.mlp; self.mlpf = lambda x: m.c_proj(...)`).
     closure: Any = field(default=None, compare=False, hash=False)
+    #: The index of the module it was written in: its free names are that module's globals,
+    #: wherever it is called (`Repeat(lambda: Block(dim), n)` runs it in Repeat's module).
+    scope: Any = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

@@ -190,6 +190,8 @@ class ModelBuilder:
                 )
             finally:
                 self.building.pop()
+        elif _is_dataclass(cls):
+            _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
         return ModRef(node)
 
     def _build_wrapped(
@@ -225,7 +227,7 @@ class ModelBuilder:
             return ModRef(node)
         if kind in ("container", "sequential"):
             kept = [a for a in args if not (known.drops_none and isinstance(a, Const) and a.value is None)]
-            _add_container_children(node, kind, kept)
+            add_container_children(node, kind, kept)
             return ModRef(node)
         if known.builds_child is not None:
             self._build_wrapped(node, known.builds_child, kwargs, ctx, call)
@@ -339,7 +341,7 @@ def _container_items(kind: str, args: list[Any]) -> tuple[list[tuple[str, Any]],
     return [], None
 
 
-def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None:
+def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None:
     """The modules a container holds become its children, each remembering how often it repeats."""
     items, repeat = _container_items(kind, args)
     for key, value in items:
@@ -375,6 +377,26 @@ def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
 def _is_config_class(index: ModuleIndex, cls: ClassInfo) -> bool:
     """A dataclass, or a plain class (not a module) whose `__init__` stores its settings."""
     return _is_dataclass(cls) or (not index.is_module_class(cls) and bool(cls.init_fields()))
+
+
+def _store_dataclass_fields(node: ModuleNode, mro: list[ClassInfo], args: list[Any], kwargs: dict[Any, Any]) -> None:
+    """The `__init__` a dataclass decorator writes: each field given in the call is stored on
+    the instance (a base's fields first, positional arguments in declaration order); a field left
+    out keeps its class-level default."""
+    fields = [name for owner in reversed(mro) if _is_dataclass(owner) for name in _annotated_names(owner)]
+    given = dict(zip(fields, args))
+    given.update((key, value) for key, value in kwargs.items() if key in fields)
+    node.attrs.update(given)
+
+
+def _annotated_names(cls: ClassInfo) -> list[str]:
+    """The names a class body annotates (`mixer: str = "mlp"`), in order: a dataclass's fields."""
+    names = []
+    for statement in cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ():
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                names.append(small.target.value)
+    return names
 
 
 def _is_dataclass(cls: ClassInfo) -> bool:

@@ -221,6 +221,11 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         this file's, unless the project's analysis links another (`linking.LinkedInterpreter`)."""
         return work()
 
+    def in_module(self, index: ModuleIndex | None, work: Callable[[], T]) -> T:
+        """Run `work` with the names of the module `index` reads (a lambda's, where it was
+        written): this file's, unless the project's analysis links another."""
+        return work()
+
     # ------------------------------------------------------------------- calls
     def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
         if ctx.depth >= MAX_CALL_DEPTH:
@@ -272,10 +277,12 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         if isinstance(callee, FuncRef):
             return self.call_function(callee, args, kwargs, ctx)
         if isinstance(callee, Lambda):
-            env = Env()
+            # A lambda reads the variables and the module it was written in, not its caller's.
+            env = callee.closure.child() if isinstance(callee.closure, Env) else Env()
             for param, value in zip(callee.node.params.params, args):
                 env.names[param.name.value] = value
-            return self.eval(callee.node.body, env, ctx)
+            body = callee.node.body
+            return self.in_module(callee.scope, lambda: self.eval(body, env, ctx))
         if isinstance(callee, ClassRef):
             return self.instantiate(callee.cls, args, kwargs, call, ctx)
         if isinstance(callee, ClassPartial):
@@ -599,7 +606,7 @@ _EXPRESSIONS: dict[type, Expression] = {
         lambda interp, node, env, ctx: python_semantics.comprehension(interp, node, env, ctx),
     ),
     cst.Subscript: lambda interp, node, env, ctx: python_semantics.subscript(interp, node, env, ctx),
-    cst.Lambda: lambda interp, node, env, ctx: Lambda(node, env),
+    cst.Lambda: lambda interp, node, env, ctx: Lambda(node, env, interp.index),
     cst.NamedExpr: Interpreter._named_expression,
 }
 

@@ -264,6 +264,19 @@ class LinkedInterpreter(Interpreter):
             self.index = self.linked = saved
             self._anchors.pop()
 
+    def in_module(self, index: ModuleIndex | None, work: Callable[[], T]) -> T:
+        if not isinstance(index, LinkedIndex) or index is self.linked:
+            return work()
+        saved = self.linked
+        self.index = self.linked = index
+        # Code reached through the lambda is reached through whatever reached the lambda.
+        self._anchors.append(self._anchors[-1] if self._anchors else None)
+        try:
+            return work()
+        finally:
+            self.index = self.linked = saved
+            self._anchors.pop()
+
     def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
         item = ref.owner if ref.owner is not None else ref.func
         return self.inside(item, lambda: Interpreter.call_function(self, ref, args, kwargs, ctx))
@@ -489,6 +502,10 @@ class LinkedForwardReader(ForwardReader):
         if node.cls is None:
             return ForwardReader._read(self, node, depth, *more, **named)
         return self.linked_interp.inside(node.cls, lambda: ForwardReader._read(self, node, depth, *more, **named))
+
+    def _inline(self, func: cst.FunctionDef, *more: Any, **named: Any) -> Any:
+        # A helper of another file reads the names of its own module.
+        return self.linked_interp.inside(func, lambda: ForwardReader._inline(self, func, *more, **named))
 
 
 def interpreter(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import operator
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -104,8 +104,13 @@ def number_sum(left: Monomial, right: Monomial, negate: bool) -> Monomial:
         return left
     if left.is_constant and left.const == 0:
         return right
+    if left.terms is not None:
+        for kept, term in left.terms, left.terms[::-1]:
+            if term.atoms == right.atoms and term.const + right.const == 0:
+                return kept  # `(depth + 1) - 1`
     # `layer_id + 1`, `n_layer + 1`: a new atom named after the sum, so its meaning survives.
-    return Monomial.atom(f"({left.describe()}{'+' if right.const >= 0 else ''}{right.describe()})")
+    name = f"({left.describe()}{'+' if right.const >= 0 else ''}{right.describe()})"
+    return replace(Monomial.atom(name), terms=(left, right))
 
 
 def binary(
@@ -500,13 +505,19 @@ def _sum(
 def _range(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
+    """`range(stop)` or `range(start, stop)`: a short constant one unrolled, any other one
+    pass standing for `stop - start` (layers numbered from 1: `range(1, depth + 1)`)."""
     bounds = [as_number(a) for a in args]
-    if len(bounds) != 1 or bounds[0] is None:
+    if not 1 <= len(bounds) <= 2 or any(bound is None for bound in bounds):
         return UNKNOWN
-    count = bounds[0]
-    if count.is_constant and 0 <= count.const <= UNROLL_LIMIT and float(count.const).is_integer():
-        return Seq([Const(i) for i in range(int(count.const))])
-    return Seq([Num(Monomial.atom(LAYER_INDEX))], count)
+    start, stop = (Monomial.of(0), bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+    assert start is not None and stop is not None
+    count = number_sum(stop, start, True)
+    if count.is_constant and start.is_constant and 0 <= count.const <= UNROLL_LIMIT:
+        first = start.const
+        if float(first).is_integer() and float(count.const).is_integer():
+            return Seq([Const(int(first) + i) for i in range(int(count.const))])
+    return Seq([Num(number_sum(Monomial.atom(LAYER_INDEX), start, False))], count)
 
 
 def _enumerate(

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, Seq, as_number, truth
+from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, as_number, truth
 from initlint.analysis.index import ClassInfo
 from initlint.analysis.interp import Ctx, Interpreter
 from initlint.errors import StepBudgetExceeded
@@ -315,6 +315,18 @@ class ForwardReader(StatementWalker[_Flow]):
             flow.returns.append(self._eval(small.value, env, flow, depth))
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env, flow, depth)
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            self._bind_imported_functions(small, env)
+
+    def _bind_imported_functions(self, small: cst.Import | cst.ImportFrom, env: Env) -> None:
+        """`from .calls import call_layer` inside `forward`: the names it binds to functions of
+        the project, which then run with their arguments as the file's own helpers do."""
+        imported = Env()
+        self.interp.exec_small(small, imported, Ctx(certain=False))
+        for name in imported.names:
+            value = self.interp.eval(cst.Name(name), imported, Ctx(certain=False))
+            if _plain_function(value) is not None:
+                env.names[name] = value
 
     def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
         if isinstance(target, cst.Name):
@@ -551,8 +563,9 @@ class ForwardReader(StatementWalker[_Flow]):
         return self._inline(found[1], [ModRef(node)] + args, call, flow, depth)
 
     def _call_global(self, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
-        """A function of the file (`dropout_add(out, residual, p, training)`) runs with its arguments."""
-        func = self.interp.index.functions.get(name)
+        """A function of the file (`dropout_add(out, residual, p, training)`), or one it imports
+        from another file of the project, runs with its arguments."""
+        func = self.interp.index.functions.get(name) or _plain_function(self._value(call.func, Env()))
         if func is None:
             return carried
         result = self._inline(func, args, call, flow, depth)
@@ -569,6 +582,11 @@ class ForwardReader(StatementWalker[_Flow]):
                 flow.adds.extend(inner)
                 return STREAM
             return self._apply_module(callee.node, carried, depth)
+        func = _plain_function(callee)
+        if func is not None:
+            # A helper imported inside `forward` (`from .base import call_layer`).
+            result = self._inline(func, args, call, flow, depth)
+            return carried if result is None else result
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
             # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
             closure = callee.closure.names if isinstance(callee.closure, Env) else {}
@@ -699,6 +717,13 @@ def _library_adds(block: ModuleNode, residual: ResidualBlock) -> list[ResidualAd
             add.writers = [WriterRef(path, block.type_name, writer.name, "library")]
         adds.append(add)
     return adds
+
+
+def _plain_function(value: Any) -> cst.FunctionDef | None:
+    """A module-level function a name stands for (not a method, a closure or a partial)."""
+    if isinstance(value, FuncRef) and value.owner is None and value.closure is None and not value.partial_args:
+        return value.func
+    return None
 
 
 def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:

@@ -364,8 +364,9 @@ def _foreign_roots(
 ) -> list[tuple[ModuleNode, list[Stack]]]:
     """A file whose own models stack none of its writers (it defines blocks) is analysed with the
     models of the project files that stack them: those whose stacks hold a writer built here."""
-    if analysis.stacks:
+    if any(stack.adds for stack in analysis.stacks):
         return []  # its own models stack its blocks (pre-norm or not): they are the file's answer
+    # (A stack without a residual add, a list of attention heads, is no model of the stream.)
     roots = [
         root
         for linked, module, source in linking.stacking_files(interp)

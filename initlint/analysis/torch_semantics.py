@@ -30,6 +30,7 @@ from initlint.analysis.abstract import (
     as_number,
     merge_uncertain,
 )
+from initlint.analysis.construction import add_container_children
 from initlint.analysis.index import PRETRAINED_NAME_ENDINGS, ClassInfo
 from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES, GRAD_MODES, HARMLESS_CALLS
 from initlint.analysis.knowledge.huggingface import GENERIC_INIT, GENERIC_INIT_STD
@@ -234,7 +235,8 @@ def method_ref(func: cst.FunctionDef, owner: ClassInfo, instance: Any, cls: Clas
 
 def super_attr(interp: "Interpreter", ref: SuperRef, attr: str) -> Any:
     for base in ref.cls.bases:
-        local = interp.index.classes.get(base)
+        # The base may be defined in another file of the project: its own module reads its name.
+        local = interp.index.read_base(ref.cls, base)
         if local is not None:
             found = interp.index.find_method(local, attr)
             if found is not None:
@@ -482,8 +484,24 @@ def call_method(
     if isinstance(receiver, Registry):
         return registry_method(interp, receiver, name, args, kwargs)
     if isinstance(receiver, SuperRef):
+        if name == "__init__" and isinstance(receiver.instance, ModRef):
+            _library_container_init(interp, receiver.instance.node, args)
         return _super_method(interp, receiver, name, [*args, *kwargs.values()], ctx, call)
     return UNKNOWN
+
+
+def _library_container_init(interp: "Interpreter", node: ModuleNode, args: list[Any]) -> None:
+    """`super().__init__(*layers)` in a subclass of `nn.Sequential` or `nn.ModuleList`: the
+    library's constructor registers the layers as the module's children, as it does when the
+    container is built directly; the module iterates them as that container does."""
+    if node.cls is None or node.children:
+        return
+    for base in interp.index.base_chain(node.cls):
+        known = layer_type(interp.knowledge, base) if base not in interp.index.classes else None
+        if known is not None and known.kind in ("container", "sequential"):
+            node.kind = known.kind
+            add_container_children(node, known.kind, args)
+            return
 
 
 def _super_method(

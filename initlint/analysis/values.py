@@ -32,6 +32,9 @@ class Monomial:
     const: float
     atoms: tuple[tuple[str, Fraction], ...] = ()
     powers: tuple[Power, ...] = ()
+    #: A sum kept as one atom (`depth + 1`): its two terms, so that taking one of them away
+    #: again (`range(1, depth + 1)` runs `depth` times) gives the other back.
+    terms: "tuple[Monomial, Monomial] | None" = field(default=None, compare=False, hash=False, repr=False)
 
     @staticmethod
     def of(value: float) -> "Monomial":
