@@ -48,6 +48,7 @@ from initlint.analysis.knowledge.conventions import (
 from initlint.analysis.knowledge.specs import ResidualBlock
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
+from initlint.analysis.scaled_input import returns_scaled_input
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 
@@ -82,6 +83,7 @@ class ForwardReader(StatementWalker[_Flow]):
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
         self._writers: dict[int, tuple[Any, ...]] = {}
+        self._scales_input: dict[int, bool] = {}
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -116,7 +118,7 @@ class ForwardReader(StatementWalker[_Flow]):
         each hands the stream on. A wrapper that builds one child is a block of that child."""
         adds: list[ResidualAdd] = []
         for name, child in block.children.items():
-            if is_pass_through(child):
+            if self._passes_through(child):
                 continue
             flow = self._read(child, depth=0) if child.cls is not None else None
             if flow is None or not flow.adds:
@@ -140,7 +142,7 @@ class ForwardReader(StatementWalker[_Flow]):
         if node.kind in ("linear", "conv"):
             result = ([(node, "data flow", (), "weight")], False)
         elif node.kind == "sequential" and node.children:
-            layers = [c for c in node.children.values() if not is_pass_through(c)]
+            layers = [c for c in node.children.values() if not self._passes_through(c)]
             if layers:
                 result = self.writers_of(layers[-1], depth + 1)
         elif node.kind == "attention" and "out_proj" in node.children:
@@ -168,6 +170,21 @@ class ForwardReader(StatementWalker[_Flow]):
             result = (found, normed)
         self._writers[key] = result
         return result
+
+    def _passes_through(self, module: ModuleNode) -> bool:
+        """A layer that hands on what it is given (dropout, an activation), or a module without
+        parameters or sub-layers of its own whose `forward` returns its input, at most scaled by
+        values independent of it (stochastic depth written out in the file)."""
+        if is_pass_through(module):
+            return True
+        cls = module.cls
+        if module.kind != "module" or cls is None or module.params or module.children:
+            return False
+        if id(cls.node) not in self._scales_input:
+            found = self.interp.index.find_method(cls, "forward")
+            scales = found is not None and returns_scaled_input(found[1], self.interp.index, cls)
+            self._scales_input[id(cls.node)] = scales
+        return self._scales_input[id(cls.node)]
 
     def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool:
         """A module with parameters and no sub-layers that uses them as weight matrices (3-D
@@ -638,7 +655,7 @@ class ForwardReader(StatementWalker[_Flow]):
                 # `x + post_norm(f(norm(x)))`: the norm, not the writer's init, sets the branch scale.
                 return replace(carried, renormalised=True)
             return carried
-        if is_pass_through(module):
+        if self._passes_through(module):
             return carried
         if module.kind == "sequential" and module.children:
             # nn.Sequential runs its children in order: a LayerNorm first normalises the branch input.
