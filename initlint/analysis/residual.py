@@ -41,6 +41,7 @@ from initlint.analysis.knowledge.conventions import (
     FRESH_TENSORS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
+    RESHAPING_METHODS,
     SQUASHING,
     TENSOR_METADATA,
     WRITER_NAMES,
@@ -527,14 +528,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return UNKNOWN
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
-        if name in NORM_FUNCTIONS:
-            return NORMED if carried is STREAM else carried
-        if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
-            return args[1]
-        if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
-            # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
-            return receiver
-        return carried
+        return _tensor_call(receiver, name, args, carried)
 
     def _module_call(
         self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
@@ -670,6 +664,21 @@ class ForwardReader(StatementWalker[_Flow]):
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
         return Branch((module,), normed)
+
+
+def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
+    """`receiver.name(*args)` on what is not a module: a tensor method or a `torch` function."""
+    if isinstance(receiver, ParamRef) and name in RESHAPING_METHODS:
+        # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast.
+        return receiver
+    if name in NORM_FUNCTIONS:
+        return NORMED if carried is STREAM else carried
+    if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
+        return args[1]
+    if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
+        # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
+        return receiver
+    return carried
 
 
 def _library_adds(block: ModuleNode, residual: ResidualBlock) -> list[ResidualAdd]:

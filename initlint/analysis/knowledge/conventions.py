@@ -133,6 +133,10 @@ SCALE_KEEPING_METHODS = frozenset(
         "expand_as",
     }
 )
+#: Tensor methods that lay the same values out in another shape or type (`gamma.view(-1, 1, 1)`).
+RESHAPING_METHODS = frozenset(
+    {"view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as", "to", "type_as", "float", "half", "bfloat16"}
+)
 #: Of those, the ones whose tensor argument gives only its shape, dtype or device (`x.type_as(y)`).
 LIKE_METHODS = frozenset({"type_as", "view_as", "expand_as", "to"})
 #: In-place tensor methods that accumulate their last argument into the receiver
