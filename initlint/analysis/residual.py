@@ -43,6 +43,7 @@ from initlint.analysis.knowledge.conventions import (
     FRESH_TENSORS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
+    RESHAPING_METHODS,
     SQUASHING,
     TENSOR_METADATA,
     WRITER_NAMES,
@@ -50,6 +51,7 @@ from initlint.analysis.knowledge.conventions import (
 from initlint.analysis.knowledge.specs import ResidualBlock
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
+from initlint.analysis.scaled_input import returns_scaled_input
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 
@@ -84,6 +86,7 @@ class ForwardReader(StatementWalker[_Flow]):
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
         self._writers: dict[int, tuple[Any, ...]] = {}
+        self._scales_input: dict[int, bool] = {}
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -119,7 +122,7 @@ class ForwardReader(StatementWalker[_Flow]):
         each hands the stream on. A wrapper that builds one child is a block of that child."""
         adds: list[ResidualAdd] = []
         for name, child in block.children.items():
-            if is_pass_through(child):
+            if self._passes_through(child):
                 continue
             flow = self._read(child, depth=0) if child.cls is not None else None
             if flow is None or not flow.adds:
@@ -143,7 +146,7 @@ class ForwardReader(StatementWalker[_Flow]):
         if node.kind in ("linear", "conv"):
             result = ([(node, "data flow", (), "weight")], False)
         elif node.kind == "sequential" and node.children:
-            layers = [c for c in node.children.values() if not is_pass_through(c)]
+            layers = [c for c in node.children.values() if not self._passes_through(c)]
             if layers:
                 result = self.writers_of(layers[-1], depth + 1)
         elif node.kind == "attention" and "out_proj" in node.children:
@@ -171,6 +174,21 @@ class ForwardReader(StatementWalker[_Flow]):
             result = (found, normed)
         self._writers[key] = result
         return result
+
+    def _passes_through(self, module: ModuleNode) -> bool:
+        """A layer that hands on what it is given (dropout, an activation), or a module without
+        parameters or sub-layers of its own whose `forward` returns its input, at most scaled by
+        values independent of it (stochastic depth written out in the file)."""
+        if is_pass_through(module):
+            return True
+        cls = module.cls
+        if module.kind != "module" or cls is None or module.params or module.children:
+            return False
+        if id(cls.node) not in self._scales_input:
+            found = self.interp.index.find_method(cls, "forward")
+            scales = found is not None and returns_scaled_input(found[1], self.interp.index, cls)
+            self._scales_input[id(cls.node)] = scales
+        return self._scales_input[id(cls.node)]
 
     def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool:
         """A module with parameters and no sub-layers that uses them as weight matrices (3-D
@@ -531,14 +549,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return UNKNOWN
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
-        if name in NORM_FUNCTIONS or name in ACTIVATION_FUNCTIONS:
-            return _through_stream_function(name, carried, receiver)
-        if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
-            return args[1]
-        if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
-            # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
-            return receiver
-        return carried
+        return _tensor_call(receiver, name, args, carried)
 
     def _module_call(
         self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
@@ -667,7 +678,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return carried
         if module.kind == "activation" and carried is STREAM:
             return ACTIVATED
-        if is_pass_through(module):
+        if self._passes_through(module):
             return carried
         if module.kind == "sequential" and module.children:
             # nn.Sequential runs its children in order: a LayerNorm first normalises the branch input.
@@ -690,14 +701,20 @@ def _gates_untraced_content(left: Any, right: Any) -> bool:
     return bool(squashed) and (other is UNKNOWN or other is CONDITIONED)
 
 
-def _through_stream_function(name: str, carried: Any, receiver: Any) -> Any:
-    """`F.layer_norm(x, ...)` normalises the stream; `F.relu(x)` / `x.relu()` activates it."""
+def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
+    """`receiver.name(*args)` on what is not a module: a tensor method or a `torch` function."""
+    if isinstance(receiver, ParamRef) and name in RESHAPING_METHODS:
+        # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast.
+        return receiver
     if name in NORM_FUNCTIONS:
         return NORMED if carried is STREAM else carried
-    if carried is STREAM or receiver is STREAM:
-        return ACTIVATED
-    if receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
-        return receiver  # `h.relu()`: the value keeps its provenance
+    if name in ACTIVATION_FUNCTIONS and (carried is STREAM or receiver is STREAM):
+        return ACTIVATED  # `F.relu(x)` / `x.relu()` on the stream: a post-activation network
+    if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
+        return args[1]
+    if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
+        # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
+        return receiver
     return carried
 
 

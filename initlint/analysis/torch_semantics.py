@@ -111,6 +111,9 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
     member (`init_fn: InitFnType = InitFnType.normal`) decides as the default config does; a
     string is kept as a root's string default is, and compares as its default; a number stays the symbol it is named by (depth
     and widths keep their meaning), compared by its default."""
+    sub_config = _sub_config(interp, fields, attr, ctx)
+    if sub_config is not None:
+        return sub_config
     stored = fields.init_fields().get(attr)
     expr = stored if stored is not None else fields.attributes[attr]
     value = interp.eval(expr, _init_defaults(interp, fields, ctx) if stored is not None else Env(), ctx)
@@ -126,6 +129,42 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
     if isinstance(value, Mapping):
         return value  # a dict of settings a plain config class falls back to (`copy.deepcopy(DEFAULTS)`)
     return Opaque(attr)
+
+
+def _sub_config(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Opaque | None:
+    """A sub-config field the config's library base fills after construction when it is left
+    None (`sub_configs_defaults = {"text_config": XTextConfig}`): the config of the class it maps
+    to, with that class's defaults, or a bare symbol where the class is chosen at run time
+    (`AutoConfig`). None where the table does not name the field or lets it stay None."""
+    table_name = interp.knowledge.sub_config_table(interp.index.base_chain(fields))
+    owner = next((cls for cls in interp.index.mro(fields) if table_name in cls.attributes), None)
+    if owner is None or table_name is None:
+        return None
+    table = owner.attributes[table_name]
+    spec = _table_entry(table, attr) if isinstance(table, cst.Dict) else None
+    if isinstance(spec, cst.Call):
+        # `SubConfigSpec(config_class=..., optional=True)`: an optional one may stay None.
+        keywords = {a.keyword.value: a.value for a in spec.args if a.keyword is not None}
+        optional = keywords.get("optional")
+        if optional is not None and not (isinstance(optional, cst.Name) and optional.value == "False"):
+            return None
+        positional = [a.value for a in spec.args if a.keyword is None]
+        spec = keywords.get("config_class", positional[0] if positional else None)
+    if spec is None:
+        return None
+    found = spec
+    built = interp.inside(owner, lambda: interp.eval(found, Env(), ctx))
+    if isinstance(built, ClassRef) and not interp.index.is_module_class(built.cls):
+        return Opaque(attr, fields=built.cls)
+    return Opaque(attr)
+
+
+def _table_entry(table: cst.Dict, key: str) -> cst.BaseExpression | None:
+    for element in table.elements:
+        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+            if element.key.evaluated_value == key:
+                return element.value
+    return None
 
 
 def _has_field(fields: ClassInfo, attr: str) -> bool:

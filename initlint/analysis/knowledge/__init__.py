@@ -163,6 +163,17 @@ class Registry:
                 return found
         return None
 
+    def sub_config_table(self, bases: list[str]) -> str | None:
+        """The class attribute mapping a config's sub-config fields to their default classes, for
+        a config with one of `sub_config_tables`' bases (by qualified name or class name)."""
+        tables = {base: name for library in self.libraries for base, name in library.sub_config_tables}
+        by_class = {_last(base): name for base, name in tables.items()}
+        for base in bases:
+            found = tables.get(base) or by_class.get(_last(base))
+            if found is not None:
+                return found
+        return None
+
     def init_entry_points(self) -> frozenset[str]:
         return frozenset(name for library in self.libraries for name in library.init_entry_points)
 

@@ -105,6 +105,43 @@ FRESH_TENSORS = frozenset(
         "arange",
     }
 )
+#: Tensor methods (and their in-place forms, with `_`) whose result is the receiver's values, at
+#: most each multiplied by the same arguments (`x.div(keep)`, `x.view(b, -1)`, `x.to(dtype)`).
+SCALE_KEEPING_METHODS = frozenset(
+    {
+        "mul",
+        "multiply",
+        "div",
+        "divide",
+        "true_divide",
+        "view",
+        "reshape",
+        "contiguous",
+        "to",
+        "type",
+        "float",
+        "half",
+        "bfloat16",
+        "double",
+        "clone",
+        "transpose",
+        "permute",
+        "flatten",
+        "unflatten",
+        "squeeze",
+        "unsqueeze",
+        "expand",
+        "type_as",
+        "view_as",
+        "expand_as",
+    }
+)
+#: Tensor methods that lay the same values out in another shape or type (`gamma.view(-1, 1, 1)`).
+RESHAPING_METHODS = frozenset(
+    {"view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as", "to", "type_as", "float", "half", "bfloat16"}
+)
+#: Of those, the ones whose tensor argument gives only its shape, dtype or device (`x.type_as(y)`).
+LIKE_METHODS = frozenset({"type_as", "view_as", "expand_as", "to"})
 #: In-place tensor methods that accumulate their last argument into the receiver
 #: (`out.index_add_(0, idx, expert_out)`): the receiver then holds that content too.
 ACCUMULATE_IN_PLACE = frozenset({"index_add_", "scatter_add_", "index_copy_", "index_put_", "add_", "copy_"})

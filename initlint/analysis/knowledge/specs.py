@@ -179,3 +179,7 @@ class Library:
     #: Bases whose `__init__` keeps its first argument on the instance: base -> attribute
     #: (`PreTrainedModel.__init__(config)` sets `self.config`).
     stored_init_arguments: tuple[tuple[str, str], ...] = ()
+    #: Config bases whose `__post_init__` replaces a field left None by an instance of the class
+    #: a class attribute maps it to: base -> that attribute (`sub_configs_defaults =
+    #: {"text_config": LlamaConfig}` on a `PreTrainedConfig`).
+    sub_config_tables: tuple[tuple[str, str], ...] = ()
