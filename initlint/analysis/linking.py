@@ -33,6 +33,7 @@ from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import ModuleNode
 from initlint.analysis.positions import LazyPositions
 from initlint.analysis.residual import ForwardReader
+from initlint.analysis.usage import NameUses
 from initlint.config import AnalysisOptions
 from initlint.project import (
     CLASS,
@@ -61,8 +62,12 @@ class ProjectContext:
     project: Project
     #: the checked file as the user named it (findings and evidence paths are shown like it)
     path: str
-    #: the checked file's index, when the engine already has it (from the project's parse)
-    index: ModuleIndex | None = None
+    #: the checked file's parse as the project shares it (its index, the names its code uses)
+    parsed: Parsed | None = None
+
+    def shared(self, module: cst.Module) -> Parsed | None:
+        """The project's parse of the checked file, when `module` is its tree."""
+        return self.parsed if self.parsed is not None and self.parsed.module is module else None
 
 
 @dataclass(frozen=True)
@@ -509,17 +514,17 @@ def after_construction(interp: Interpreter, root: ModuleNode) -> None:
         interp.run_project_callers(root)
 
 
-def stacking_files(interp: Interpreter) -> list[tuple[LinkedIndex, cst.Module, str]]:
+def stacking_files(interp: Interpreter) -> list[tuple[LinkedIndex, NameUses]]:
     """The project files that use the checked file's definitions (where its blocks may be
     stacked), outermost first: a model built from them contains the nearer files' classes."""
     if not isinstance(interp, LinkedInterpreter):
         return []
     linker = interp.linker
-    found: list[tuple[LinkedIndex, cst.Module, str]] = []
+    found: list[tuple[LinkedIndex, NameUses]] = []
     for path in reversed(linker.project.users_of(linker.path)):
         parsed = linker.project.parsed_file(path)
         if isinstance(parsed, Parsed):
-            found.append((linker.module(path, parsed), parsed.module, parsed.source))
+            found.append((linker.module(path, parsed), parsed.uses))
     return found
 
 

@@ -10,7 +10,6 @@ and only then a syntax tree, of the files left.
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import os
 from dataclasses import dataclass, field
@@ -183,26 +182,22 @@ def _receiver_class(project, module: Location | None, imports: dict[str, str], e
 
 def _statements_to_walk(parsed: Parsed, method: str) -> list[cst.CSTNode]:
     """The top-level statements that use `method` as an attribute (found with `ast`, a tenth of
-    LibCST's walk), plus every top-level line (module-level bindings and imports): the LibCST
-    walk then skips the rest of a large file. The whole module where `ast` disagrees."""
+    LibCST's walk, read once per file for every method asked), plus every top-level line
+    (module-level bindings and imports): the LibCST walk then skips the rest of a large file. The
+    whole module where `ast` disagrees."""
     body: list[cst.CSTNode] = list(parsed.module.body)
-    try:
-        tree = ast.parse(parsed.source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    found = parsed.uses.statements_using(method)
+    if found is None:
         return body
+    count, using = found
     chosen: list[cst.CSTNode] = []
     position = 0
     for statement in body:
-        count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-        covered = tree.body[position : position + count]
-        position += count
-        if isinstance(statement, cst.SimpleStatementLine) or any(_uses(node, method) for node in covered):
+        line = isinstance(statement, cst.SimpleStatementLine)
+        if line or position in using:
             chosen.append(statement)
-    return chosen if position == len(tree.body) else body
-
-
-def _uses(node: ast.AST, method: str) -> bool:
-    return any(isinstance(inner, ast.Attribute) and inner.attr == method for inner in ast.walk(node))
+        position += len(statement.body) if line else 1  # `ast` reads `a; b` as two statements
+    return chosen if position == count else body
 
 
 def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]:

@@ -87,9 +87,11 @@ class Project:
             self._locations[key] = self.layout.locate(module, first)
         return self._locations[key]
 
-    def add_source(self, path: str | os.PathLike, source: str, module: cst.Module, index: ModuleIndex) -> None:
+    def add_source(self, path: str | os.PathLike, source: str, module: cst.Module, index: ModuleIndex) -> Parsed:
         """Share a parse the caller already made (the checked file), so no one parses it again."""
-        self.store.adopt(Path(os.path.realpath(path)), Parsed(source, module, index))
+        parsed = Parsed(source, module, index)
+        self.store.adopt(Path(os.path.realpath(path)), parsed)
+        return parsed
 
     def shared_parse(self, path: str | os.PathLike, source: str) -> Parsed | None:
         """The parse of `source` this run already made (another checked file reached `path`), if

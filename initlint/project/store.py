@@ -18,6 +18,7 @@ from pathlib import Path
 import libcst as cst
 
 from initlint.analysis.index import ModuleIndex, build_index, dotted_name
+from initlint.analysis.usage import NameUses
 from initlint.errors import UnparseableSource
 from initlint.parsing import decode, parse
 from initlint.project.cache import DiskCache
@@ -44,6 +45,15 @@ class Parsed:
     source: str
     module: cst.Module
     index: ModuleIndex
+    _uses: NameUses | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def uses(self) -> NameUses:
+        """The names its code uses, read with `ast` once for the run, whichever file's analysis
+        or caller search asks."""
+        if self._uses is None:
+            self._uses = NameUses(self.module, self.source)
+        return self._uses
 
 
 @dataclass(frozen=True)
