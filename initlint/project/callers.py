@@ -21,7 +21,7 @@ from initlint.analysis.index import build_index, dotted_name
 from initlint.analysis.positions import LazyPositions
 from initlint.files import DEFAULT_EXCLUDE
 from initlint.project.cache import FOLDER_NAME
-from initlint.project.layout import Location, is_regular_file, read_regular
+from initlint.project.layout import Location, is_regular_file
 from initlint.project.symbols import CLASS, Symbol
 from initlint.project.store import ENTRY_POINTS, Parsed
 
@@ -193,10 +193,13 @@ def _statements_to_walk(parsed: Parsed, method: str) -> list[cst.CSTNode]:
     chosen: list[cst.CSTNode] = []
     position = 0
     for statement in body:
-        line = isinstance(statement, cst.SimpleStatementLine)
-        if line or position in using:
+        if isinstance(statement, cst.SimpleStatementLine):
             chosen.append(statement)
-        position += len(statement.body) if line else 1  # `ast` reads `a; b` as two statements
+            position += len(statement.body)  # `ast` reads `a; b` as two statements
+            continue
+        if position in using:
+            chosen.append(statement)
+        position += 1
     return chosen if position == count else body
 
 
@@ -232,28 +235,28 @@ def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]
 
 
 def _candidates(project, method: str, mentioning: str | None) -> list[Path]:
-    needle = method.encode()
-    name = mentioning.encode() if mentioning else b""
+    text = project.text
+    paths = text.containing(method.encode())
+    if mentioning:
+        naming = set(text.containing(mentioning.encode()))
+        paths = [path for path in paths if path in naming]
     found = []
-    for path in project.python_files():
-        data = read_regular(path)  # not kept: only the candidates' bytes stay for the run
-        if isinstance(data, str) or needle not in data or name not in data:
-            continue
+    for path in paths:
         if method in ENTRY_POINTS and method not in project.store.summary(path).entry_refs:
             continue  # the name is only defined there, or sits in a comment or a string
-        if mentioning and not _may_build(project, path, data, mentioning):
+        if mentioning and not _may_build(project, path, mentioning):
             continue  # named in a comment (`# Copied from ...BertModel`): no receiver built from it
         found.append(path)
     return found
 
 
-def _may_build(project, path: Path, data: bytes, class_name: str) -> bool:
+def _may_build(project, path: Path, class_name: str) -> bool:
     """Whether a file can build the class: it defines or imports it by name, or calls it as a
     module's attribute (`models.GPT(...)`)."""
     summary = project.store.summary(path)
     if class_name in summary.classes or any(q.rpartition(".")[2] == class_name for q in summary.imports.values()):
         return True
-    return f".{class_name}(".encode() in data
+    return f".{class_name}(".encode() in (project.text.data(path) or b"")
 
 
 def find_calls(project, method: str, cls=None, mentioning: str | None = None) -> list[CallSite]:
