@@ -6,7 +6,7 @@ import libcst as cst
 from gpt_parts import GENERIC_INIT, gpt
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from initlint.analysis.positions import LazyPositions, _descendants
+from initlint.analysis.positions import LazyPositions, descendants
 
 #: Whitespace and newline nodes are never reported; their columns may differ inside classes.
 TRIVIA = (cst.EmptyLine, cst.Newline, cst.SimpleWhitespace, cst.TrailingWhitespace, cst.ParenthesizedWhitespace)
@@ -47,7 +47,7 @@ def test_lazy_positions_match_the_whole_module_provider():
         full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         lazy = LazyPositions(module, source)
         checked = 0
-        inside_statements = [node for statement in module.body for node in _descendants(statement)]
+        inside_statements = [node for statement in module.body for node in descendants(statement)]
         for node in inside_statements:
             if node not in full or isinstance(node, TRIVIA):
                 continue

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, TypeVar
 
 import libcst as cst
 
@@ -123,12 +123,13 @@ class Linker:
         self.shown = context.path
         self.path = Path(os.path.realpath(context.path))
         self.checked = LinkedIndex(index, self, self.project.layout.location_of(self.path), None, self.path)
+        #: the checked file's parse, when the project shares it
+        self.parsed = context.parsed
         self._modules: dict[Path, LinkedIndex] = {self.path: self.checked}
         self._owners: dict[int, LinkedIndex] = {}
         self._symbols: dict[tuple[int, str], Symbol] = {}
         #: id of a sibling's top-level definition -> the checked file's node that reached it first
         self.entries: dict[int, cst.CSTNode] = {}
-        self._tops: dict[int, tuple[LinkedIndex, cst.CSTNode]] | None = None
         self._positions: dict[int, LazyPositions] = {}
         self._register(self.checked)
 
@@ -163,7 +164,6 @@ class Linker:
                 parsed.index, self, self.project.layout.location_of(real), parsed, real
             )
             self._register(linked)
-            self._tops = None
         return linked
 
     def definition(self, symbol: Symbol) -> tuple[LinkedIndex, cst.CSTNode, ClassInfo | None] | None:
@@ -180,21 +180,26 @@ class Linker:
         return found[2] if found is not None else None
 
     # --------------------------------------------------------------- reporting
-    def _top_levels(self) -> dict[int, tuple[LinkedIndex, cst.CSTNode]]:
-        """Every node of the linked sibling files -> its module and top-level statement."""
-        if self._tops is None:
-            self._tops = {}
-            for linked in self._modules.values():
-                if linked is self.checked or linked.parsed is None:
-                    continue
-                for statement in linked.parsed.module.body:
-                    for node in _descendants(statement):
-                        self._tops[id(node)] = (linked, statement)
-        return self._tops
+    def _top_level(self, node: cst.CSTNode) -> tuple[LinkedIndex, cst.CSTNode] | None:
+        """The linked sibling file holding `node`, and its top-level statement there (the file
+        linked last, where two files share one content and so one tree)."""
+        own = self.parsed
+        if (
+            own is not None
+            and own.top_statement(node) is not None
+            and all(linked.parsed is not own for linked in self._modules.values())
+        ):
+            return None  # the checked file's own node (the usual question): no sibling mapped
+        for linked in reversed(self._modules.values()):
+            if linked is not self.checked and linked.parsed is not None:
+                statement = linked.parsed.top_statement(node)
+                if statement is not None:
+                    return linked, statement
+        return None
 
     def place(self, node: cst.CSTNode) -> Place | None:
         """Where a node of a sibling file is; None for the checked file's own nodes."""
-        found = self._top_levels().get(id(node))
+        found = self._top_level(node)
         if found is None:
             return None
         linked, _ = found
@@ -209,13 +214,12 @@ class Linker:
     def anchor(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The checked file's node through which the analysis reached the sibling code holding
         `node` (`Block(n_embd)` for a layer that `Block.__init__` creates in blocks.py)."""
-        found = self._top_levels().get(id(node))
+        found = self._top_level(node)
         if found is None:
             return None
         linked, statement = found
-        tops = self._top_levels()
         for definition in [info.node for info in linked.classes.values()] + list(linked.functions.values()):
-            if id(definition) in self.entries and tops.get(id(definition), (None, None))[1] is statement:
+            if id(definition) in self.entries and (self._top_level(definition) or (None, None))[1] is statement:
                 return self.entries[id(definition)]
         return None
 
@@ -232,14 +236,6 @@ class Linker:
             return Path(os.path.realpath(path)).relative_to(self.project.root).as_posix()
         except ValueError:
             return str(path)
-
-
-def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
 
 
 class LinkedInterpreter(Interpreter):
