@@ -128,6 +128,7 @@ class Linker:
         self._modules: dict[Path, LinkedIndex] = {self.path: self.checked}
         self._owners: dict[int, LinkedIndex] = {}
         self._symbols: dict[tuple[int, str], Symbol] = {}
+        self._unloaded: dict[tuple[int, str], Symbol] = {}
         #: id of a sibling's top-level definition -> the checked file's node that reached it first
         self.entries: dict[int, cst.CSTNode] = {}
         self._positions: dict[int, LazyPositions] = {}
@@ -145,11 +146,17 @@ class Linker:
         """The module a ClassInfo, ClassDef or top-level FunctionDef was read from."""
         return self._owners.get(id(item))
 
-    def symbol(self, importer: LinkedIndex, qualified: str) -> Symbol:
+    def symbol(self, importer: LinkedIndex, qualified: str, load: bool = True) -> Symbol:
+        """What a name read in `importer` resolves to; with `load`, with its definition (a parse
+        of its file: not needed to see that the library knowledge describes it)."""
         key = (id(importer), qualified)
         found = self._symbols.get(key)
         if found is None:
-            found = self.project.resolve(importer.location, qualified)
+            found = self._unloaded.get(key)
+            if found is None:
+                found = self._unloaded[key] = self.project.resolve(importer.location, qualified)
+            if not load:
+                return found
             if found.kind in (CLASS, FUNCTION, CONSTANT) and not found.attribute:
                 found = self.project.with_definition(found)
             self._symbols[key] = found
@@ -173,10 +180,9 @@ class Linker:
         return self.module(symbol.path, found.parsed), found.node, found.info
 
     def class_named(self, importer: LinkedIndex, qualified: str) -> ClassInfo | None:
-        symbol = self.symbol(importer, qualified)
-        if REGISTRY.knows(symbol.qualified):
+        if REGISTRY.knows(self.symbol(importer, qualified, load=False).qualified):
             return None  # a library class the registry describes, even inside that library's code
-        found = self.definition(symbol)
+        found = self.definition(self.symbol(importer, qualified))
         return found[2] if found is not None else None
 
     # --------------------------------------------------------------- reporting
@@ -308,9 +314,10 @@ class LinkedInterpreter(Interpreter):
             self.fill_table(name, value, linked.parsed.module.body)
 
     def _resolved(self, value: ExtRef) -> Any:
-        symbol = self.linker.symbol(self.linked, value.name)
+        symbol = self.linker.symbol(self.linked, value.name, load=False)
         if symbol.kind in (MODULE, EXTERNAL) or self.knowledge.knows(symbol.qualified):
             return ExtRef(symbol.qualified)  # absolute from here on: it may travel to other modules
+        symbol = self.linker.symbol(self.linked, value.name)
         found = self.linker.definition(symbol)
         if found is None:
             return value
