@@ -198,14 +198,12 @@ def parse_in_project(source: str, path: str, settings: Settings) -> tuple[cst.Mo
     if context is None:
         return parse(source), None
     shared = context.project.shared_parse(path, source)
-    if shared is not None:
-        return shared.module, replace(context, index=shared.index)
-    from initlint.analysis.index import build_index
+    if shared is None:
+        from initlint.analysis.index import build_index
 
-    module = parse(source)
-    index = build_index(module)
-    context.project.add_source(path, source, module, index)
-    return module, replace(context, index=index)
+        module = parse(source)
+        shared = context.project.add_source(path, source, module, build_index(module))
+    return shared.module, replace(context, parsed=shared)
 
 
 def lint_source(source: str, path: str = "<stdin>", settings: Settings | None = None) -> list[Finding]:

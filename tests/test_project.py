@@ -486,3 +486,24 @@ def test_a_real_installed_transformers_model_is_checked_like_its_source(tmp_path
     built = {number for number, line in enumerate(lines, 1) if any(writer in line for writer in writers)}
     findings = lint_file(model, Settings())
     assert {(f.code, f.line) for f in findings} == {("INI001", line) for line in built}
+
+
+def test_project_text_reads_each_file_once_and_answers_byte_searches_in_file_order(tmp_path, monkeypatch):
+    from initlint.project import text as text_module
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "a.py").write_text("class GPT:\n    pass\n")
+    (tmp_path / "b.py").write_text("from a import GPT\nmodel = GPT()\n")
+    (tmp_path / "c.py").write_text("# GPTConfig lives elsewhere\n")
+    reads: list[Path] = []
+    real_read = text_module.read_regular
+    monkeypatch.setattr(text_module, "read_regular", lambda path: reads.append(path) or real_read(path))
+    project = Project(tmp_path, cache_folder=None)
+    assert _names(project.text.containing(b"GPT")) == ["a.py", "b.py", "c.py"]
+    assert _names(project.text.containing(b"GPT()")) == ["b.py"]
+    assert [project.text.defines_class(path) for path in project.python_files()] == [True, False, False]
+    assert _names(reads) == ["a.py", "b.py", "c.py"]
+
+
+def _names(paths: list[Path]) -> list[str]:
+    return [path.name for path in paths]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, TypeVar
 
 import libcst as cst
 
@@ -33,6 +33,7 @@ from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.model import ModuleNode
 from initlint.analysis.positions import LazyPositions
 from initlint.analysis.residual import ForwardReader
+from initlint.analysis.usage import NameUses
 from initlint.config import AnalysisOptions
 from initlint.project import (
     CLASS,
@@ -61,8 +62,12 @@ class ProjectContext:
     project: Project
     #: the checked file as the user named it (findings and evidence paths are shown like it)
     path: str
-    #: the checked file's index, when the engine already has it (from the project's parse)
-    index: ModuleIndex | None = None
+    #: the checked file's parse as the project shares it (its index, the names its code uses)
+    parsed: Parsed | None = None
+
+    def shared(self, module: cst.Module) -> Parsed | None:
+        """The project's parse of the checked file, when `module` is its tree."""
+        return self.parsed if self.parsed is not None and self.parsed.module is module else None
 
 
 @dataclass(frozen=True)
@@ -118,12 +123,14 @@ class Linker:
         self.shown = context.path
         self.path = Path(os.path.realpath(context.path))
         self.checked = LinkedIndex(index, self, self.project.layout.location_of(self.path), None, self.path)
+        #: the checked file's parse, when the project shares it
+        self.parsed = context.parsed
         self._modules: dict[Path, LinkedIndex] = {self.path: self.checked}
         self._owners: dict[int, LinkedIndex] = {}
         self._symbols: dict[tuple[int, str], Symbol] = {}
+        self._unloaded: dict[tuple[int, str], Symbol] = {}
         #: id of a sibling's top-level definition -> the checked file's node that reached it first
         self.entries: dict[int, cst.CSTNode] = {}
-        self._tops: dict[int, tuple[LinkedIndex, cst.CSTNode]] | None = None
         self._positions: dict[int, LazyPositions] = {}
         self._register(self.checked)
 
@@ -139,11 +146,17 @@ class Linker:
         """The module a ClassInfo, ClassDef or top-level FunctionDef was read from."""
         return self._owners.get(id(item))
 
-    def symbol(self, importer: LinkedIndex, qualified: str) -> Symbol:
+    def symbol(self, importer: LinkedIndex, qualified: str, load: bool = True) -> Symbol:
+        """What a name read in `importer` resolves to; with `load`, with its definition (a parse
+        of its file: not needed to see that the library knowledge describes it)."""
         key = (id(importer), qualified)
         found = self._symbols.get(key)
         if found is None:
-            found = self.project.resolve(importer.location, qualified)
+            found = self._unloaded.get(key)
+            if found is None:
+                found = self._unloaded[key] = self.project.resolve(importer.location, qualified)
+            if not load:
+                return found
             if found.kind in (CLASS, FUNCTION, CONSTANT) and not found.attribute:
                 found = self.project.with_definition(found)
             self._symbols[key] = found
@@ -158,7 +171,6 @@ class Linker:
                 parsed.index, self, self.project.layout.location_of(real), parsed, real
             )
             self._register(linked)
-            self._tops = None
         return linked
 
     def definition(self, symbol: Symbol) -> tuple[LinkedIndex, cst.CSTNode, ClassInfo | None] | None:
@@ -168,28 +180,32 @@ class Linker:
         return self.module(symbol.path, found.parsed), found.node, found.info
 
     def class_named(self, importer: LinkedIndex, qualified: str) -> ClassInfo | None:
-        symbol = self.symbol(importer, qualified)
-        if REGISTRY.knows(symbol.qualified):
+        if REGISTRY.knows(self.symbol(importer, qualified, load=False).qualified):
             return None  # a library class the registry describes, even inside that library's code
-        found = self.definition(symbol)
+        found = self.definition(self.symbol(importer, qualified))
         return found[2] if found is not None else None
 
     # --------------------------------------------------------------- reporting
-    def _top_levels(self) -> dict[int, tuple[LinkedIndex, cst.CSTNode]]:
-        """Every node of the linked sibling files -> its module and top-level statement."""
-        if self._tops is None:
-            self._tops = {}
-            for linked in self._modules.values():
-                if linked is self.checked or linked.parsed is None:
-                    continue
-                for statement in linked.parsed.module.body:
-                    for node in _descendants(statement):
-                        self._tops[id(node)] = (linked, statement)
-        return self._tops
+    def _top_level(self, node: cst.CSTNode) -> tuple[LinkedIndex, cst.CSTNode] | None:
+        """The linked sibling file holding `node`, and its top-level statement there (the file
+        linked last, where two files share one content and so one tree)."""
+        own = self.parsed
+        if (
+            own is not None
+            and own.top_statement(node) is not None
+            and all(linked.parsed is not own for linked in self._modules.values())
+        ):
+            return None  # the checked file's own node (the usual question): no sibling mapped
+        for linked in reversed(self._modules.values()):
+            if linked is not self.checked and linked.parsed is not None:
+                statement = linked.parsed.top_statement(node)
+                if statement is not None:
+                    return linked, statement
+        return None
 
     def place(self, node: cst.CSTNode) -> Place | None:
         """Where a node of a sibling file is; None for the checked file's own nodes."""
-        found = self._top_levels().get(id(node))
+        found = self._top_level(node)
         if found is None:
             return None
         linked, _ = found
@@ -204,13 +220,12 @@ class Linker:
     def anchor(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The checked file's node through which the analysis reached the sibling code holding
         `node` (`Block(n_embd)` for a layer that `Block.__init__` creates in blocks.py)."""
-        found = self._top_levels().get(id(node))
+        found = self._top_level(node)
         if found is None:
             return None
         linked, statement = found
-        tops = self._top_levels()
         for definition in [info.node for info in linked.classes.values()] + list(linked.functions.values()):
-            if id(definition) in self.entries and tops.get(id(definition), (None, None))[1] is statement:
+            if id(definition) in self.entries and (self._top_level(definition) or (None, None))[1] is statement:
                 return self.entries[id(definition)]
         return None
 
@@ -227,14 +242,6 @@ class Linker:
             return Path(os.path.realpath(path)).relative_to(self.project.root).as_posix()
         except ValueError:
             return str(path)
-
-
-def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
 
 
 class LinkedInterpreter(Interpreter):
@@ -320,9 +327,10 @@ class LinkedInterpreter(Interpreter):
             self.fill_table(name, value, linked.parsed.module.body)
 
     def _resolved(self, value: ExtRef) -> Any:
-        symbol = self.linker.symbol(self.linked, value.name)
+        symbol = self.linker.symbol(self.linked, value.name, load=False)
         if symbol.kind in (MODULE, EXTERNAL) or self.knowledge.knows(symbol.qualified):
             return ExtRef(symbol.qualified)  # absolute from here on: it may travel to other modules
+        symbol = self.linker.symbol(self.linked, value.name)
         found = self.linker.definition(symbol)
         if found is None:
             return value
@@ -526,17 +534,17 @@ def after_construction(interp: Interpreter, root: ModuleNode) -> None:
         interp.run_project_callers(root)
 
 
-def stacking_files(interp: Interpreter) -> list[tuple[LinkedIndex, cst.Module, str]]:
+def stacking_files(interp: Interpreter) -> list[tuple[LinkedIndex, NameUses]]:
     """The project files that use the checked file's definitions (where its blocks may be
     stacked), outermost first: a model built from them contains the nearer files' classes."""
     if not isinstance(interp, LinkedInterpreter):
         return []
     linker = interp.linker
-    found: list[tuple[LinkedIndex, cst.Module, str]] = []
+    found: list[tuple[LinkedIndex, NameUses]] = []
     for path in reversed(linker.project.users_of(linker.path)):
         parsed = linker.project.parsed_file(path)
         if isinstance(parsed, Parsed):
-            found.append((linker.module(path, parsed), parsed.module, parsed.source))
+            found.append((linker.module(path, parsed), parsed.uses))
     return found
 
 

@@ -19,7 +19,9 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 
-def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node below it, read from the dataclass fields (LibCST's `children`
+    runs a visitor per node: several times slower)."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -30,6 +32,36 @@ def _descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                 stack.append(value)
             elif type(value) in (list, tuple):
                 stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+
+
+#: What a statement can hold statements in, and the fields that hold them: statements never sit
+#: inside expressions, so a walk through these reaches every statement of a tree.
+_STATEMENT_PARTS = (
+    cst.BaseStatement,
+    cst.BaseSmallStatement,
+    cst.BaseSuite,
+    cst.Else,
+    cst.Finally,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.MatchCase,
+)
+_STATEMENT_FIELDS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
+def statement_parts(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every statement below it (with the blocks and clauses between), skipping the
+    expressions: a sixth of the walk over every node."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for name in _STATEMENT_FIELDS:
+            value = getattr(current, name, None)
+            if isinstance(value, _STATEMENT_PARTS):
+                stack.append(value)
+            elif isinstance(value, (list, tuple)):
+                stack.extend(item for item in value if isinstance(item, _STATEMENT_PARTS))
 
 
 def _ast_lines(cst_body: Sequence[cst.CSTNode], ast_body: Sequence[ast.stmt]) -> list[int] | None:
@@ -121,7 +153,7 @@ class LazyPositions:
             if step is None:
                 return None
             scope, index, statement = step
-            for inner in _descendants(statement):
+            for inner in descendants(statement):
                 self._owner[id(inner)] = (scope, index)
         return self._owner[id(node)]
 

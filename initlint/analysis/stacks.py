@@ -317,16 +317,12 @@ def analyze(
 ) -> Analysis:
     """The analysis of one file; with `project`, names imported from its project are followed."""
     options = options or AnalysisOptions()
-    interp = linking.interpreter(
-        module,
-        project.index if project is not None and project.index is not None else build_index(module),
-        options,
-        project,
-    )
+    shared = project.shared(module) if project is not None else None
+    interp = linking.interpreter(module, shared.index if shared is not None else build_index(module), options, project)
     index = interp.index
     analysis = Analysis(module=module, options=options, index=index, source=source)
     analysis.deliberate_scheme = _imported_deliberate_scheme(interp, index)
-    uses = NameUses(module, source)
+    uses = shared.uses if shared is not None else NameUses(module, source)
     trees = _class_roots(interp, index, uses)
     trees.extend(_function_roots(interp, index, uses))
     analysis.dead_inits = interp.dead_inits()
@@ -369,8 +365,8 @@ def _foreign_roots(
     # (A stack without a residual add, a list of attention heads, is no model of the stream.)
     roots = [
         root
-        for linked, module, source in linking.stacking_files(interp)
-        for root in _class_roots(interp, linked, NameUses(module, source), foreign=True)
+        for linked, uses in linking.stacking_files(interp)
+        for root in _class_roots(interp, linked, uses, foreign=True)
     ]
     # A model another one of them contains (`VisionEncoder` inside `Transformer`) is not a root.
     inner = {id(node.cls.node) for root in roots for _, node in root.named_modules() if node is not root and node.cls}

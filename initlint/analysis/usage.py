@@ -2,8 +2,10 @@
 
 Two questions are asked of the whole module: which module-level functions nothing in the file
 calls (a builder run as a model of its own) and whether an init entry point is used anywhere
-(`model.apply(model._init_weights)`). A LibCST visitor walks a module at about a third of the
-cost of parsing it, once per question and name; `ast` answers all of them from one cheap parse.
+(`model.apply(model._init_weights)`); the project's caller search asks a third, which top-level
+statements use a method as an attribute. A LibCST visitor walks a module at about a third of the
+cost of parsing it, once per question and name; `ast` answers all of them from one cheap parse,
+made once per file content and run (`Parsed.uses` holds it for the project's files).
 """
 
 from __future__ import annotations
@@ -21,7 +23,17 @@ class _Collector(ast.NodeVisitor):
         self.read: set[str] = set()
         #: functions (by name) with a `return <value>` of their own, outside nested functions
         self.returning: set[str] = set()
+        #: attribute name -> the positions of the top-level statements that use it
+        self.attribute_statements: dict[str, set[int]] = defaultdict(set)
+        self.statement_count = 0
         self._enclosing: list[str] = []
+        self._statement = 0
+
+    def visit_Module(self, node: ast.Module) -> None:
+        self.statement_count = len(node.body)
+        for position, statement in enumerate(node.body):
+            self._statement = position
+            self.visit(statement)
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self._enclosing.append(node.name)
@@ -42,6 +54,7 @@ class _Collector(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.uses[node.attr].append(frozenset(self._enclosing))
+        self.attribute_statements[node.attr].add(self._statement)
         self.generic_visit(node)
 
 
@@ -52,14 +65,17 @@ class NameUses:
         self._module = module
         self._source = source
         self._collector: _Collector | None = None
+        self._unreadable = False
 
     def _collected(self) -> _Collector | None:
-        if self._collector is None:
+        if self._collector is None and not self._unreadable:
             collector = _Collector()
             try:
                 collector.visit(ast.parse(self._source if self._source is not None else self._module.code))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return None  # LibCST's grammar is not `ast`'s: answer as if everything were used
+                # LibCST's grammar is not `ast`'s: answer as if everything were used
+                self._unreadable = True
+                return None
             self._collector = collector
         return self._collector
 
@@ -81,3 +97,11 @@ class NameUses:
         to the children's entry points rather than call the model's."""
         collected = self._collected()
         return collected is None or any(name not in enclosing for enclosing in collected.uses.get(name, ()))
+
+    def statements_using(self, attribute: str) -> tuple[int, frozenset[int]] | None:
+        """(the number of top-level statements as `ast` reads them, the positions of those that
+        use `attribute` as an attribute: `x.attribute`); None where `ast` cannot read the file."""
+        collected = self._collected()
+        if collected is None:
+            return None
+        return collected.statement_count, frozenset(collected.attribute_statements.get(attribute, ()))

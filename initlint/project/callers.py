@@ -10,7 +10,6 @@ and only then a syntax tree, of the files left.
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import os
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from initlint.analysis.index import build_index, dotted_name
 from initlint.analysis.positions import LazyPositions
 from initlint.files import DEFAULT_EXCLUDE
 from initlint.project.cache import FOLDER_NAME
-from initlint.project.layout import Location, is_regular_file, read_regular
+from initlint.project.layout import Location, is_regular_file
 from initlint.project.symbols import CLASS, Symbol
 from initlint.project.store import ENTRY_POINTS, Parsed
 
@@ -183,26 +182,25 @@ def _receiver_class(project, module: Location | None, imports: dict[str, str], e
 
 def _statements_to_walk(parsed: Parsed, method: str) -> list[cst.CSTNode]:
     """The top-level statements that use `method` as an attribute (found with `ast`, a tenth of
-    LibCST's walk), plus every top-level line (module-level bindings and imports): the LibCST
-    walk then skips the rest of a large file. The whole module where `ast` disagrees."""
+    LibCST's walk, read once per file for every method asked), plus every top-level line
+    (module-level bindings and imports): the LibCST walk then skips the rest of a large file. The
+    whole module where `ast` disagrees."""
     body: list[cst.CSTNode] = list(parsed.module.body)
-    try:
-        tree = ast.parse(parsed.source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    found = parsed.uses.statements_using(method)
+    if found is None:
         return body
+    count, using = found
     chosen: list[cst.CSTNode] = []
     position = 0
     for statement in body:
-        count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-        covered = tree.body[position : position + count]
-        position += count
-        if isinstance(statement, cst.SimpleStatementLine) or any(_uses(node, method) for node in covered):
+        if isinstance(statement, cst.SimpleStatementLine):
             chosen.append(statement)
-    return chosen if position == len(tree.body) else body
-
-
-def _uses(node: ast.AST, method: str) -> bool:
-    return any(isinstance(inner, ast.Attribute) and inner.attr == method for inner in ast.walk(node))
+            position += len(statement.body)  # `ast` reads `a; b` as two statements
+            continue
+        if position in using:
+            chosen.append(statement)
+        position += 1
+    return chosen if position == count else body
 
 
 def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]:
@@ -237,28 +235,28 @@ def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]
 
 
 def _candidates(project, method: str, mentioning: str | None) -> list[Path]:
-    needle = method.encode()
-    name = mentioning.encode() if mentioning else b""
+    text = project.text
+    paths = text.containing(method.encode())
+    if mentioning:
+        naming = set(text.containing(mentioning.encode()))
+        paths = [path for path in paths if path in naming]
     found = []
-    for path in project.python_files():
-        data = read_regular(path)  # not kept: only the candidates' bytes stay for the run
-        if isinstance(data, str) or needle not in data or name not in data:
-            continue
+    for path in paths:
         if method in ENTRY_POINTS and method not in project.store.summary(path).entry_refs:
             continue  # the name is only defined there, or sits in a comment or a string
-        if mentioning and not _may_build(project, path, data, mentioning):
+        if mentioning and not _may_build(project, path, mentioning):
             continue  # named in a comment (`# Copied from ...BertModel`): no receiver built from it
         found.append(path)
     return found
 
 
-def _may_build(project, path: Path, data: bytes, class_name: str) -> bool:
+def _may_build(project, path: Path, class_name: str) -> bool:
     """Whether a file can build the class: it defines or imports it by name, or calls it as a
     module's attribute (`models.GPT(...)`)."""
     summary = project.store.summary(path)
     if class_name in summary.classes or any(q.rpartition(".")[2] == class_name for q in summary.imports.values()):
         return True
-    return f".{class_name}(".encode() in data
+    return f".{class_name}(".encode() in (project.text.data(path) or b"")
 
 
 def find_calls(project, method: str, cls=None, mentioning: str | None = None) -> list[CallSite]:

@@ -19,7 +19,6 @@ from typing import Sequence
 import libcst as cst
 
 from initlint.analysis.index import dotted_name
-from initlint.project.layout import read_regular
 from initlint.project.store import Parsed
 
 #: Method names that add an entry: catalogue (`register`, `register_class`), mmengine
@@ -128,11 +127,8 @@ def _files_by_receiver(project) -> dict[bytes, list[Path]]:
     """The project's files by the names they call a `register` method on: one byte scan per run."""
     if project.register_receivers is None:
         found: dict[bytes, list[Path]] = {}
-        for path in project.python_files():
-            data = read_regular(path)  # not kept: only the candidates' bytes stay for the run
-            if isinstance(data, str) or b"register" not in data:
-                continue
-            for name in set(_REGISTER_CALL.findall(data)):
+        for path in project.text.containing(b"register"):
+            for name in set(_REGISTER_CALL.findall(project.text.data(path) or b"")):
                 found.setdefault(name, []).append(path)
         project.register_receivers = found
     return project.register_receivers

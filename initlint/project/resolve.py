@@ -19,6 +19,7 @@ from initlint.analysis.index import ModuleIndex
 from initlint.project.cache import DiskCache, default_cache_folder
 from initlint.project.layout import Layout, Location, find_root
 from initlint.project.store import Parsed, Store, Summary
+from initlint.project.text import ProjectText
 from initlint.project.symbols import CLASS, CONSTANT, EXTERNAL, FUNCTION, MODULE, UNKNOWN, Definition, Symbol, _unknown
 
 #: Re-export chains longer than this are not followed (real ones are two or three deep).
@@ -44,6 +45,7 @@ class Project:
         #: the files named through `module_name`, by module name (the latest one wins)
         self._named: dict[str, Location] = {}
         self._files: list[Path] | None = None
+        self._text: ProjectText | None = None
         #: (module file or folder, name) -> what it resolved to, for names that did resolve
         self._members: dict[tuple, Symbol] = {}
         self._children: dict[tuple, Location | None] = {}
@@ -87,9 +89,11 @@ class Project:
             self._locations[key] = self.layout.locate(module, first)
         return self._locations[key]
 
-    def add_source(self, path: str | os.PathLike, source: str, module: cst.Module, index: ModuleIndex) -> None:
+    def add_source(self, path: str | os.PathLike, source: str, module: cst.Module, index: ModuleIndex) -> Parsed:
         """Share a parse the caller already made (the checked file), so no one parses it again."""
-        self.store.adopt(Path(os.path.realpath(path)), Parsed(source, module, index))
+        parsed = Parsed(source, module, index)
+        self.store.adopt(Path(os.path.realpath(path)), parsed)
+        return parsed
 
     def shared_parse(self, path: str | os.PathLike, source: str) -> Parsed | None:
         """The parse of `source` this run already made (another checked file reached `path`), if
@@ -259,6 +263,13 @@ class Project:
 
             self._files = project_files(self.root)
         return self._files
+
+    @property
+    def text(self) -> ProjectText:
+        """The bytes of the project's files, read once for the run's byte searches (`text.py`)."""
+        if self._text is None:
+            self._text = ProjectText(self.python_files())
+        return self._text
 
     def users_of(self, path: str | os.PathLike) -> list[Path]:
         """Files of the project that use `path`'s definitions, directly or through files that

@@ -14,10 +14,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterator
 
 import libcst as cst
 
 from initlint.analysis.index import ModuleIndex, build_index, dotted_name
+from initlint.analysis.positions import descendants, statement_parts
+from initlint.analysis.usage import NameUses
 from initlint.errors import UnparseableSource
 from initlint.parsing import decode, parse
 from initlint.project.cache import DiskCache
@@ -44,6 +47,29 @@ class Parsed:
     source: str
     module: cst.Module
     index: ModuleIndex
+    _uses: NameUses | None = field(default=None, init=False, repr=False, compare=False)
+    _statements: dict[int, cst.CSTNode] | None = field(default=None, init=False, repr=False, compare=False)
+    _nodes: dict[int, cst.CSTNode] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def uses(self) -> NameUses:
+        """The names its code uses, read with `ast` once for the run, whichever file's analysis
+        or caller search asks."""
+        if self._uses is None:
+            self._uses = NameUses(self.module, self.source)
+        return self._uses
+
+    def top_statement(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The top-level statement of this file that holds `node` (the very object), or None.
+        The file's statements (the usual question), or all its nodes, are mapped on the first
+        question, once for the run whichever file asks."""
+        if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+            if self._statements is None:
+                self._statements = _top_statements(self.module, statement_parts)
+            return self._statements.get(id(node))
+        if self._nodes is None:
+            self._nodes = _top_statements(self.module, descendants)
+        return self._nodes.get(id(node))
 
 
 @dataclass(frozen=True)
@@ -93,6 +119,10 @@ class Summary:
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
         return summary
+
+
+def _top_statements(module: cst.Module, walk: Callable[[cst.CSTNode], Iterator[cst.CSTNode]]) -> dict[int, cst.CSTNode]:
+    return {id(inner): statement for statement in module.body for inner in walk(statement)}
 
 
 def _top_level_statements(body):

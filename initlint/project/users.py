@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from pathlib import Path
 
 from typing import Callable
 
-from initlint.project.layout import read_regular
 from initlint.project.registries import registries_filled
 from initlint.project.symbols import MODULE, Symbol
 
@@ -26,10 +24,6 @@ MAX_DISTANCE = 3
 #: At most this many using files are returned (the nearest first): a layer imported all over a
 #: large project is analysed with a few of its models, not all of them.
 MAX_USERS = 12
-
-
-#: A file that defines no class builds no model that could stack another file's blocks.
-_DEFINES_CLASS = re.compile(rb"^[ \t]*class[ \t]", re.M)
 
 
 def direct_users(project, path: Path) -> list[Path]:
@@ -50,13 +44,12 @@ def _importers(project, path: Path, names: list[str]) -> list[Path]:
         return []
     # `from pkg import layers` (to fill a registry) names the module, not its classes
     needles = [name.encode() for name in names] + [location.name.rpartition(".")[2].encode()]
+    text = project.text
+    naming = {other for needle in needles for other in text.containing(needle)}
     found = []
     for other in project.python_files():
-        if other == path:
-            continue
-        data = read_regular(other)  # not kept: a file that names none of them cannot use them
-        if isinstance(data, str) or not any(needle in data for needle in needles) or not _DEFINES_CLASS.search(data):
-            continue
+        if other == path or other not in naming or not text.defines_class(other):
+            continue  # a file that names none of them cannot use them
         if _imports_from(project, other, lambda symbol: _defined_in(symbol) == path):
             found.append(other)
     return found
@@ -91,13 +84,10 @@ def registry_users(project, path: Path) -> list[Path]:
     found: list[Path] = []
     for qualified in sorted(registries_filled(project, path)):
         short = qualified.rpartition(".")[2].encode()
-        for lookup in project.python_files():
-            data = read_regular(lookup) if lookup != path else ""
-            if isinstance(data, str) or short not in data:
+        for lookup in project.text.containing(short):
+            if lookup == path or not _imports_from(project, lookup, functools.partial(_named, qualified)):
                 continue
-            if not _imports_from(project, lookup, functools.partial(_named, qualified)):
-                continue
-            if _DEFINES_CLASS.search(data):
+            if project.text.defines_class(lookup):
                 found.append(lookup)
             functions = list(project.store.summary(lookup).functions)
             found.extend(_importers(project, lookup, functions) if functions else [])
