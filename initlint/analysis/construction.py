@@ -348,8 +348,8 @@ def _add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> Non
             # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative.
             value, count = value.items[0], value.repeat
         if isinstance(value, ModRef):
-            child = node.add_child(key, value.node)
-            child.repeat = count or child.repeat
+            for child in (node.add_child(key, value.node), *(node.add_alternative(key, o) for o in value.others)):
+                child.repeat = count or child.repeat
     if kind == "container" and repeat is None and args and isinstance(args[0], Seq):
         node.slots = len(items)
 

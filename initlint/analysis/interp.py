@@ -113,6 +113,21 @@ def _unseen_none_test(test: cst.BaseExpression, env: Env) -> str | None:
     return test.left.value if isinstance(env.names.get(test.left.value), Opaque) else None
 
 
+def _bind_name(env: Env, name: str, value: Any, ctx: Ctx) -> Any:
+    """`name = value` on the path `ctx` runs. A module bound to the name in each arm of one
+    undecided `if` is one of the two afterwards, as either arm may have run."""
+    if ctx.arm is None:
+        env.arms.pop(name, None)
+        return merge_uncertain(env.names, name, value, ctx)
+    previous = env.names.get(name)
+    choice, arm = ctx.arm
+    other_arm = env.arms.get(name) == (choice, 0)
+    env.arms[name] = ctx.arm
+    if arm == 1 and other_arm and isinstance(previous, ModRef) and isinstance(value, ModRef):
+        return previous if previous.node is value.node else previous.either(value)
+    return merge_uncertain(env.names, name, value, ctx)
+
+
 class _Return(Exception):
     def __init__(self, value: Any, raised: bool = False) -> None:
         self.value = value
@@ -462,7 +477,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
 
     def assign(self, target: cst.BaseExpression, value: Any, env: Env, ctx: Ctx, stmt: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
-            env.names[target.value] = merge_uncertain(env.names, target.value, value, ctx)
+            env.names[target.value] = _bind_name(env, target.value, value, ctx)
         elif isinstance(target, (cst.Tuple, cst.List)):
             items = value.items if isinstance(value, Seq) and value.repeat is None else None
             if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):

@@ -361,7 +361,8 @@ class ForwardReader(StatementWalker[_Flow]):
             if owner is None:
                 continue
             attr = writer.name if param == "weight" else param
-            refs.append(WriterRef(relative, owner.name, attr, how, list(scales) + list(branch.scales), param))
+            scaled = list(scales) + list(branch.scales)
+            refs.append(WriterRef(relative, owner.name, attr, how, scaled, param, layer=writer))
         return refs
 
     def _scale(
@@ -652,7 +653,7 @@ class ForwardReader(StatementWalker[_Flow]):
             normed = None
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
-        return Branch((module,), normed)
+        return Branch(module.with_alternatives(), normed)
 
 
 def _library_adds(block: ModuleNode, residual: ResidualBlock) -> list[ResidualAdd]:

@@ -260,11 +260,12 @@ def set_module_attr(
             node.attrs[name] = value
             return
         if not ctx.certain and name in node.children and node.children[name] is not child:
-            child.name, child.parent = name, node
-            node.alternatives.append((name, child))  # the other arm of an undecided `if`
+            node.add_alternative(name, child)  # the other arm of an undecided `if`
         else:
             node.add_child(name, child)
             child.optional = not ctx.certain and node.built_certain
+        for other in value.others:
+            node.add_alternative(name, other).repeat = ctx.repeat or other.repeat
         # `self.wo = nn.Linear(...)` builds the layer; `self.wo = wo` stores one built before (a
         # constructor argument made by a builder function): its construction stays where it was.
         if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and not (_stores_only(stmt.value) and child.created_at):
