@@ -186,7 +186,7 @@ class ModelBuilder:
                     FuncRef(func, owner, ModRef(node)),
                     args,
                     kwargs,
-                    replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)),
+                    replace(ctx.constructing(node), via=ctx.via + (f"{cls.name}.__init__",)),
                 )
             finally:
                 self.building.pop()
@@ -221,6 +221,7 @@ class ModelBuilder:
     ) -> ModRef:
         kind = known.kind if known else "unknown"
         node = ModuleNode(name="", kind=kind, type_name=qualified, created_at=call)
+        ctx.note_built(node)
         if known is None:
             return ModRef(node)
         if kind in ("container", "sequential"):

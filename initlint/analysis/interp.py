@@ -13,7 +13,7 @@ that need certainty stay silent.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence, TypeVar
 
 import libcst as cst
@@ -44,7 +44,7 @@ from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import REGISTRY
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES, HARMLESS_CALLS
-from initlint.analysis.model import DeadInit, InitOp, Param
+from initlint.analysis.model import DeadInit, InitOp, ModuleNode, Param
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
@@ -60,6 +60,23 @@ MAX_LOOP_ITEMS = 4000
 T = TypeVar("T")
 
 
+@dataclass(eq=False)
+class Fresh:
+    """The construction of a module built on a path that may not run: what its `__init__` does
+    to the modules it builds happens whenever they exist, as certain as that code is."""
+
+    outer: "Ctx"
+    #: ids of the modules this construction built.
+    nodes: set[int] = field(default_factory=set)
+
+    def built(self, node: ModuleNode | None) -> bool:
+        while node is not None:
+            if id(node) in self.nodes:
+                return True
+            node = node.parent
+        return False
+
+
 @dataclass(frozen=True)
 class Ctx:
     certain: bool = True
@@ -70,6 +87,8 @@ class Ctx:
     repeat: Monomial | None = None
     #: Inside one arm of an undecided `if` that has an `else`, reached on a certain path.
     arm: tuple[int, int] | None = None
+    #: Inside the `__init__` of a module built on an uncertain path: certain relative to it.
+    fresh: Fresh | None = None
 
     def uncertain(self) -> "Ctx":
         return replace(self, certain=False, arm=None) if self.certain or self.arm else self
@@ -77,6 +96,27 @@ class Ctx:
     def in_arm(self, choice: cst.If, arm: int) -> "Ctx":
         """One of two arms of `choice`: uncertain, but certain relative to the arm."""
         return replace(self, certain=False, arm=(id(choice), arm)) if self.certain else self.uncertain()
+
+    def constructing(self, node: ModuleNode) -> "Ctx":
+        """The context `node`'s `__init__` runs in: certain relative to `node` where the path
+        that builds it may not run (the built module exists only if it does)."""
+        self.note_built(node)
+        if self.certain:
+            return self
+        return replace(self, certain=True, arm=None, fresh=Fresh(self, {id(node)}))
+
+    def note_built(self, node: ModuleNode) -> None:
+        """`node` is built by the running construction (a layer, or a module of the code)."""
+        if self.fresh is not None:
+            self.fresh.nodes.add(id(node))
+
+    def toward(self, node: ModuleNode | None) -> "Ctx":
+        """The context an effect on `node` has: a module the running construction did not build
+        keeps the uncertainty of the path that reached the construction."""
+        outer = self
+        while outer.fresh is not None and not outer.fresh.built(node):
+            outer = outer.fresh.outer
+        return self if outer is self else replace(self, certain=outer.certain, arm=outer.arm, fresh=outer.fresh)
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:

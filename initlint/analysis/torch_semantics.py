@@ -252,6 +252,7 @@ def _stores_only(value: cst.BaseExpression | None) -> bool:
 def set_module_attr(
     interp: "Interpreter", node: ModuleNode, name: str, value: Any, ctx: "Ctx", stmt: cst.CSTNode
 ) -> None:
+    ctx = ctx.toward(node)
     if isinstance(value, ModRef):
         child = value.node
         if child.parent is not None or child is node or _plain_object(interp, child):
@@ -861,6 +862,7 @@ def replace_via(ctx: "Ctx", step: str) -> "Ctx":
 
 def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNode) -> None:
     """transformers' PreTrainedModel._init_weights: normal(initializer_range) for linears and embeddings."""
+    ctx = ctx.toward(node)
     via = ctx.via + ("transformers PreTrainedModel._init_weights",)
     plan = dict(GENERIC_INIT.get(node.kind, ()))
     for pname, param in node.params.items():
