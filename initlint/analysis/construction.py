@@ -121,9 +121,12 @@ class ModelBuilder:
 
     def run_entry_point(self, root: ModuleNode, uses: NameUses, executed: set[int]) -> None:
         """A library model whose init is a method its user calls after construction: where this
-        file never calls it, run it as that user would, with its own defaults, and say so."""
+        file never calls it, run it as that user would, with its own defaults, and say so. A
+        method by such a name that initialises nothing (a `post_init()` that only ties the head)
+        is not the init: the next one is tried."""
         if root.cls is None:
             return
+        recorded = _ops_recorded(root)
         for name in self.knowledge.explicit_init_entry_points():
             found = self.index.find_method(root.cls, name)
             if found is None or id(found[1]) in executed or uses.is_used(name):
@@ -138,7 +141,8 @@ class ModelBuilder:
             ctx = replace(self.root_context(), via=(why,))
             for node in list(root.post_order()) if per_module else [None]:
                 self.call_function(method, [ModRef(node)] if node is not None else [], {}, ctx)
-            return
+            if _ops_recorded(root) != recorded:
+                return
 
     def run_lazy_inits(self, root: ModuleNode) -> None:
         """An init method a module's `forward` calls on itself (`if not self._ready:
@@ -438,3 +442,8 @@ def _own_calls_without_arguments(func: cst.FunctionDef) -> tuple[str, ...]:
     finder = _OwnCalls()
     func.body.visit(finder)
     return tuple(dict.fromkeys(finder.names))
+
+
+def _ops_recorded(root: ModuleNode) -> int:
+    """How many init operations the model's parameters have recorded so far."""
+    return sum(len(param.ops) for _, param in root.named_parameters())
