@@ -492,6 +492,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return self._apply_module(weights[0].param.owner, carried, depth)
         if name in MATRIX_PRODUCTS and weights:
             return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
+        carried = _mixed(name, args, carried)
         if name in FRESH_TENSORS:
             return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
         if (
@@ -560,6 +561,10 @@ class ForwardReader(StatementWalker[_Flow]):
             if inner:
                 flow.adds.extend(inner)
                 return STREAM
+            if is_gate(callee.node) and isinstance(carried, Branch):
+                # A module of bare parameters handed the stream beside a branch (experts given the
+                # tokens and the router's scores) computes from the stream: it gates nothing.
+                carried = next((arg for arg in args if arg is STREAM or arg is NORMED), carried)
             return self._apply_module(callee.node, carried, depth)
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
             # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
@@ -854,6 +859,17 @@ def _creator(node: ModuleNode) -> ClassInfo | None:
     while parent is not None and parent.cls is None:
         parent = parent.parent
     return parent.cls if parent is not None else None
+
+
+def _mixed(name: str, args: list[Any], carried: Any) -> Any:
+    """A product of computed tensors (`einsum("tei,te->ti", expert_outs, routing_probs)`): where
+    one side went through a softmax or sigmoid, it holds the mixing weights, as `probs @ v` does,
+    and the content is the other side's."""
+    if name not in MATRIX_PRODUCTS:
+        return carried
+    branches = [arg for arg in args if isinstance(arg, Branch)]
+    content = [branch for branch in branches if not branch.squashed]
+    return merge(content) if content and len(content) < len(branches) else carried
 
 
 def _through_matrix(content: Any, weight: ParamRef) -> Any:
