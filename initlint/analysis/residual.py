@@ -175,11 +175,16 @@ class ForwardReader(StatementWalker[_Flow]):
         return any(param != "weight" for _, _, _, param in self.writers_of(module, depth)[0])
 
     def _by_name(self, node: ModuleNode) -> list[Any]:
+        """A writer by its name, where the data flow ends in a call we cannot read: a linear
+        child, or in a module of bare parameters (experts run by a fused kernel) a matrix."""
         names = WRITER_NAMES + tuple(self.interp.options.writer_names)
         for name in names:
             child = node.children.get(name)
             if child is not None and child.kind in ("linear", "conv"):
                 return [(child, "name", (), "weight")]
+            param = node.params.get(name) if not node.children else None
+            if param is not None and param.ndim is not None and param.ndim >= 2:
+                return [(node, "name", (), name)]
         return []
 
     # ---------------------------------------------------------------- reading

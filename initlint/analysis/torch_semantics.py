@@ -278,7 +278,7 @@ def set_module_attr(
         node.params[name] = value.param  # weight tying: both names share one tensor
         return
     if isinstance(value, NewTensor):
-        param = Param(name, node)
+        param = Param(name, node, ndim=_factory_ndim(value.op.node))
         param.ops.append(value.op)
         node.params[name] = param
         return
@@ -286,6 +286,24 @@ def set_module_attr(
         del node.params[name]
         return
     node.attrs[name] = merge_uncertain(node.attrs, name, value, ctx)
+
+
+#: Tensor factories whose positional arguments are the sizes (`torch.empty(n_experts, d, h)`).
+_SIZED_FACTORIES = frozenset({"empty", "zeros", "ones", "randn", "rand"})
+
+
+def _factory_ndim(call: cst.CSTNode | None) -> int | None:
+    """How many dimensions a fresh tensor has, where its factory call spells out the sizes."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+        return None
+    if call.func.attr.value not in _SIZED_FACTORIES:
+        return None
+    sizes = [arg for arg in call.args if arg.keyword is None]
+    if any(arg.star for arg in sizes) or not sizes:
+        return None
+    if len(sizes) == 1 and isinstance(sizes[0].value, (cst.Tuple, cst.List)):
+        return len(sizes[0].value.elements)
+    return len(sizes)
 
 
 def _plain_object(interp: "Interpreter", node: ModuleNode) -> bool:
