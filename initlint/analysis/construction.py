@@ -55,8 +55,15 @@ class ModelBuilder:
     #: Classes whose `__init__` is running, innermost last (a class that builds itself is not followed).
     building: list[str]
     instantiated: set[str]
+    #: Calls whose every path raised on a path that always runs.
+    certain_raises: int
 
     def root_context(self) -> Ctx:
+        raise NotImplementedError
+
+    def mark_unknown_targets(
+        self, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.CSTNode, why: str
+    ) -> None:
         raise NotImplementedError
 
     def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
@@ -139,8 +146,14 @@ class ModelBuilder:
             call = f"model.apply(model.{name})" if per_module else f"{name}()"
             why = f"{owner.name}.{name}, assuming `{call}` is called, as no caller is in this file"
             ctx = replace(self.root_context(), via=(why,))
+            raised = self.certain_raises
             for node in list(root.post_order()) if per_module else [None]:
                 self.call_function(method, [ModRef(node)] if node is not None else [], {}, ctx)
+            if self.certain_raises != raised:
+                # The init raises as this model is built (a layer type it has no rule for): the
+                # parameters it had not reached are left as nothing we could know.
+                self.mark_unknown_targets([ModRef(root)], {}, ctx, func.name, "the init raises before the end")
+                return
             if _ops_recorded(root) != recorded:
                 return
 

@@ -213,6 +213,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         #: Functions called on a part of the model in the arms of `if` statements decided not to
         #: run: an option of the constructor itself, left off, not an entry point for someone else.
         self.declined_names: set[str] = set()
+        #: Calls whose every path raised on a path that always runs.
+        self.certain_raises = 0
 
     # ----------------------------------------------------------------- helpers
     def tick(self) -> None:
@@ -316,6 +318,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             # (A one-line suite, `def forward(self, x): return f(x)`, holds its small statements.)
             self.exec_block(func.body.body, env, inner)
         except _Return as ret:
+            if ret.raised and ctx.certain and not self.maybe_returned[-1]:
+                self.certain_raises += 1  # every path raises: the program stops here
             return _only_value(self.maybe_returned[-1]) if ret.raised else ret.value
         finally:
             self.running.pop()
