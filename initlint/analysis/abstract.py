@@ -102,6 +102,13 @@ class Mapping:
 @dataclass(frozen=True)
 class ModRef:
     node: ModuleNode
+    #: The modules the other arm of an undecided `if` bound to the same name (`attn = A(...)` in
+    #: one arm, `attn = B(...)` in the other): at run time the value is one of them.
+    others: tuple[ModuleNode, ...] = field(default=(), compare=False, hash=False)
+
+    def either(self, other: "ModRef") -> "ModRef":
+        """The value after the arms of an `if`: this module or the other arm's."""
+        return ModRef(self.node, (*self.others, other.node, *other.others))
 
 
 @dataclass(frozen=True)
@@ -197,6 +204,8 @@ class SuperRef:
 @dataclass
 class Env:
     names: dict[Any, Any] = field(default_factory=dict)
+    #: The arm of an undecided `if` (its id, 0 or 1) each name was last bound in.
+    arms: dict[Any, tuple[int, int]] = field(default_factory=dict)
 
     def child(self) -> "Env":
         return Env(dict(self.names))

@@ -55,8 +55,15 @@ class ModelBuilder:
     #: Classes whose `__init__` is running, innermost last (a class that builds itself is not followed).
     building: list[str]
     instantiated: set[str]
+    #: Calls whose every path raised on a path that always runs.
+    certain_raises: int
 
     def root_context(self) -> Ctx:
+        raise NotImplementedError
+
+    def mark_unknown_targets(
+        self, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.CSTNode, why: str
+    ) -> None:
         raise NotImplementedError
 
     def call_function(self, ref: FuncRef, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx) -> Any:
@@ -121,9 +128,12 @@ class ModelBuilder:
 
     def run_entry_point(self, root: ModuleNode, uses: NameUses, executed: set[int]) -> None:
         """A library model whose init is a method its user calls after construction: where this
-        file never calls it, run it as that user would, with its own defaults, and say so."""
+        file never calls it, run it as that user would, with its own defaults, and say so. A
+        method by such a name that initialises nothing (a `post_init()` that only ties the head)
+        is not the init: the next one is tried."""
         if root.cls is None:
             return
+        recorded = _ops_recorded(root)
         for name in self.knowledge.explicit_init_entry_points():
             found = self.index.find_method(root.cls, name)
             if found is None or id(found[1]) in executed or uses.is_used(name):
@@ -136,9 +146,16 @@ class ModelBuilder:
             call = f"model.apply(model.{name})" if per_module else f"{name}()"
             why = f"{owner.name}.{name}, assuming `{call}` is called, as no caller is in this file"
             ctx = replace(self.root_context(), via=(why,))
+            raised = self.certain_raises
             for node in list(root.post_order()) if per_module else [None]:
                 self.call_function(method, [ModRef(node)] if node is not None else [], {}, ctx)
-            return
+            if self.certain_raises != raised:
+                # The init raises as this model is built (a layer type it has no rule for): the
+                # parameters it had not reached are left as nothing we could know.
+                self.mark_unknown_targets([ModRef(root)], {}, ctx, func.name, "the init raises before the end")
+                return
+            if _ops_recorded(root) != recorded:
+                return
 
     def run_lazy_inits(self, root: ModuleNode) -> None:
         """An init method a module's `forward` calls on itself (`if not self._ready:
@@ -186,7 +203,7 @@ class ModelBuilder:
                     FuncRef(func, owner, ModRef(node)),
                     args,
                     kwargs,
-                    replace(ctx, via=ctx.via + (f"{cls.name}.__init__",)),
+                    replace(ctx.constructing(node), via=ctx.via + (f"{cls.name}.__init__",)),
                 )
             finally:
                 self.building.pop()
@@ -223,6 +240,7 @@ class ModelBuilder:
     ) -> ModRef:
         kind = known.kind if known else "unknown"
         node = ModuleNode(name="", kind=kind, type_name=qualified, created_at=call)
+        ctx.note_built(node)
         if known is None:
             return ModRef(node)
         if kind in ("container", "sequential"):
@@ -350,8 +368,8 @@ def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None
             # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative.
             value, count = value.items[0], value.repeat
         if isinstance(value, ModRef):
-            child = node.add_child(key, value.node)
-            child.repeat = count or child.repeat
+            for child in (node.add_child(key, value.node), *(node.add_alternative(key, o) for o in value.others)):
+                child.repeat = count or child.repeat
     if kind == "container" and repeat is None and args and isinstance(args[0], Seq):
         node.slots = len(items)
 
@@ -459,3 +477,8 @@ def _own_calls_without_arguments(func: cst.FunctionDef) -> tuple[str, ...]:
     finder = _OwnCalls()
     func.body.visit(finder)
     return tuple(dict.fromkeys(finder.names))
+
+
+def _ops_recorded(root: ModuleNode) -> int:
+    """How many init operations the model's parameters have recorded so far."""
+    return sum(len(param.ops) for _, param in root.named_parameters())

@@ -97,6 +97,8 @@ def merge(values: list[Any]) -> object:
             tuple(s for b in branches for s in b.scales),
             renormalised=any(b.renormalised for b in branches),
             gated=any(b.gated for b in branches),
+            # (`torch.topk(probs, k)`: still probabilities, where each value merged is.)
+            squashed=all(b.squashed for b in branches),
             matrices=tuple(dict.fromkeys(p for b in branches for p in b.matrices)),
         )
     for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED):

@@ -108,6 +108,8 @@ def record_init(
 ) -> Any:
     """Append what `spec`'s call does to the target's plan (`kind` overrides the spec's: `fill_(1)` is "ones")."""
     params = [target.param] if isinstance(target, ParamRef) else []
+    if params:
+        ctx = ctx.toward(params[0].owner)
     kind = kind or spec.kind
     if kind == "scale":
         factor = as_number(args[0]) if args else None
@@ -140,7 +142,7 @@ def scale_in_place(interp: "Interpreter", param: Param, operand: Any, statement:
     if factor is not None and isinstance(statement.operator, cst.DivideAssign):
         factor = factor.inverse(statement)
     label = f"{interp.code(statement.target)} {statement.operator.__class__.__name__.replace('Assign', '').lower()} {interp.code(statement.value)}"
-    param.ops.append(InitOp("scale", factor, statement, ctx.via, ctx.certain, label))
+    param.ops.append(InitOp("scale", factor, statement, ctx.via, ctx.toward(param.owner).certain, label))
 
 
 def make_init_method(
@@ -161,5 +163,6 @@ def apply_init_method(method: InitMethod, args: list[Any], ctx: "Ctx") -> Any:
     target = args[0] if args else None
     if not isinstance(target, ParamRef):
         return UNKNOWN
+    ctx = ctx.toward(target.param.owner)
     target.param.ops.append(InitOp(method.kind, method.std, method.node, ctx.via, ctx.certain, method.label, ctx.arm))
     return target

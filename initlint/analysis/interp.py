@@ -13,7 +13,7 @@ that need certainty stay silent.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence, TypeVar
 
 import libcst as cst
@@ -44,7 +44,7 @@ from initlint.analysis.construction import ModelBuilder
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.knowledge import REGISTRY
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES, HARMLESS_CALLS
-from initlint.analysis.model import DeadInit, InitOp, Param
+from initlint.analysis.model import DeadInit, InitOp, ModuleNode, Param
 from initlint.analysis.statements import StatementWalker
 from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
@@ -60,6 +60,23 @@ MAX_LOOP_ITEMS = 4000
 T = TypeVar("T")
 
 
+@dataclass(eq=False)
+class Fresh:
+    """The construction of a module built on a path that may not run: what its `__init__` does
+    to the modules it builds happens whenever they exist, as certain as that code is."""
+
+    outer: "Ctx"
+    #: ids of the modules this construction built.
+    nodes: set[int] = field(default_factory=set)
+
+    def built(self, node: ModuleNode | None) -> bool:
+        while node is not None:
+            if id(node) in self.nodes:
+                return True
+            node = node.parent
+        return False
+
+
 @dataclass(frozen=True)
 class Ctx:
     certain: bool = True
@@ -70,6 +87,8 @@ class Ctx:
     repeat: Monomial | None = None
     #: Inside one arm of an undecided `if` that has an `else`, reached on a certain path.
     arm: tuple[int, int] | None = None
+    #: Inside the `__init__` of a module built on an uncertain path: certain relative to it.
+    fresh: Fresh | None = None
 
     def uncertain(self) -> "Ctx":
         return replace(self, certain=False, arm=None) if self.certain or self.arm else self
@@ -77,6 +96,27 @@ class Ctx:
     def in_arm(self, choice: cst.If, arm: int) -> "Ctx":
         """One of two arms of `choice`: uncertain, but certain relative to the arm."""
         return replace(self, certain=False, arm=(id(choice), arm)) if self.certain else self.uncertain()
+
+    def constructing(self, node: ModuleNode) -> "Ctx":
+        """The context `node`'s `__init__` runs in: certain relative to `node` where the path
+        that builds it may not run (the built module exists only if it does)."""
+        self.note_built(node)
+        if self.certain:
+            return self
+        return replace(self, certain=True, arm=None, fresh=Fresh(self, {id(node)}))
+
+    def note_built(self, node: ModuleNode) -> None:
+        """`node` is built by the running construction (a layer, or a module of the code)."""
+        if self.fresh is not None:
+            self.fresh.nodes.add(id(node))
+
+    def toward(self, node: ModuleNode | None) -> "Ctx":
+        """The context an effect on `node` has: a module the running construction did not build
+        keeps the uncertainty of the path that reached the construction."""
+        outer = self
+        while outer.fresh is not None and not outer.fresh.built(node):
+            outer = outer.fresh.outer
+        return self if outer is self else replace(self, certain=outer.certain, arm=outer.arm, fresh=outer.fresh)
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:
@@ -111,6 +151,21 @@ def _unseen_none_test(test: cst.BaseExpression, env: Env) -> str | None:
     if not (isinstance(operator, cst.Is) and isinstance(compared, cst.Name) and compared.value == "None"):
         return None
     return test.left.value if isinstance(env.names.get(test.left.value), Opaque) else None
+
+
+def _bind_name(env: Env, name: str, value: Any, ctx: Ctx) -> Any:
+    """`name = value` on the path `ctx` runs. A module bound to the name in each arm of one
+    undecided `if` is one of the two afterwards, as either arm may have run."""
+    if ctx.arm is None:
+        env.arms.pop(name, None)
+        return merge_uncertain(env.names, name, value, ctx)
+    previous = env.names.get(name)
+    choice, arm = ctx.arm
+    other_arm = env.arms.get(name) == (choice, 0)
+    env.arms[name] = ctx.arm
+    if arm == 1 and other_arm and isinstance(previous, ModRef) and isinstance(value, ModRef):
+        return previous if previous.node is value.node else previous.either(value)
+    return merge_uncertain(env.names, name, value, ctx)
 
 
 class _Return(Exception):
@@ -158,6 +213,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         #: Functions called on a part of the model in the arms of `if` statements decided not to
         #: run: an option of the constructor itself, left off, not an entry point for someone else.
         self.declined_names: set[str] = set()
+        #: Calls whose every path raised on a path that always runs.
+        self.certain_raises = 0
 
     # ----------------------------------------------------------------- helpers
     def tick(self) -> None:
@@ -266,6 +323,8 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
             # (A one-line suite, `def forward(self, x): return f(x)`, holds its small statements.)
             self.exec_block(func.body.body, env, inner)
         except _Return as ret:
+            if ret.raised and ctx.certain and not self.maybe_returned[-1]:
+                self.certain_raises += 1  # every path raises: the program stops here
             return _only_value(self.maybe_returned[-1]) if ret.raised else ret.value
         finally:
             self.running.pop()
@@ -469,7 +528,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
 
     def assign(self, target: cst.BaseExpression, value: Any, env: Env, ctx: Ctx, stmt: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
-            env.names[target.value] = merge_uncertain(env.names, target.value, value, ctx)
+            env.names[target.value] = _bind_name(env, target.value, value, ctx)
         elif isinstance(target, (cst.Tuple, cst.List)):
             items = value.items if isinstance(value, Seq) and value.repeat is None else None
             if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):

@@ -113,6 +113,21 @@ class ModuleNode:
         self.children[name] = child
         return child
 
+    def add_alternative(self, name: str, child: "ModuleNode") -> "ModuleNode":
+        """A module another arm of an undecided `if` puts under `name`: one of them exists."""
+        child.name = name
+        child.parent = self
+        self.alternatives.append((name, child))
+        return child
+
+    def with_alternatives(self) -> tuple["ModuleNode", ...]:
+        """This module and those another arm of an undecided `if` put under its name: whichever
+        the arm taken built is the one that runs."""
+        parent = self.parent
+        if parent is None:
+            return (self,)
+        return (self, *(other for name, other in parent.alternatives if name == self.name and other is not self))
+
     def members(self) -> list[tuple[str, "ModuleNode"]]:
         """Children, then the alternatives of an undecided `if`."""
         return list(self.children.items()) + list(self.alternatives)
@@ -252,6 +267,9 @@ class WriterRef:
     #: The parameter written: a layer's `weight`, or a matrix parameter of the module at `path`
     #: (MoE experts stored as one 3-D tensor, `down_proj`).
     param: str = "weight"
+    #: The layer (or matrix owner) found by data flow: of two modules one undecided `if` puts
+    #: under one name, the path names both.
+    layer: "ModuleNode | None" = field(default=None, compare=False, repr=False)
 
     @property
     def display(self) -> str:

@@ -196,11 +196,16 @@ class ForwardReader(StatementWalker[_Flow]):
         return any(param != "weight" for _, _, _, param in self.writers_of(module, depth)[0])
 
     def _by_name(self, node: ModuleNode) -> list[Any]:
+        """A writer by its name, where the data flow ends in a call we cannot read: a linear
+        child, or in a module of bare parameters (experts run by a fused kernel) a matrix."""
         names = WRITER_NAMES + tuple(self.interp.options.writer_names)
         for name in names:
             child = node.children.get(name)
             if child is not None and child.kind in ("linear", "conv"):
                 return [(child, "name", (), "weight")]
+            param = node.params.get(name) if not node.children else None
+            if param is not None and param.ndim is not None and param.ndim >= 2:
+                return [(node, "name", (), name)]
         return []
 
     # ---------------------------------------------------------------- reading
@@ -394,7 +399,8 @@ class ForwardReader(StatementWalker[_Flow]):
             if owner is None:
                 continue
             attr = writer.name if param == "weight" else param
-            refs.append(WriterRef(relative, owner.name, attr, how, list(scales) + list(branch.scales), param))
+            scaled = list(scales) + list(branch.scales)
+            refs.append(WriterRef(relative, owner.name, attr, how, scaled, param, layer=writer))
         return refs
 
     def _scale(
@@ -528,6 +534,7 @@ class ForwardReader(StatementWalker[_Flow]):
             return self._apply_module(weights[0].param.owner, carried, depth)
         if name in MATRIX_PRODUCTS and weights:
             return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
+        carried = _mixed(name, args, carried)
         if name in FRESH_TENSORS:
             return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
         if (
@@ -592,6 +599,10 @@ class ForwardReader(StatementWalker[_Flow]):
             if inner:
                 flow.adds.extend(inner)
                 return STREAM
+            if is_gate(callee.node) and isinstance(carried, Branch):
+                # A module of bare parameters handed the stream beside a branch (experts given the
+                # tokens and the router's scores) computes from the stream: it gates nothing.
+                carried = next((arg for arg in args if arg is STREAM or arg is NORMED), carried)
             return self._apply_module(callee.node, carried, depth)
         func = _plain_function(callee)
         if func is not None:
@@ -692,7 +703,7 @@ class ForwardReader(StatementWalker[_Flow]):
             normed = None
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
-        return Branch((module,), normed)
+        return Branch(module.with_alternatives(), normed)
 
 
 def _gates_untraced_content(left: Any, right: Any) -> bool:
@@ -923,6 +934,17 @@ def _creator(node: ModuleNode) -> ClassInfo | None:
     while parent is not None and parent.cls is None:
         parent = parent.parent
     return parent.cls if parent is not None else None
+
+
+def _mixed(name: str, args: list[Any], carried: Any) -> Any:
+    """A product of computed tensors (`einsum("tei,te->ti", expert_outs, routing_probs)`): where
+    one side went through a softmax or sigmoid, it holds the mixing weights, as `probs @ v` does,
+    and the content is the other side's."""
+    if name not in MATRIX_PRODUCTS:
+        return carried
+    branches = [arg for arg in args if isinstance(arg, Branch)]
+    content = [branch for branch in branches if not branch.squashed]
+    return merge(content) if content and len(content) < len(branches) else carried
 
 
 def _through_matrix(content: Any, weight: ParamRef) -> Any:

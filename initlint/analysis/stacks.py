@@ -221,7 +221,9 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
         writers: list[Writer] = []
         for add in adds:
             for ref in add.writers:
-                node = block.descend(ref.path)
+                # (The layer itself where the path also names another arm's layer.)
+                inside = ref.layer is not None and ref.layer.path.startswith(f"{block.path}.")
+                node = ref.layer if inside else block.descend(ref.path)
                 if node is not None:
                     writers.append(Writer(ref, add, node))
         reference = reference_std(root, {id(writer.node) for writer in writers})

@@ -293,6 +293,7 @@ def _stores_only(value: cst.BaseExpression | None) -> bool:
 def set_module_attr(
     interp: "Interpreter", node: ModuleNode, name: str, value: Any, ctx: "Ctx", stmt: cst.CSTNode
 ) -> None:
+    ctx = ctx.toward(node)
     if isinstance(value, ModRef):
         child = value.node
         if child.parent is not None or child is node or _plain_object(interp, child):
@@ -301,11 +302,12 @@ def set_module_attr(
             node.attrs[name] = value
             return
         if not ctx.certain and name in node.children and node.children[name] is not child:
-            child.name, child.parent = name, node
-            node.alternatives.append((name, child))  # the other arm of an undecided `if`
+            node.add_alternative(name, child)  # the other arm of an undecided `if`
         else:
             node.add_child(name, child)
             child.optional = not ctx.certain and node.built_certain
+        for other in value.others:
+            node.add_alternative(name, other).repeat = ctx.repeat or other.repeat
         # `self.wo = nn.Linear(...)` builds the layer; `self.wo = wo` stores one built before (a
         # constructor argument made by a builder function): its construction stays where it was.
         if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and not (_stores_only(stmt.value) and child.created_at):
@@ -317,7 +319,7 @@ def set_module_attr(
         node.params[name] = value.param  # weight tying: both names share one tensor
         return
     if isinstance(value, NewTensor):
-        param = Param(name, node)
+        param = Param(name, node, ndim=_factory_ndim(value.op.node))
         param.ops.append(value.op)
         node.params[name] = param
         return
@@ -325,6 +327,24 @@ def set_module_attr(
         del node.params[name]
         return
     node.attrs[name] = merge_uncertain(node.attrs, name, value, ctx)
+
+
+#: Tensor factories whose positional arguments are the sizes (`torch.empty(n_experts, d, h)`).
+_SIZED_FACTORIES = frozenset({"empty", "zeros", "ones", "randn", "rand"})
+
+
+def _factory_ndim(call: cst.CSTNode | None) -> int | None:
+    """How many dimensions a fresh tensor has, where its factory call spells out the sizes."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+        return None
+    if call.func.attr.value not in _SIZED_FACTORIES:
+        return None
+    sizes = [arg for arg in call.args if arg.keyword is None]
+    if any(arg.star for arg in sizes) or not sizes:
+        return None
+    if len(sizes) == 1 and isinstance(sizes[0].value, (cst.Tuple, cst.List)):
+        return len(sizes[0].value.elements)
+    return len(sizes)
 
 
 def _plain_object(interp: "Interpreter", node: ModuleNode) -> bool:
@@ -917,6 +937,7 @@ def replace_via(ctx: "Ctx", step: str) -> "Ctx":
 
 def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNode) -> None:
     """transformers' PreTrainedModel._init_weights: normal(initializer_range) for linears and embeddings."""
+    ctx = ctx.toward(node)
     via = ctx.via + ("transformers PreTrainedModel._init_weights",)
     plan = dict(GENERIC_INIT.get(node.kind, ()))
     for pname, param in node.params.items():

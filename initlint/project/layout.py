@@ -186,15 +186,19 @@ class Layout:
             namespace = namespace or found
         return namespace
 
-    def through_namespaces(self, location: Location) -> Location | None:
-        """The same file named from `<root>/src` or `<root>` through the folders without
-        `__init__.py` above its package (namespace packages), if that is a longer name."""
+    def through_namespaces(self, location: Location) -> list[Location]:
+        """The same file named from `<root>/src`, `<root>` or the folder above a root that is
+        itself a package, through the folders without `__init__.py` above its package
+        (namespace packages): each longer name, in the order of the search path."""
         if location.path is None:
-            return None
+            return []
+        wider: list[Location] = []
         for folder in self.search_path:
             if location.base != folder and location.base.is_relative_to(folder):
-                return self.location_of(location.path, folder)
-        return None
+                found = self.location_of(location.path, folder)
+                if found is not None:
+                    wider.append(found)
+        return wider
 
     def child(self, package: Location, name: str) -> Location | None:
         """The submodule `name` of a package, in the package's own folder."""

@@ -136,9 +136,12 @@ class Project:
         namespace folders above it, the only way Python could have imported it."""
         absolute = convert(location, text)
         if absolute is None and location is not None and text.startswith("."):
-            wider = self.layout.through_namespaces(location)
-            if wider is not None:
-                return convert(wider, text), wider.base
+            # (`lm/models/` without `__init__.py` inside the package `lm/`: `..blocks` is read
+            # only from the name that climbs through `lm`.)
+            for wider in self.layout.through_namespaces(location):
+                absolute = convert(wider, text)
+                if absolute is not None:
+                    return absolute, wider.base
         return absolute, location.base if location is not None else None
 
     def _child(self, package: Location, name: str) -> Location | None:
