@@ -9,9 +9,9 @@ the residual writers, whether their depth scaling is right, wrong, missing or de
 findings a correct analyzer reports there. Files listed under `held_out_5` (the held-out set) are
 scored like the others, as their own part, but their individual misses and false alarms are hidden
 unless asked for: look at them only once a change is done, to see whether it generalises beyond the
-files it was made against. Files under `seen_2`, `seen_3` and `seen_4` (former held-out sets, opened to
-developers after they were scored) are their own parts with their misses shown; every other file
-is `dev`.
+files it was made against. Files under `seen_2`, `seen_3` and `seen_4` (former held-out sets,
+opened to developers after they were scored) are their own parts with their misses shown; every
+other file is `dev`.
 
 A finding counts as a true positive when a label has its code and line; every other INI0xx finding
 in a labelled file is a false positive; every label not reported is a miss.
