@@ -8,6 +8,7 @@ from functools import lru_cache
 import libcst as cst
 
 from initlint.analysis.facts import writer_pattern
+from initlint.analysis.flow import is_norm
 from initlint.analysis.construction import init_like
 from initlint.analysis.index import ClassInfo, ModuleIndex, build_index
 from initlint.analysis import linking
@@ -357,14 +358,20 @@ def analyze(
     return analysis
 
 
+def _models_a_stream(stack: Stack) -> bool:
+    """A stack of layers around a stream: it adds into one, or its blocks hold norms (BERT's
+    post-norm layers add inside submodules handed the residual). A list of attention heads,
+    neither, is no model of the stream."""
+    return bool(stack.adds) or any(is_norm(node) for _, node in stack.block.named_modules())
+
+
 def _foreign_roots(
     interp: Interpreter, reader: ForwardReader, analysis: Analysis
 ) -> list[tuple[ModuleNode, list[Stack]]]:
     """A file whose own models stack none of its writers (it defines blocks) is analysed with the
     models of the project files that stack them: those whose stacks hold a writer built here."""
-    if any(stack.adds for stack in analysis.stacks):
+    if any(_models_a_stream(stack) for stack in analysis.stacks):
         return []  # its own models stack its blocks (pre-norm or not): they are the file's answer
-    # (A stack without a residual add, a list of attention heads, is no model of the stream.)
     roots = [
         root
         for linked, uses in linking.stacking_files(interp)
