@@ -213,6 +213,7 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         #: Functions called on a part of the model in the arms of `if` statements decided not to
         #: run: an option of the constructor itself, left off, not an entry point for someone else.
         self.declined_names: set[str] = set()
+        self._part_helpers_in: dict[int, set[str]] = {}
         #: Calls whose every path raised on a path that always runs.
         self.certain_raises = 0
 
@@ -424,7 +425,9 @@ class Interpreter(ModelBuilder, StatementWalker[Ctx]):
         orelse = stmt.orelse
         declined = stmt.body if decided is False else orelse if decided is True else None
         if declined is not None:
-            self.declined_names |= part_helpers_called_in(declined)
+            if id(declined) not in self._part_helpers_in:  # one walk per arm, not per run of it
+                self._part_helpers_in[id(declined)] = part_helpers_called_in(declined)
+            self.declined_names |= self._part_helpers_in[id(declined)]
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)
         elif decided is False:
