@@ -162,13 +162,23 @@ def _scales(final: FinalInit) -> list[tuple[str, object]]:
     return [(op.kind, op.std) for op in final.chain if op.kind == "scale"]
 
 
+#: Module-level functions tried as model builders per file, in file order. A model zoo file
+#: (timm's vision_transformer.py has 164 `@register_model` variants of one class) would otherwise
+#: spend its whole budget rebuilding the same class with other numbers; the class is a root anyway.
+MAX_FUNCTION_ROOTS = 16
+
+
 def _function_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses) -> list[ModuleNode]:
     """Models built by a module-level function nothing in the file calls. Run after the classes; a
     function that builds no model leaves no trace, not even the steps it spent."""
     roots: list[ModuleNode] = []
-    for name, func in index.functions.items():
-        if init_like(name) or uses.is_read(name) or not uses.returns_value(name):
-            continue  # a function the file calls builds a part of something, not a model
+    candidates = [
+        func
+        for name, func in index.functions.items()
+        # A function the file calls builds a part of something, not a model.
+        if not (init_like(name) or uses.is_read(name) or not uses.returns_value(name))
+    ]
+    for func in candidates[:MAX_FUNCTION_ROOTS]:
         saved = (
             set(interp.instantiated),
             dict(interp.branch_taken),
