@@ -546,9 +546,7 @@ class ForwardReader(StatementWalker[_Flow]):
             env.names[func.value.value] = merged
             return merged
         if weights:
-            # `torch.tanh(self.gate)`: a squashed learned scalar is still a learned gate (Flamingo);
-            # otherwise a fused kernel fed with raw weights, whose output is not ours to trace.
-            return weights[0] if name in SQUASHING and len(args) == 1 else UNKNOWN
+            return _fed_raw_weights(name, args, carried)
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
         receiver = self._eval(func.value, env, flow, depth)
@@ -585,7 +583,9 @@ class ForwardReader(StatementWalker[_Flow]):
         from another file of the project, runs with its arguments."""
         func = self.interp.index.functions.get(name) or _plain_function(self._value(call.func, Env()))
         if func is None:
-            return carried
+            # Only past a traced layer: a fused norm handed the stream and its gain (`layer_norm_fn(x,
+            # self.norm.weight)`) leaves the stream as it was read before.
+            return _fed_raw_weights(name, args, carried) if isinstance(carried, (Branch, Part)) else carried
         result = self._inline(func, args, call, flow, depth)
         return carried if result is None else result
 
@@ -704,6 +704,17 @@ class ForwardReader(StatementWalker[_Flow]):
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
         return Branch(module.with_alternatives(), normed)
+
+
+def _fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
+    """What a call we cannot read returns. `torch.tanh(self.gate)`: a squashed learned scalar is
+    still a learned gate (Flamingo). A kernel handed raw weights (`fused_scan(h, out_weight)`)
+    applies layers we cannot see after the ones traced so far: the layer applied last is not
+    known, so its output is not ours to trace. Anything else hands on what it is given."""
+    weights = [a for a in args if isinstance(a, ParamRef)]
+    if not weights:
+        return carried
+    return weights[0] if name in SQUASHING and len(args) == 1 else UNKNOWN
 
 
 def _gates_untraced_content(left: Any, right: Any) -> bool:
