@@ -346,7 +346,7 @@ def analyze(
             analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
             continue
-    for root, stacks in _foreign_roots(interp, reader, analysis):
+    for root, stacks in _foreign_roots(interp, reader, analysis) or _wrapping_roots(interp, reader, analysis):
         analysis.roots.append(root)
         analysis.stacks.extend(stacks)
     for root, stacks in _stacks_built_blind(interp, reader, analysis, uses):
@@ -365,25 +365,65 @@ def _foreign_roots(
     if any(stack.adds for stack in analysis.stacks):
         return []  # its own models stack its blocks (pre-norm or not): they are the file's answer
     # (A stack without a residual add, a list of attention heads, is no model of the stream.)
-    roots = [
-        root
-        for linked, uses in linking.stacking_files(interp)
-        for root in _class_roots(interp, linked, uses, foreign=True)
-    ]
-    # A model another one of them contains (`VisionEncoder` inside `Transformer`) is not a root.
-    inner = {id(node.cls.node) for root in roots for _, node in root.named_modules() if node is not root and node.cls}
     found: list[tuple[ModuleNode, list[Stack]]] = []
-    for root in roots:
-        if root.cls is not None and id(root.cls.node) in inner:
-            continue
+    for root in _outermost_foreign_roots(interp):
         try:
             stacks = _stacks_of(root, reader)
         except (StepBudgetExceeded, RecursionError):
             continue
-        created = [writer.node.created_at for stack in stacks for writer in stack.writers]
-        if any(node is not None and linking.in_checked_file(analysis.index, node) for node in created):
+        if _stacks_writers_built_here(analysis, stacks):
             found.append((root, stacks))
     return found
+
+
+def _outermost_foreign_roots(interp: Interpreter, naming: frozenset[str] = frozenset()) -> list[ModuleNode]:
+    """The models of the project files that use the checked file's definitions (those that read
+    one of `naming`, when given); a model another one of them contains (`VisionEncoder` inside
+    `Transformer`) is not a root."""
+    roots = [
+        root
+        for linked, uses in linking.stacking_files(interp)
+        if not naming or any(uses.is_read(name) for name in naming)
+        for root in _class_roots(interp, linked, uses, foreign=True)
+    ]
+    inner = {id(node.cls.node) for root in roots for _, node in root.named_modules() if node is not root and node.cls}
+    return [root for root in roots if root.cls is None or id(root.cls.node) not in inner]
+
+
+def _wrapping_roots(
+    interp: Interpreter, reader: ForwardReader, analysis: Analysis
+) -> list[tuple[ModuleNode, list[Stack]]]:
+    """A model of the checked file that models of other project files build (`LM` holding a
+    `Backbone`) is initialised as they build it: their constructors run after its own and may
+    redraw its writers. Its stacks are those models' copies of it, in place of its own."""
+    stacked = frozenset(stack.root.cls.name for stack in analysis.stacks if stack.adds and stack.root.cls is not None)
+    if not stacked:
+        return []
+    found: list[tuple[ModuleNode, list[Stack]]] = []
+    wrapped: set[str] = set()
+    for outer in _outermost_foreign_roots(interp, stacked):
+        inside = stacked & {
+            node.cls.name
+            for _, node in outer.named_modules()
+            if node is not outer and node.cls is not None and linking.in_checked_file(analysis.index, node.cls.node)
+        }
+        if not inside:
+            continue
+        try:
+            stacks = _stacks_of(outer, reader)
+        except (StepBudgetExceeded, RecursionError):
+            return []  # an outer model that cannot be read leaves the file's own answer standing
+        found.append((outer, stacks))
+        wrapped |= inside
+    analysis.roots = [root for root in analysis.roots if root.cls is None or root.cls.name not in wrapped]
+    kept = {id(root) for root in analysis.roots}
+    analysis.stacks = [stack for stack in analysis.stacks if id(stack.root) in kept]
+    return found
+
+
+def _stacks_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> bool:
+    created = [writer.node.created_at for stack in stacks for writer in stack.writers]
+    return any(node is not None and linking.in_checked_file(analysis.index, node) for node in created)
 
 
 @dataclass(frozen=True)
