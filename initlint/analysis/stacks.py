@@ -203,32 +203,44 @@ def _repeated_child(container: ModuleNode) -> ModuleNode | None:
     return repeated[0] if container.kind == "sequential" and len(repeated) == 1 else None
 
 
+def _repeated_kinds(container: ModuleNode) -> list[ModuleNode]:
+    """The blocks of a list a loop fills with one of several classes per index (`AttentionLayer`
+    every fourth layer, `MambaLayer` otherwise): each stands for its share of the same count, and
+    every layer of the stack is one of them. Otherwise the one repeated block, if any."""
+    children = list(container.children.values())
+    counts = {child.repeat for child in children}
+    if container.kind == "container" and len(children) > 1 and len(counts) == 1 and None not in counts:
+        return children
+    block = _repeated_child(container)
+    return [block] if block is not None else []
+
+
 def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     stacks: list[Stack] = []
     for _, container in root.named_modules():
-        block = _repeated_child(container)
-        if (
-            block is None
-            or block.repeat is None
-            or not (
-                block.kind == "module"
-                and block.cls is not None
-                or block.kind in ("container", "sequential", "wrapper", "block")
-            )
-        ):
-            continue
-        adds = reader.residual_adds(block)
-        writers: list[Writer] = []
-        for add in adds:
-            for ref in add.writers:
-                # (The layer itself where the path also names another arm's layer.)
-                inside = ref.layer is not None and ref.layer.path.startswith(f"{block.path}.")
-                node = ref.layer if inside else block.descend(ref.path)
-                if node is not None:
-                    writers.append(Writer(ref, add, node))
-        reference = reference_std(root, {id(writer.node) for writer in writers})
-        stacks.append(Stack(root, container, block, block.repeat, block.repeat.describe(), adds, writers, reference))
+        for block in _repeated_kinds(container):
+            stacks.extend(_stack_of(root, container, block, reader))
     return stacks
+
+
+def _stack_of(root: ModuleNode, container: ModuleNode, block: ModuleNode, reader: ForwardReader) -> list[Stack]:
+    if block.repeat is None or not (
+        block.kind == "module"
+        and block.cls is not None
+        or block.kind in ("container", "sequential", "wrapper", "block")
+    ):
+        return []
+    adds = reader.residual_adds(block)
+    writers: list[Writer] = []
+    for add in adds:
+        for ref in add.writers:
+            # (The layer itself where the path also names another arm's layer.)
+            inside = ref.layer is not None and ref.layer.path.startswith(f"{block.path}.")
+            node = ref.layer if inside else block.descend(ref.path)
+            if node is not None:
+                writers.append(Writer(ref, add, node))
+    reference = reference_std(root, {id(writer.node) for writer in writers})
+    return [Stack(root, container, block, block.repeat, block.repeat.describe(), adds, writers, reference)]
 
 
 def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreign: bool = False) -> list[ModuleNode]:
