@@ -498,8 +498,9 @@ class ForwardReader(StatementWalker[_Flow]):
                     return replace(content, gated=True)
                 return merge([left, right])
             if _gates_untraced_content(left, right):
-                # `emit(contracted) * sigmoid(gate(h))` with `emit`'s input untraced: the squashed
-                # side is a gate, and the content's writer is not known.
+                # `emit(contracted) * sigmoid(gate(h))` with `emit`'s input untraced, or `h *
+                # sigmoid(gate(h))` on the stream itself: the squashed side is a gate, and the
+                # content's writer is not known (or there is none).
                 return UNKNOWN
             if isinstance(left, Branch):
                 return self._scale(left, right, node.right, node.operator, env, node)
@@ -720,7 +721,7 @@ def _fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
 def _gates_untraced_content(left: Any, right: Any) -> bool:
     squashed = [side for side in (left, right) if isinstance(side, Branch) and side.squashed]
     other = right if squashed and squashed[0] is left else left
-    return bool(squashed) and (other is UNKNOWN or other is CONDITIONED)
+    return bool(squashed) and any(other is value for value in (UNKNOWN, CONDITIONED, STREAM, NORMED, MAYBE_NORMED))
 
 
 def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
