@@ -79,7 +79,7 @@ class _Flow:
     #: Adds count only inside the loop over that block's container.
     recording: bool = True
     #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
-    literals: Mapping[str, cst.Tuple | cst.List] = field(default_factory=dict)
+    literals: Mapping[str, cst.BaseExpression] = field(default_factory=dict)
 
 
 class ForwardReader(StatementWalker[_Flow]):
@@ -827,10 +827,13 @@ def _pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpr
 
 
 def _walked(
-    target: cst.BaseExpression, iterable: cst.BaseExpression, literals: Mapping[str, cst.Tuple | cst.List]
+    target: cst.BaseExpression, iterable: cst.BaseExpression, literals: Mapping[str, cst.BaseExpression]
 ) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """A loop's targets paired with what each walks: `enumerate(xs)` hands out an index (which
     walks nothing) beside each item of `xs`, `zip(xs, ys)` an item of each."""
+    iterable = _materialised(iterable)
+    if isinstance(iterable, cst.Name) and isinstance(literals.get(iterable.value), cst.Call):
+        iterable = literals[iterable.value]  # `pairs = list(zip(self.layers, routes))`, walked later
     func = iterable.func.value if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) else None
     calls = iterable.args if isinstance(iterable, cst.Call) else ()
     args = _plain_arguments(calls) if func == "enumerate" else _zipped(calls, literals) if func == "zip" else None
@@ -848,19 +851,20 @@ def _plain_arguments(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None
     return [arg.value for arg in args]
 
 
-def _zipped(args: Sequence[cst.Arg], literals: Mapping[str, cst.Tuple | cst.List]) -> list[cst.BaseExpression] | None:
+def _zipped(args: Sequence[cst.Arg], literals: Mapping[str, cst.BaseExpression]) -> list[cst.BaseExpression] | None:
     """What `zip` walks side by side: its arguments, or the items of a tuple spread into it
     (`zip(*pair)` with `pair = (self.layers, gains)` bound once in the function)."""
     spread = args[0].value if len(args) == 1 and args[0].star == "*" and args[0].keyword is None else None
     if isinstance(spread, cst.Name):
         literal = literals.get(spread.value)
-        return [element.value for element in literal.elements] if literal is not None else None
+        return [element.value for element in literal.elements] if isinstance(literal, (cst.Tuple, cst.List)) else None
     return _plain_arguments(args)
 
 
 class _TupleLiterals(cst.CSTVisitor):
     """Each name's bindings in a function; a name bound once, to a tuple or list written out
-    without a starred item, stands for those items wherever it is spread."""
+    without a starred item, stands for those items wherever it is spread; one bound once to
+    `zip(...)` or `enumerate(...)` (listed or not) walks as that call does."""
 
     def __init__(self) -> None:
         self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
@@ -881,17 +885,37 @@ class _TupleLiterals(cst.CSTVisitor):
 
 
 @functools.lru_cache(maxsize=512)  # a LibCST walk of a whole method; asked again per stack and root
-def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.Tuple | cst.List]:
+def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.BaseExpression]:
     visitor = _TupleLiterals()
     func.body.visit(visitor)
-    literals: dict[str, cst.Tuple | cst.List] = {}
+    literals: dict[str, cst.BaseExpression] = {}
     for name, values in visitor.bindings.items():
-        value = values[0] if len(values) == 1 else None
+        value = _materialised(values[0]) if len(values) == 1 and values[0] is not None else None
         if isinstance(value, (cst.Tuple, cst.List)) and not any(
             isinstance(element, cst.StarredElement) for element in value.elements
         ):
             literals[name] = value
+        elif (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in ("zip", "enumerate")
+        ):
+            literals[name] = value
     return literals
+
+
+def _materialised(expression: cst.BaseExpression) -> cst.BaseExpression:
+    """`list(zip(xs, ys))` walks as `zip(xs, ys)` does: the list only keeps what it yields."""
+    while (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Name)
+        and expression.func.value in ("list", "tuple")
+        and len(expression.args) == 1
+        and not expression.args[0].star
+        and expression.args[0].keyword is None
+    ):
+        expression = expression.args[0].value
+    return expression
 
 
 def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
