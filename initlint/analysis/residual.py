@@ -44,6 +44,7 @@ from initlint.analysis.knowledge.conventions import (
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
     RESHAPING_METHODS,
+    RETURNS_ARGUMENT,
     SQUASHING,
     TENSOR_METADATA,
     WRITER_NAMES,
@@ -284,7 +285,9 @@ class ForwardReader(StatementWalker[_Flow]):
         and what it carries from one iteration to the next is the stream."""
         assert flow.block is not None
         _bind(target, ModRef(flow.block), env)
-        for name in _assigned_names(stmt.body):
+        # The loop's own names are bound afresh each iteration (`block = cast(Dict, block)`):
+        # only the others carry the stream from one block to the next.
+        for name in _assigned_names(stmt.body) - _target_names(stmt.target):
             if name in env.names:
                 env.names[name] = STREAM
         flow.recording = True
@@ -522,6 +525,9 @@ class ForwardReader(StatementWalker[_Flow]):
             [a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
         )
         func = node.func
+        returned = RETURNS_ARGUMENT.get(self.interp.index.resolve(func) or "")
+        if returned is not None and len(args) > returned:
+            return args[returned]
         if isinstance(func, cst.Name) and func.value not in env.names:
             return self._call_global(func.value, node, args, flow, depth, carried)
         if isinstance(func, (cst.Subscript, cst.Name)):
@@ -955,6 +961,15 @@ class _Assigned(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name):
             self.names.add(node.target.value)
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    """The names a loop target binds: `for (attn, ff), gain in ...` binds three."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in _target_names(element.value)}
+    return set()
 
 
 def _assigned_names(body: cst.BaseSuite) -> set[str]:
