@@ -407,8 +407,14 @@ def _wrapping_roots(
 ) -> list[tuple[ModuleNode, list[Stack]]]:
     """A model of the checked file that models of other project files build (`LM` holding a
     `Backbone`) is initialised as they build it: their constructors run after its own and may
-    redraw its writers. Its stacks are those models' copies of it, in place of its own."""
-    stacked = frozenset(stack.root.cls.name for stack in analysis.stacks if stack.adds and stack.root.cls is not None)
+    redraw its writers. Its stacks are those models' copies of it, in place of its own. Only a
+    model that leaves its writers at PyTorch's default init leaves their init to them (one that
+    initialises them, a `post_init` model, is answered by its own)."""
+    stacked = frozenset(
+        stack.root.cls.name
+        for stack in analysis.stacks
+        if stack.adds and stack.root.cls is not None and _writers_left_at_default(stack)
+    )
     if not stacked:
         return []
     found: list[tuple[ModuleNode, list[Stack]]] = []
@@ -431,6 +437,13 @@ def _wrapping_roots(
     kept = {id(root) for root in analysis.roots}
     analysis.stacks = [stack for stack in analysis.stacks if id(stack.root) in kept]
     return found
+
+
+def _writers_left_at_default(stack: Stack) -> bool:
+    weights = [writer.weight for writer in stack.writers]
+    return bool(weights) and all(
+        weight is not None and all(op.kind == "default" for op in weight.ops) for weight in weights
+    )
 
 
 def _stacks_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> bool:
