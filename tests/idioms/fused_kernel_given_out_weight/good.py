@@ -38,13 +38,13 @@ class Net(nn.Module):
         self.embed = nn.Embedding(vocab, width)
         self.blocks = nn.ModuleList([Block(width) for _ in range(depth)])
         self.apply(self._init_weights)
+        for name, param in self.named_parameters():
+            if name.endswith("mixer.out_proj.weight"):
+                nn.init.normal_(param, std=0.02 / math.sqrt(2 * len(self.blocks)))
 
     def _init_weights(self, module):
         if isinstance(module, nn.Linear):
             nn.init.normal_(module.weight, std=0.02)
-        for name, param in self.named_parameters():
-            if name.endswith("mixer.out_proj.weight"):
-                nn.init.normal_(param, std=0.02 / math.sqrt(2 * len(self.blocks)))
 
     def forward(self, tokens):
         x = self.embed(tokens)

@@ -43,13 +43,13 @@ class Net(nn.Module):
                 layers.append(ConvLayer(width))
         self.layers = nn.ModuleList(layers)
         self.apply(self._init_weights)
+        for name, param in self.named_parameters():
+            if name.endswith(("proj.weight", "shrink.weight")):
+                nn.init.normal_(param, std=0.02 / math.sqrt(2 * n_layers))
 
     def _init_weights(self, module):
         if isinstance(module, nn.Linear):
             nn.init.normal_(module.weight, std=0.02)
-        for name, param in self.named_parameters():
-            if name.endswith(("proj.weight", "shrink.weight")):
-                nn.init.normal_(param, std=0.02 / math.sqrt(2 * n_layers))
 
     def forward(self, tokens):
         x = self.embed(tokens)

@@ -31,12 +31,12 @@ class Net(nn.Module):
         self.embed = nn.Embedding(vocab, width)
         self.blocks = nn.ModuleList([Block(width) for _ in range(n_layers)])
         self.apply(self._init_weights)
+        for block in self.blocks:
+            nn.init.normal_(block.proj.weight, std=0.02 / math.sqrt(2 * n_layers))
 
     def _init_weights(self, module):
         if isinstance(module, nn.Linear):
             nn.init.normal_(module.weight, std=0.02)
-        for block in self.blocks:
-            nn.init.normal_(block.proj.weight, std=0.02 / math.sqrt(2 * n_layers))
 
     def forward(self, tokens):
         x = self.embed(tokens)
