@@ -44,6 +44,7 @@ from initlint.analysis.knowledge.conventions import (
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
     RESHAPING_METHODS,
+    RETURNS_ARGUMENT,
     SQUASHING,
     TENSOR_METADATA,
     WRITER_NAMES,
@@ -79,7 +80,7 @@ class _Flow:
     #: Adds count only inside the loop over that block's container.
     recording: bool = True
     #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
-    literals: Mapping[str, cst.Tuple | cst.List] = field(default_factory=dict)
+    literals: Mapping[str, cst.BaseExpression] = field(default_factory=dict)
 
 
 class ForwardReader(StatementWalker[_Flow]):
@@ -284,7 +285,9 @@ class ForwardReader(StatementWalker[_Flow]):
         and what it carries from one iteration to the next is the stream."""
         assert flow.block is not None
         _bind(target, ModRef(flow.block), env)
-        for name in _assigned_names(stmt.body):
+        # The loop's own names are bound afresh each iteration (`block = cast(Dict, block)`):
+        # only the others carry the stream from one block to the next.
+        for name in _assigned_names(stmt.body) - _target_names(stmt.target):
             if name in env.names:
                 env.names[name] = STREAM
         flow.recording = True
@@ -498,8 +501,9 @@ class ForwardReader(StatementWalker[_Flow]):
                     return replace(content, gated=True)
                 return merge([left, right])
             if _gates_untraced_content(left, right):
-                # `emit(contracted) * sigmoid(gate(h))` with `emit`'s input untraced: the squashed
-                # side is a gate, and the content's writer is not known.
+                # `emit(contracted) * sigmoid(gate(h))` with `emit`'s input untraced, or `h *
+                # sigmoid(gate(h))` on the stream itself: the squashed side is a gate, and the
+                # content's writer is not known (or there is none).
                 return UNKNOWN
             if isinstance(left, Branch):
                 return self._scale(left, right, node.right, node.operator, env, node)
@@ -521,6 +525,9 @@ class ForwardReader(StatementWalker[_Flow]):
             [a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
         )
         func = node.func
+        returned = RETURNS_ARGUMENT.get(self.interp.index.resolve(func) or "")
+        if returned is not None and len(args) > returned:
+            return args[returned]
         if isinstance(func, cst.Name) and func.value not in env.names:
             return self._call_global(func.value, node, args, flow, depth, carried)
         if isinstance(func, (cst.Subscript, cst.Name)):
@@ -546,9 +553,7 @@ class ForwardReader(StatementWalker[_Flow]):
             env.names[func.value.value] = merged
             return merged
         if weights:
-            # `torch.tanh(self.gate)`: a squashed learned scalar is still a learned gate (Flamingo);
-            # otherwise a fused kernel fed with raw weights, whose output is not ours to trace.
-            return weights[0] if name in SQUASHING and len(args) == 1 else UNKNOWN
+            return _fed_raw_weights(name, args, carried)
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
         receiver = self._eval(func.value, env, flow, depth)
@@ -585,7 +590,9 @@ class ForwardReader(StatementWalker[_Flow]):
         from another file of the project, runs with its arguments."""
         func = self.interp.index.functions.get(name) or _plain_function(self._value(call.func, Env()))
         if func is None:
-            return carried
+            # Only past a traced layer: a fused norm handed the stream and its gain (`layer_norm_fn(x,
+            # self.norm.weight)`) leaves the stream as it was read before.
+            return _fed_raw_weights(name, args, carried) if isinstance(carried, (Branch, Part)) else carried
         result = self._inline(func, args, call, flow, depth)
         return carried if result is None else result
 
@@ -706,10 +713,21 @@ class ForwardReader(StatementWalker[_Flow]):
         return Branch(module.with_alternatives(), normed)
 
 
+def _fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
+    """What a call we cannot read returns. `torch.tanh(self.gate)`: a squashed learned scalar is
+    still a learned gate (Flamingo). A kernel handed raw weights (`fused_scan(h, out_weight)`)
+    applies layers we cannot see after the ones traced so far: the layer applied last is not
+    known, so its output is not ours to trace. Anything else hands on what it is given."""
+    weights = [a for a in args if isinstance(a, ParamRef)]
+    if not weights:
+        return carried
+    return weights[0] if name in SQUASHING and len(args) == 1 else UNKNOWN
+
+
 def _gates_untraced_content(left: Any, right: Any) -> bool:
     squashed = [side for side in (left, right) if isinstance(side, Branch) and side.squashed]
     other = right if squashed and squashed[0] is left else left
-    return bool(squashed) and (other is UNKNOWN or other is CONDITIONED)
+    return bool(squashed) and any(other is value for value in (UNKNOWN, CONDITIONED, STREAM, NORMED, MAYBE_NORMED))
 
 
 def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
@@ -815,10 +833,13 @@ def _pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpr
 
 
 def _walked(
-    target: cst.BaseExpression, iterable: cst.BaseExpression, literals: Mapping[str, cst.Tuple | cst.List]
+    target: cst.BaseExpression, iterable: cst.BaseExpression, literals: Mapping[str, cst.BaseExpression]
 ) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """A loop's targets paired with what each walks: `enumerate(xs)` hands out an index (which
     walks nothing) beside each item of `xs`, `zip(xs, ys)` an item of each."""
+    iterable = _materialised(iterable)
+    if isinstance(iterable, cst.Name) and isinstance(literals.get(iterable.value), cst.Call):
+        iterable = literals[iterable.value]  # `pairs = list(zip(self.layers, routes))`, walked later
     func = iterable.func.value if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) else None
     calls = iterable.args if isinstance(iterable, cst.Call) else ()
     args = _plain_arguments(calls) if func == "enumerate" else _zipped(calls, literals) if func == "zip" else None
@@ -836,19 +857,20 @@ def _plain_arguments(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None
     return [arg.value for arg in args]
 
 
-def _zipped(args: Sequence[cst.Arg], literals: Mapping[str, cst.Tuple | cst.List]) -> list[cst.BaseExpression] | None:
+def _zipped(args: Sequence[cst.Arg], literals: Mapping[str, cst.BaseExpression]) -> list[cst.BaseExpression] | None:
     """What `zip` walks side by side: its arguments, or the items of a tuple spread into it
     (`zip(*pair)` with `pair = (self.layers, gains)` bound once in the function)."""
     spread = args[0].value if len(args) == 1 and args[0].star == "*" and args[0].keyword is None else None
     if isinstance(spread, cst.Name):
         literal = literals.get(spread.value)
-        return [element.value for element in literal.elements] if literal is not None else None
+        return [element.value for element in literal.elements] if isinstance(literal, (cst.Tuple, cst.List)) else None
     return _plain_arguments(args)
 
 
 class _TupleLiterals(cst.CSTVisitor):
     """Each name's bindings in a function; a name bound once, to a tuple or list written out
-    without a starred item, stands for those items wherever it is spread."""
+    without a starred item, stands for those items wherever it is spread; one bound once to
+    `zip(...)` or `enumerate(...)` (listed or not) walks as that call does."""
 
     def __init__(self) -> None:
         self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
@@ -869,17 +891,37 @@ class _TupleLiterals(cst.CSTVisitor):
 
 
 @functools.lru_cache(maxsize=512)  # a LibCST walk of a whole method; asked again per stack and root
-def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.Tuple | cst.List]:
+def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.BaseExpression]:
     visitor = _TupleLiterals()
     func.body.visit(visitor)
-    literals: dict[str, cst.Tuple | cst.List] = {}
+    literals: dict[str, cst.BaseExpression] = {}
     for name, values in visitor.bindings.items():
-        value = values[0] if len(values) == 1 else None
+        value = _materialised(values[0]) if len(values) == 1 and values[0] is not None else None
         if isinstance(value, (cst.Tuple, cst.List)) and not any(
             isinstance(element, cst.StarredElement) for element in value.elements
         ):
             literals[name] = value
+        elif (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in ("zip", "enumerate")
+        ):
+            literals[name] = value
     return literals
+
+
+def _materialised(expression: cst.BaseExpression) -> cst.BaseExpression:
+    """`list(zip(xs, ys))` walks as `zip(xs, ys)` does: the list only keeps what it yields."""
+    while (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Name)
+        and expression.func.value in ("list", "tuple")
+        and len(expression.args) == 1
+        and not expression.args[0].star
+        and expression.args[0].keyword is None
+    ):
+        expression = expression.args[0].value
+    return expression
 
 
 def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
@@ -919,6 +961,15 @@ class _Assigned(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name):
             self.names.add(node.target.value)
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    """The names a loop target binds: `for (attn, ff), gain in ...` binds three."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in _target_names(element.value)}
+    return set()
 
 
 def _assigned_names(body: cst.BaseSuite) -> set[str]:

@@ -214,32 +214,44 @@ def _repeated_child(container: ModuleNode) -> ModuleNode | None:
     return repeated[0] if container.kind == "sequential" and len(repeated) == 1 else None
 
 
+def _repeated_kinds(container: ModuleNode) -> list[ModuleNode]:
+    """The blocks of a list a loop fills with one of several classes per index (`AttentionLayer`
+    every fourth layer, `MambaLayer` otherwise): each stands for its share of the same count, and
+    every layer of the stack is one of them. Otherwise the one repeated block, if any."""
+    children = list(container.children.values())
+    counts = {child.repeat for child in children}
+    if container.kind == "container" and len(children) > 1 and len(counts) == 1 and None not in counts:
+        return children
+    block = _repeated_child(container)
+    return [block] if block is not None else []
+
+
 def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     stacks: list[Stack] = []
     for _, container in root.named_modules():
-        block = _repeated_child(container)
-        if (
-            block is None
-            or block.repeat is None
-            or not (
-                block.kind == "module"
-                and block.cls is not None
-                or block.kind in ("container", "sequential", "wrapper", "block")
-            )
-        ):
-            continue
-        adds = reader.residual_adds(block)
-        writers: list[Writer] = []
-        for add in adds:
-            for ref in add.writers:
-                # (The layer itself where the path also names another arm's layer.)
-                inside = ref.layer is not None and ref.layer.path.startswith(f"{block.path}.")
-                node = ref.layer if inside else block.descend(ref.path)
-                if node is not None:
-                    writers.append(Writer(ref, add, node))
-        reference = reference_std(root, {id(writer.node) for writer in writers})
-        stacks.append(Stack(root, container, block, block.repeat, block.repeat.describe(), adds, writers, reference))
+        for block in _repeated_kinds(container):
+            stacks.extend(_stack_of(root, container, block, reader))
     return stacks
+
+
+def _stack_of(root: ModuleNode, container: ModuleNode, block: ModuleNode, reader: ForwardReader) -> list[Stack]:
+    if block.repeat is None or not (
+        block.kind == "module"
+        and block.cls is not None
+        or block.kind in ("container", "sequential", "wrapper", "block")
+    ):
+        return []
+    adds = reader.residual_adds(block)
+    writers: list[Writer] = []
+    for add in adds:
+        for ref in add.writers:
+            # (The layer itself where the path also names another arm's layer.)
+            inside = ref.layer is not None and ref.layer.path.startswith(f"{block.path}.")
+            node = ref.layer if inside else block.descend(ref.path)
+            if node is not None:
+                writers.append(Writer(ref, add, node))
+    reference = reference_std(root, {id(writer.node) for writer in writers})
+    return [Stack(root, container, block, block.repeat, block.repeat.describe(), adds, writers, reference)]
 
 
 def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreign: bool = False) -> list[ModuleNode]:
@@ -357,7 +369,7 @@ def analyze(
             analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
             continue
-    for root, stacks in _foreign_roots(interp, reader, analysis):
+    for root, stacks in _foreign_roots(interp, reader, analysis) or _wrapping_roots(interp, reader, analysis):
         analysis.roots.append(root)
         analysis.stacks.extend(stacks)
     for root, stacks in _stacks_built_blind(interp, reader, analysis, uses):
@@ -382,25 +394,78 @@ def _foreign_roots(
     models of the project files that stack them: those whose stacks hold a writer built here."""
     if any(_models_a_stream(stack) for stack in analysis.stacks):
         return []  # its own models stack its blocks (pre-norm or not): they are the file's answer
-    roots = [
-        root
-        for linked, uses in linking.stacking_files(interp)
-        for root in _class_roots(interp, linked, uses, foreign=True)
-    ]
-    # A model another one of them contains (`VisionEncoder` inside `Transformer`) is not a root.
-    inner = {id(node.cls.node) for root in roots for _, node in root.named_modules() if node is not root and node.cls}
     found: list[tuple[ModuleNode, list[Stack]]] = []
-    for root in roots:
-        if root.cls is not None and id(root.cls.node) in inner:
-            continue
+    for root in _outermost_foreign_roots(interp):
         try:
             stacks = _stacks_of(root, reader)
         except (StepBudgetExceeded, RecursionError):
             continue
-        created = [writer.node.created_at for stack in stacks for writer in stack.writers]
-        if any(node is not None and linking.in_checked_file(analysis.index, node) for node in created):
+        if _stacks_writers_built_here(analysis, stacks):
             found.append((root, stacks))
     return found
+
+
+def _outermost_foreign_roots(interp: Interpreter, naming: frozenset[str] = frozenset()) -> list[ModuleNode]:
+    """The models of the project files that use the checked file's definitions (those that read
+    one of `naming`, when given); a model another one of them contains (`VisionEncoder` inside
+    `Transformer`) is not a root."""
+    roots = [
+        root
+        for linked, uses in linking.stacking_files(interp)
+        if not naming or any(uses.is_read(name) for name in naming)
+        for root in _class_roots(interp, linked, uses, foreign=True)
+    ]
+    inner = {id(node.cls.node) for root in roots for _, node in root.named_modules() if node is not root and node.cls}
+    return [root for root in roots if root.cls is None or id(root.cls.node) not in inner]
+
+
+def _wrapping_roots(
+    interp: Interpreter, reader: ForwardReader, analysis: Analysis
+) -> list[tuple[ModuleNode, list[Stack]]]:
+    """A model of the checked file that models of other project files build (`LM` holding a
+    `Backbone`) is initialised as they build it: their constructors run after its own and may
+    redraw its writers. Its stacks are those models' copies of it, in place of its own. Only a
+    model that leaves its writers at PyTorch's default init leaves their init to them (one that
+    initialises them, a `post_init` model, is answered by its own)."""
+    stacked = frozenset(
+        stack.root.cls.name
+        for stack in analysis.stacks
+        if stack.adds and stack.root.cls is not None and _writers_left_at_default(stack)
+    )
+    if not stacked:
+        return []
+    found: list[tuple[ModuleNode, list[Stack]]] = []
+    wrapped: set[str] = set()
+    for outer in _outermost_foreign_roots(interp, stacked):
+        inside = stacked & {
+            node.cls.name
+            for _, node in outer.named_modules()
+            if node is not outer and node.cls is not None and linking.in_checked_file(analysis.index, node.cls.node)
+        }
+        if not inside:
+            continue
+        try:
+            stacks = _stacks_of(outer, reader)
+        except (StepBudgetExceeded, RecursionError):
+            return []  # an outer model that cannot be read leaves the file's own answer standing
+        found.append((outer, stacks))
+        wrapped |= inside
+    analysis.roots = [root for root in analysis.roots if root.cls is None or root.cls.name not in wrapped]
+    kept = {id(root) for root in analysis.roots}
+    analysis.stacks = [stack for stack in analysis.stacks if id(stack.root) in kept]
+    return found
+
+
+def _writers_left_at_default(stack: Stack) -> bool:
+    weights = [writer.weight for writer in stack.writers]
+    return bool(weights) and all(
+        weight is not None and all(op.kind == "default" for op in weight.ops) for weight in weights
+    )
+
+
+def _stacks_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> bool:
+    created = [writer.node.created_at for stack in stacks for writer in stack.writers]
+    return any(node is not None and linking.in_checked_file(analysis.index, node) for node in created)
 
 
 @dataclass(frozen=True)
