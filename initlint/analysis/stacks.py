@@ -448,8 +448,20 @@ def _wrapping_roots(
             stacks = _stacks_of(outer, reader)
         except (StepBudgetExceeded, RecursionError):
             return []  # an outer model that cannot be read leaves the file's own answer standing
+        redrawn = _redrawn_writers_built_here(analysis, stacks)
+        # Only a model of the file whose writers the outer init redraws is answered by it
+        # (open_clip's CLIP redraws its text tower's writers, never its vision tower's).
+        answered = {
+            node.cls.name
+            for _, node in outer.named_modules()
+            if node.cls is not None
+            and node.cls.name in inside
+            and any(path.startswith(node.path + ".") for path in redrawn)
+        }
+        if not answered:
+            continue
         found.append((outer, stacks))
-        wrapped |= inside
+        wrapped |= answered
     analysis.roots = [root for root in analysis.roots if root.cls is None or root.cls.name not in wrapped]
     kept = {id(root) for root in analysis.roots}
     analysis.stacks = [stack for stack in analysis.stacks if id(stack.root) in kept]
@@ -461,6 +473,20 @@ def _writers_left_at_default(stack: Stack) -> bool:
     return bool(weights) and all(
         weight is not None and all(op.kind == "default" for op in weight.ops) for weight in weights
     )
+
+
+def _redrawn_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> list[str]:
+    """Paths of the writers the checked file builds whose init the outer model's code changes
+    from PyTorch's default."""
+    return [
+        writer.node.path
+        for stack in stacks
+        for writer in stack.writers
+        if writer.node.created_at is not None
+        and linking.in_checked_file(analysis.index, writer.node.created_at)
+        and writer.weight is not None
+        and any(op.kind != "default" for op in writer.weight.ops)
+    ]
 
 
 def _stacks_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> bool:
