@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Iterator
 
 import libcst as cst
 
@@ -16,7 +17,7 @@ from initlint.analysis.interp import Interpreter
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.abstract import FuncRef, ModRef
-from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Stack, Writer, final_init
+from initlint.analysis.model import Analysis, FinalInit, InitOp, ModuleNode, Stack, Writer, final_init
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.scaling import reference_std
 from initlint.analysis.usage import NameUses
@@ -301,9 +302,7 @@ def _build_class_root(
 def _runs_init_code(interp: Interpreter, root: ModuleNode) -> bool:
     """Whether the root's construction ran init code: an init op from code, or an init function
     that may write weights (one applied to modules it could not see included)."""
-    if any(
-        op.node is not None for _, node in root.named_modules() for param in node.params.values() for op in param.ops
-    ):
+    if any(op.node is not None for op in _init_ops(root)):
         return True
     index = interp.index
     methods = [(name, func) for cls in index.classes.values() for name, func in cls.methods.items()]
@@ -609,12 +608,14 @@ def _only_own_init(outer: ModuleNode, copy: ModuleNode) -> bool:
     the copy's own construction, called straight from the root's `__init__`."""
     assert outer.cls is not None and copy.cls is not None
     own = (f"{outer.cls.name}.__init__", f"{copy.cls.name}.__init__")
-    return all(
-        op.node is None and op.kind != "unknown" or op.via[:2] == own
-        for _, node in copy.named_modules()
-        for param in node.params.values()
-        for op in param.ops
-    )
+    return all(op.node is None and op.kind != "unknown" or op.via[:2] == own for op in _init_ops(copy))
+
+
+def _init_ops(tree: ModuleNode) -> Iterator[InitOp]:
+    """Every init op on every parameter of the tree, in module order."""
+    for _, node in tree.named_modules():
+        for param in node.params.values():
+            yield from param.ops
 
 
 def _built_alone(interp: Interpreter, uses: NameUses, cls: ClassInfo) -> ModuleNode | None:
