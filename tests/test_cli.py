@@ -8,12 +8,16 @@ import pty
 import subprocess
 import sys
 
+from pathlib import Path
+
 import pytest
 
 from initlint.cli import main
 from initlint.engine import lint_file
 from initlint.reporters import rule_url, shorten
 from sample_models import PLAIN, UNPARSEABLE, gpt_source, writer_lines
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -266,3 +270,24 @@ def test_rule_shows_documentation(capsys):
     assert out.startswith("# INI904 `unused-noqa`") and "## What it does" in out and "off by default" in out
     assert main(["rule", "INI999"]) == 2
     assert capsys.readouterr().err == "initlint: error: unknown rule 'INI999'; `initlint rules` lists them\n"
+
+
+def test_server_without_pygls_is_one_line(tmp_path):
+    """The static linter must not need pygls: without it, `initlint server` says what to install."""
+    blocker = tmp_path / "block"
+    blocker.mkdir()
+    (blocker / "pygls").mkdir()
+    (blocker / "pygls" / "__init__.py").write_text("raise ModuleNotFoundError('no pygls here', name='pygls')\n")
+    env = {"PYTHONPATH": f"{blocker}:{REPO_ROOT}", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run(
+        [sys.executable, "-m", "initlint", "server"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert (
+        result.returncode == 2
+        and result.stderr == "initlint: error: initlint server needs pygls: pip install 'initlint[lsp]'\n"
+    )

@@ -4,7 +4,6 @@ workspace's pyproject.toml."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -268,27 +267,3 @@ async def test_notebook_edit_rechecks_and_close_clears(client: LanguageClient):
         )
     )
     assert await diagnostics_for(client, model_uri) == []
-
-
-def test_server_without_pygls_is_one_line(tmp_path):
-    """The static linter must not need pygls: without it, `initlint server` says what to install."""
-    import subprocess
-
-    blocker = tmp_path / "block"
-    blocker.mkdir()
-    (blocker / "pygls").mkdir()
-    (blocker / "pygls" / "__init__.py").write_text("raise ModuleNotFoundError('no pygls here', name='pygls')\n")
-    env = {"PYTHONPATH": f"{blocker}:{REPO}", "PATH": "/usr/bin:/bin"}
-    result = subprocess.run(
-        [sys.executable, "-m", "initlint", "server"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert (
-        result.returncode == 2
-        and result.stderr == "initlint: error: initlint server needs pygls: pip install 'initlint[lsp]'\n"
-    )
-    shutil.rmtree(blocker)
