@@ -1,7 +1,7 @@
 """The shared analysis, one stage after another over one parse:
 
     source -> index (imports, classes, functions)                   `index.py`
-           -> model trees + init plan (abstract interpretation)     `interp.py`, `construction.py`,
+           -> model trees + init plan (abstract interpretation)     `interp*.py`, `construction.py`,
               with Python, PyTorch and init-op semantics             `python_semantics.py`,
                                                                      `torch_semantics.py`, `init_ops.py`
               reading what library APIs do from the registry         `knowledge/`

@@ -1,0 +1,158 @@
+"""The interpreter's expressions: what each kind of expression evaluates to.
+
+A mixin of the interpreter (`interp.Interpreter`) and the table `Interpreter.eval` dispatches
+through: names, literals, attributes, operators, conditional expressions, displays and calls
+(the arguments evaluated and spread; the call itself is the interpreter's `call_value`). Any
+expression the table does not name evaluates to UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any, Callable, cast
+
+import libcst as cst
+
+from initlint.analysis import python_semantics, torch_semantics
+from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, Mapping, ModRef, Opaque, Seq, truth
+from initlint.analysis.index import ModuleIndex
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Ctx, Interpreter
+
+
+class InterpExpressions:
+    """Runs on an `Interpreter` (it says so with `cast` where a semantics module asks for one)."""
+
+    index: ModuleIndex
+
+    if TYPE_CHECKING:  # declared only: a stub here would hide the interpreter's own method
+
+        def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any: ...
+
+        def code(self, node: cst.CSTNode) -> str: ...
+
+        def global_value(self, name: str) -> Any: ...
+
+        def assign(self, target: cst.BaseExpression, value: Any, env: Env, ctx: Ctx, stmt: cst.CSTNode) -> None: ...
+
+        def call_value(self, callee: Any, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call) -> Any: ...
+
+    def _name(self, node: cst.Name, env: Env, ctx: Ctx) -> Any:
+        if node.value in env.names:
+            return env.names[node.value]
+        return self.global_value(node.value)
+
+    def _literal(self, node: cst.BaseExpression, env: Env, ctx: Ctx) -> Any:
+        try:
+            return Const(ast.literal_eval(self.code(node)))
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return UNKNOWN
+
+    def _attribute(self, node: cst.Attribute, env: Env, ctx: Ctx) -> Any:
+        return torch_semantics.get_attr(
+            cast("Interpreter", self), self.eval(node.value, env, ctx), node.attr.value, ctx
+        )
+
+    def _binary(self, node: cst.BinaryOperation, env: Env, ctx: Ctx) -> Any:
+        return python_semantics.binary(
+            cast("Interpreter", self),
+            node.operator,
+            self.eval(node.left, env, ctx),
+            self.eval(node.right, env, ctx),
+            node,
+        )
+
+    def _unary(self, node: cst.UnaryOperation, env: Env, ctx: Ctx) -> Any:
+        return python_semantics.unary(node.operator, self.eval(node.expression, env, ctx), node)
+
+    def _if_expression(self, node: cst.IfExp, env: Env, ctx: Ctx) -> Any:
+        test = self.eval(node.test, env, ctx)
+        decided = truth(test)
+        if decided is None and isinstance(test, Opaque) and _has_none_arm(node):
+            # `nn.Parameter(torch.zeros(n)) if bias else None`: as the config's default builds it.
+            decided = self.index.config_flag(test.name)
+        if decided is True:
+            return self.eval(node.body, env, ctx)
+        if decided is False:
+            return self.eval(node.orelse, env, ctx)
+        body = self.eval(node.body, env, ctx.uncertain())
+        return body if isinstance(body, ModRef) else UNKNOWN
+
+    def _sequence(self, node: cst.Tuple | cst.List | cst.Set, env: Env, ctx: Ctx) -> Any:
+        items: list[Any] = []
+        for element in node.elements:
+            value = self.eval(element.value, env, ctx)
+            if not isinstance(element, cst.StarredElement):
+                items.append(value)
+            elif isinstance(value, Seq) and value.repeat is None:
+                items.extend(value.items)
+            else:
+                return UNKNOWN
+        return Seq(items)
+
+    def _dict(self, node: cst.Dict, env: Env, ctx: Ctx) -> Any:
+        mapping: dict[Any, Any] = {}
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                key = self.eval(element.key, env, ctx)
+                if isinstance(key, Const):
+                    mapping[key.value] = self.eval(element.value, env, ctx)
+            else:
+                spread = self.eval(element.value, env, ctx)  # `{"width": w, **options}`
+                if isinstance(spread, Mapping):
+                    mapping.update(spread.items)
+        return Mapping(mapping)
+
+    def _named_expression(self, node: cst.NamedExpr, env: Env, ctx: Ctx) -> Any:
+        value = self.eval(node.value, env, ctx)
+        self.assign(node.target, value, env, ctx, node)
+        return value
+
+    def eval_call(self, node: cst.Call, env: Env, ctx: Ctx) -> Any:
+        callee = self.eval(node.func, env, ctx)
+        args: list[Any] = []
+        kwargs: dict[Any, Any] = {}
+        for arg in node.args:
+            value = self.eval(arg.value, env, ctx)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            elif arg.star == "*":
+                if isinstance(value, Seq) and value.repeat is None:
+                    args.extend(value.items)
+                else:
+                    args.append(value)
+            elif arg.star == "**":
+                if isinstance(value, Mapping):
+                    kwargs.update({str(k): v for k, v in value.items.items()})
+            else:
+                args.append(value)
+        return self.call_value(callee, args, kwargs, ctx, node)
+
+
+Expression = Callable[["Interpreter", Any, Env, "Ctx"], Any]
+#: Expression node type -> its meaning; any other expression evaluates to UNKNOWN.
+_EXPRESSIONS: dict[type, Expression] = {
+    cst.Name: InterpExpressions._name,
+    **dict.fromkeys((cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString), InterpExpressions._literal),
+    cst.Attribute: InterpExpressions._attribute,
+    cst.Call: InterpExpressions.eval_call,
+    cst.BinaryOperation: InterpExpressions._binary,
+    cst.UnaryOperation: InterpExpressions._unary,
+    cst.BooleanOperation: lambda interp, node, env, ctx: python_semantics.boolean(interp, node, env, ctx),
+    cst.Comparison: lambda interp, node, env, ctx: python_semantics.compare(interp, node, env, ctx),
+    cst.IfExp: InterpExpressions._if_expression,
+    **dict.fromkeys((cst.Tuple, cst.List, cst.Set), InterpExpressions._sequence),
+    cst.Dict: InterpExpressions._dict,
+    **dict.fromkeys(
+        (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp),
+        lambda interp, node, env, ctx: python_semantics.comprehension(interp, node, env, ctx),
+    ),
+    cst.Subscript: lambda interp, node, env, ctx: python_semantics.subscript(interp, node, env, ctx),
+    cst.Lambda: lambda interp, node, env, ctx: Lambda(node, env, interp.index),
+    cst.NamedExpr: InterpExpressions._named_expression,
+}
+
+
+def _has_none_arm(node: cst.IfExp) -> bool:
+    return any(isinstance(arm, cst.Name) and arm.value == "None" for arm in (node.body, node.orelse))

@@ -1,0 +1,340 @@
+"""The interpreter's statements: blocks, assignments, `if`, `for`, `return` and `raise`.
+
+A mixin of the interpreter (`interp.Interpreter`), apart so that how a function body runs (which
+paths are certain, what an undecided `if` leaves bound, what a `return` inside a branch means)
+reads on its own. It also owns the record of `if` arms decided not to run: the init calls they
+hold (`dead_inits`) and the helpers they would have called on a part of the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Sequence, cast
+
+import libcst as cst
+
+from initlint.analysis import init_ops, python_semantics, torch_semantics
+from initlint.analysis.abstract import (
+    UNKNOWN,
+    ClassRef,
+    Const,
+    Env,
+    ExtPartial,
+    ExtRef,
+    FuncRef,
+    Mapping,
+    ModRef,
+    Opaque,
+    ParamRef,
+    Seq,
+    merge_uncertain,
+    truth,
+)
+from initlint.analysis.index import ModuleIndex
+from initlint.analysis.knowledge import Registry
+from initlint.analysis.model import DeadInit
+from initlint.config import AnalysisOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Ctx, Interpreter
+
+MAX_LOOP_ITEMS = 4000
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _bound_names(element.value)]
+    return []
+
+
+def _store_entry(mapping: Mapping, key: Any, value: Any, ctx: Ctx) -> None:
+    """`mapping[key] = value`. A loop of unknown length that fills an empty dict under keys it
+    cannot name (`blocks[f"block_{i}"] = Block()`) puts one entry per pass: one representative,
+    repeated as often as the loop runs, as a list appended to in that loop is."""
+    if isinstance(key, Const):
+        mapping.items[key.value] = value
+    elif ctx.repeat is not None and not mapping.items and isinstance(value, ModRef):
+        mapping.items["0"] = value
+        mapping.repeat = ctx.repeat
+
+
+def _unseen_none_test(test: cst.BaseExpression, env: Env) -> str | None:
+    """The name `if name is None:` tests, where the name holds a value we cannot see."""
+    if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1):
+        return None
+    operator, compared = test.comparisons[0].operator, test.comparisons[0].comparator
+    if not (isinstance(operator, cst.Is) and isinstance(compared, cst.Name) and compared.value == "None"):
+        return None
+    return test.left.value if isinstance(env.names.get(test.left.value), Opaque) else None
+
+
+def _bind_name(env: Env, name: str, value: Any, ctx: Ctx) -> Any:
+    """`name = value` on the path `ctx` runs. A module bound to the name in each arm of one
+    undecided `if` is one of the two afterwards, as either arm may have run."""
+    if ctx.arm is None:
+        env.arms.pop(name, None)
+        return merge_uncertain(env.names, name, value, ctx)
+    previous = env.names.get(name)
+    choice, arm = ctx.arm
+    other_arm = env.arms.get(name) == (choice, 0)
+    env.arms[name] = ctx.arm
+    if arm == 1 and other_arm and isinstance(previous, ModRef) and isinstance(value, ModRef):
+        return previous if previous.node is value.node else previous.either(value)
+    return merge_uncertain(env.names, name, value, ctx)
+
+
+class _Return(Exception):
+    def __init__(self, value: Any, raised: bool = False) -> None:
+        self.value = value
+        #: A `raise`: the path ends without a value.
+        self.raised = raised
+
+
+class _Continue(Exception):
+    """`continue`: the rest of this pass of the loop does not run."""
+
+
+class InterpStatements:
+    """Runs on an `Interpreter` (it says so with `cast` where a semantics module asks for one)."""
+
+    index: ModuleIndex
+    options: AnalysisOptions
+    knowledge: Registry
+    maybe_returned: list[list[Any]]
+    branch_taken: dict[int, bool]
+    skipped_inits: dict[int, list[DeadInit]]
+    declined_names: set[str]
+    _part_helpers_in: dict[int, set[str]]
+
+    if TYPE_CHECKING:  # declared only: a stub here would hide the interpreter's own method
+
+        def walk_block(self, stmts: Sequence[cst.CSTNode], env: Env, state: Ctx) -> None: ...
+
+        def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any: ...
+
+    # -------------------------------------------------------------- statements
+    def exec_block(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> None:
+        self.walk_block(stmts, env, ctx)
+
+    def on_small(self, small: cst.BaseSmallStatement, env: Env, ctx: Ctx) -> None:
+        self.exec_small(small, env, ctx)
+
+    def on_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
+        self.exec_if(stmt, env, ctx)
+
+    def on_for(self, stmt: cst.For, env: Env, ctx: Ctx) -> None:
+        self.exec_for(stmt, env, ctx)
+
+    def on_while(self, stmt: cst.While, env: Env, ctx: Ctx) -> None:
+        self.exec_branch(stmt.body.body, env, ctx.uncertain())
+
+    def on_with(self, stmt: cst.With, env: Env, ctx: Ctx) -> None:
+        for item in stmt.items:
+            value = self.eval(item.item, env, ctx)
+            if item.asname is not None:
+                self.assign(item.asname.name, value, env, ctx, stmt)
+        self.exec_block(stmt.body.body, env, ctx)
+
+    def on_function_def(self, stmt: cst.FunctionDef, env: Env, ctx: Ctx) -> None:
+        env.names[stmt.name.value] = FuncRef(stmt, closure=env)
+
+    def exec_branch(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> bool:
+        """Run a block that may not run: a `return` inside it does not end the caller. True when
+        every path through the block returns or raises."""
+        try:
+            self.exec_block(stmts, env, ctx)
+        except _Return as ret:
+            if not ret.raised and self.maybe_returned:
+                self.maybe_returned[-1].append(ret.value)
+            return True
+        except _Continue:
+            pass  # on a path that may not run: the rest of the pass still may
+        return False
+
+    def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
+        decided = truth(self.eval(stmt.test, env, ctx))
+        self.branch_taken[id(stmt)] = self.branch_taken.get(id(stmt), False) or decided is not False
+        if decided is False and id(stmt) not in self.skipped_inits:
+            self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)
+        orelse = stmt.orelse
+        declined = stmt.body if decided is False else orelse if decided is True else None
+        if declined is not None:
+            if id(declined) not in self._part_helpers_in:  # one walk per arm, not per run of it
+                self._part_helpers_in[id(declined)] = part_helpers_called_in(declined)
+            self.declined_names |= self._part_helpers_in[id(declined)]
+        if decided is True:
+            self.exec_block(stmt.body.body, env, ctx)
+        elif decided is False:
+            if isinstance(orelse, cst.If):
+                self.exec_if(orelse, env, ctx)
+            elif isinstance(orelse, cst.Else):
+                self.exec_block(orelse.body.body, env, ctx)
+        elif orelse is None and _unseen_none_test(stmt.test, env) is not None:
+            self.exec_default_fill(stmt, env, ctx)
+        else:
+            body_ends = self.exec_branch(
+                stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain()
+            )
+            orelse_ends = False
+            if isinstance(orelse, cst.If):
+                orelse_ends = self.exec_branch([orelse], env, ctx.in_arm(stmt, 1))
+            elif isinstance(orelse, cst.Else):
+                orelse_ends = self.exec_branch(orelse.body.body, env, ctx.in_arm(stmt, 1))
+            if body_ends and orelse_ends:
+                # Both arms leave the function: nothing after the `if` runs, and the call returns
+                # one of the values its arms returned (kept in `maybe_returned`).
+                raise _Return(UNKNOWN, raised=True)
+
+    def exec_default_fill(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
+        """`if block is None: block = Block` on an argument we cannot see: a class to build (or a
+        partial of a library layer) filled in there is kept, since the unseen value would build
+        no layer at all; the model is then checked as its defaults build it. Anything else the
+        arm binds to that name stays undecided, as in any arm that may not run."""
+        name = _unseen_none_test(stmt.test, env)
+        unseen = env.names.pop(name) if name is not None else None
+        self.exec_branch(stmt.body.body, env, ctx.uncertain())
+        if name is not None and not isinstance(env.names.get(name), (ClassRef, ExtPartial)):
+            env.names[name] = merge_uncertain({name: unseen}, name, env.names.get(name, unseen), ctx.uncertain())
+
+    def is_init_call(self, call: cst.Call) -> bool:
+        """`nn.init.normal_(...)`, `p.data.normal_(...)`, a configured init helper: by the registry."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and self.knowledge.tensor_method(func.attr.value) is not None:
+            return True
+        name = self.index.resolve(func)
+        if name is None:
+            return False
+        helpers = self.options.init_helpers
+        return self.knowledge.init_function(name) is not None or name in helpers or name.rsplit(".", 1)[-1] in helpers
+
+    def dead_inits(self) -> list[DeadInit]:
+        return [dead for key, found in self.skipped_inits.items() if not self.branch_taken[key] for dead in found]
+
+    def exec_for(self, stmt: cst.For, env: Env, ctx: Ctx) -> None:
+        iterable = python_semantics.iterate(cast("Interpreter", self), self.eval(stmt.iter, env, ctx))
+        if isinstance(iterable, Seq):
+            if iterable.repeat is not None:
+                items, inner = iterable.items[:1], replace(ctx, repeat=iterable.repeat)
+            else:
+                items, inner = iterable.items[:MAX_LOOP_ITEMS], ctx
+            for item in items:
+                # Each pass binds the loop variable afresh, on whatever path the loop runs: an
+                # earlier pass's value is not an alternative to merge with.
+                for name in _bound_names(stmt.target):
+                    env.names.pop(name, None)
+                self.assign(stmt.target, item, env, inner, stmt)
+                try:
+                    self.exec_block(stmt.body.body, env, inner)
+                except _Continue:
+                    continue
+            return
+        self.assign(stmt.target, UNKNOWN, env, ctx, stmt)
+        self.exec_branch(stmt.body.body, env, ctx.uncertain())
+
+    def exec_small(self, small: cst.BaseSmallStatement, env: Env, ctx: Ctx) -> None:
+        if isinstance(small, cst.Assign):
+            value = self.eval(small.value, env, ctx)
+            for target in small.targets:
+                self.assign(target.target, value, env, ctx, small)
+        elif isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.assign(small.target, self.eval(small.value, env, ctx), env, ctx, small)
+        elif isinstance(small, cst.AugAssign):
+            current = self.eval(small.target, env, ctx)
+            operand = self.eval(small.value, env, ctx)
+            if isinstance(current, ParamRef) and isinstance(small.operator, (cst.MultiplyAssign, cst.DivideAssign)):
+                init_ops.scale_in_place(cast("Interpreter", self), current.param, operand, small, ctx)
+                return
+            value = python_semantics.binary(cast("Interpreter", self), small.operator, current, operand, small)
+            self.assign(small.target, value, env, ctx, small)
+        elif isinstance(small, cst.Expr):
+            self.eval(small.value, env, ctx)
+        elif isinstance(small, cst.Return):
+            raise _Return(self.eval(small.value, env, ctx) if small.value is not None else Const(None))
+        elif isinstance(small, cst.Raise):
+            raise _Return(UNKNOWN, raised=True)
+        elif isinstance(small, cst.Continue):
+            raise _Continue()
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            scratch = ModuleIndex()
+            from initlint.analysis.index import _record_import
+
+            _record_import(scratch, small)
+            for local, qualified in scratch.imports.items():
+                env.names[local] = ExtRef(qualified)
+
+    def assign(self, target: cst.BaseExpression, value: Any, env: Env, ctx: Ctx, stmt: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            env.names[target.value] = _bind_name(env, target.value, value, ctx)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            items = value.items if isinstance(value, Seq) and value.repeat is None else None
+            if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
+                items = [ModRef(child) for child in value.node.children.values()]  # `for attn, ff in self.layers`
+            elements = target.elements
+            for i, element in enumerate(elements):
+                part = items[i] if items is not None and len(items) == len(elements) else UNKNOWN
+                if isinstance(value, ModRef) and i == 0 and items is None:
+                    part = value  # `out, _ = self.attn(...)`
+                self.assign(element.value, part, env, ctx, stmt)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value, env, ctx)
+            if isinstance(owner, ModRef):
+                torch_semantics.set_module_attr(
+                    cast("Interpreter", self), owner.node, target.attr.value, value, ctx, stmt
+                )
+        elif isinstance(target, cst.Subscript):
+            owner = self.eval(target.value, env, ctx)
+            if isinstance(owner, ModRef) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+                key = self.eval(target.slice[0].slice.value, env, ctx)
+                name = str(key.value) if isinstance(key, Const) else "0"
+                torch_semantics.set_module_attr(cast("Interpreter", self), owner.node, name, value, ctx, stmt)
+            elif isinstance(owner, Mapping) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+                _store_entry(owner, self.eval(target.slice[0].slice.value, env, ctx), value, ctx)
+
+
+class _BranchReader(cst.CSTVisitor):
+    """The init calls in a block and every name it reads."""
+
+    def __init__(self, interp: InterpStatements) -> None:
+        self.interp = interp
+        self.calls: list[cst.Call] = []
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.interp.is_init_call(node):
+            self.calls.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+class _PartHelperCalls(cst.CSTVisitor):
+    """Functions called with a part of the model (`init_zero_(self.out)`), not with the model
+    alone: `self.init_weights()` or `init_model_(self)` may be the entry point a trainer runs."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = (
+            func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        )
+        handed_part = any(not (isinstance(arg.value, cst.Name) and arg.value.value == "self") for arg in node.args)
+        if name is not None and handed_part:
+            self.names.add(name)
+
+
+def part_helpers_called_in(node: cst.CSTNode) -> set[str]:
+    reader = _PartHelperCalls()
+    node.visit(reader)
+    return reader.names
+
+
+def init_calls_in(interp: InterpStatements, stmt: cst.If) -> list[DeadInit]:
+    reader = _BranchReader(interp)
+    stmt.body.visit(reader)
+    names = frozenset(reader.names)
+    return [DeadInit(stmt, call, names) for call in reader.calls]
