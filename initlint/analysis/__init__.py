@@ -5,7 +5,8 @@
               with Python, PyTorch and init-op semantics             `python_semantics.py`,
                                                                      `torch_semantics.py`, `init_ops.py`
               reading what library APIs do from the registry         `knowledge/`
-           -> residual writers (data flow through forward)          `residual.py`, `flow.py`
+           -> residual writers (data flow through forward)          `residual.py`, `forward_*.py`,
+                                                                     `flow.py`
            -> stacks: blocks, depth, adds, writers with their plan  `stacks.py`, `scaling.py`
            -> per-writer facts the rules and `explain` read         `facts.py`
 

@@ -1,5 +1,5 @@
 """One statement walker for both readers of a function body: the interpreter of `__init__` and
-init code (`interp_statements.py`) and the forward reader (`residual.py`).
+init code (`interp_statements.py`) and the forward reader (`forward_statements.py`).
 
 Both dispatch on the statement type through the same table, so both understand the same Python;
 each reader says what the statements it cares about mean (`if` is decided differently by the

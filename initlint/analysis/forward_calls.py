@@ -1,0 +1,320 @@
+"""Reading a `forward`'s calls for the residual writers (`residual.ForwardReader`).
+
+A mixin of the forward reader: a call applies a layer (a norm, a gate, a linear: the branch's
+last layer), runs a helper of the file or a method of the module with the caller's values (its
+adds are the caller's), reads a residual wrapper's own adds, or is a tensor method or `torch`
+function that keeps, mixes or drops what it is handed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Sequence
+
+import libcst as cst
+
+from initlint.analysis.abstract import UNKNOWN, Env, Lambda, ModRef, ParamRef, Seq
+from initlint.analysis.forward_expressions import _member, _through_matrix
+from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, _tuple_literals
+from initlint.analysis.flow import (
+    ACTIVATED,
+    CONDITIONED,
+    MAYBE_NORMED,
+    NORMED,
+    STREAM,
+    Branch,
+    Part,
+    is_gate,
+    is_norm,
+    merge,
+)
+from initlint.analysis.knowledge.conventions import (
+    ACCUMULATE_IN_PLACE,
+    ACTIVATION_FUNCTIONS,
+    FRESH_TENSORS,
+    MATRIX_PRODUCTS,
+    NORM_FUNCTIONS,
+    RESHAPING_METHODS,
+    RETURNS_ARGUMENT,
+    SQUASHING,
+    TENSOR_METADATA,
+)
+from initlint.analysis.model import ModuleNode, ResidualAdd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Interpreter
+    from initlint.analysis.residual import _Found
+
+
+class ForwardCalls:
+    """Needs the reader's statements, expressions and writer search (`residual.ForwardReader`)."""
+
+    interp: Interpreter
+
+    if TYPE_CHECKING:  # declared only: a stub here would hide the reader's own method
+
+        def walk_block(self, stmts: Sequence[cst.CSTNode], env: Env, state: _Flow) -> None: ...
+
+        def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any: ...
+
+        def _value(self, node: cst.BaseExpression, env: Env) -> Any: ...
+
+        def _read(self, node: ModuleNode, depth: int, block: ModuleNode | None = None) -> _Flow | None: ...
+
+        def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]: ...
+
+        def _passes_through(self, module: ModuleNode) -> bool: ...
+
+        def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool: ...
+
+    def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
+        args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
+        carried = merge(
+            [a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
+        )
+        func = node.func
+        returned = RETURNS_ARGUMENT.get(self.interp.index.resolve(func) or "")
+        if returned is not None and len(args) > returned:
+            return args[returned]
+        if isinstance(func, cst.Name) and func.value not in env.names:
+            return self._call_global(func.value, node, args, flow, depth, carried)
+        if isinstance(func, (cst.Subscript, cst.Name)):
+            return self._call_value(self._eval(func, env, flow, depth), node, args, flow, depth, carried)
+        if not isinstance(func, cst.Attribute):
+            return carried
+        name = func.attr.value
+        weights = [a for a in args if isinstance(a, ParamRef)]
+        if name == "linear" and weights and carried is not UNKNOWN:
+            # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
+            return self._apply_module(weights[0].param.owner, carried, depth)
+        if name in MATRIX_PRODUCTS and weights:
+            return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
+        carried = _mixed(name, args, carried)
+        if name in FRESH_TENSORS:
+            return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
+        if (
+            name in ACCUMULATE_IN_PLACE
+            and isinstance(func.value, cst.Name)
+            and isinstance(args[-1:] and args[-1], Branch)
+        ):
+            merged = merge([env.names.get(func.value.value, UNKNOWN), args[-1]])
+            env.names[func.value.value] = merged
+            return merged
+        if weights:
+            return _fed_raw_weights(name, args, carried)
+        if name in SQUASHING and isinstance(carried, Branch):
+            return replace(carried, squashed=True)
+        receiver = self._eval(func.value, env, flow, depth)
+        if name in TENSOR_METADATA and not isinstance(receiver, ModRef):
+            return UNKNOWN
+        if isinstance(receiver, ModRef):
+            return self._module_call(receiver.node, name, node, args, flow, depth, carried)
+        return _tensor_call(receiver, name, args, carried)
+
+    def _module_call(
+        self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
+    ) -> Any:
+        """`module.name(...)`: a child or lambda it holds, its own `forward`, its children, a helper."""
+        member = _member(module, name)
+        if isinstance(member, (ModRef, Lambda)):
+            return self._call_value(member, call, args, flow, depth, carried)
+        if name in ("forward", "__call__") and module is not flow.node:
+            return self._apply_module(module, carried, depth)  # `self.attention.forward(h)`
+        if name in ("values", "children") and module.kind in ("container", "sequential"):
+            return Seq([ModRef(child) for child in module.children.values()])
+        if module is flow.node and module.cls is not None:
+            return self._method(module, name, call, args, flow, depth) or carried
+        return UNKNOWN  # `self.experts.reduce(...)`: another module's helper, not its forward
+
+    def _method(self, node: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
+        """A helper method of the same module (`self._attn(q, k, v)`): what it returns."""
+        found = self.interp.index.find_method(node.cls, name) if node.cls is not None else None
+        if found is None or name == "forward":
+            return None
+        return self._inline(found[1], [ModRef(node)] + args, call, flow, depth)
+
+    def _call_global(self, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        """A function of the file (`dropout_add(out, residual, p, training)`), or one it imports
+        from another file of the project, runs with its arguments."""
+        func = self.interp.index.functions.get(name) or _plain_function(self._value(call.func, Env()))
+        if func is None:
+            # Only past a traced layer: a fused norm handed the stream and its gain (`layer_norm_fn(x,
+            # self.norm.weight)`) leaves the stream as it was read before.
+            return _fed_raw_weights(name, args, carried) if isinstance(carried, (Branch, Part)) else carried
+        result = self._inline(func, args, call, flow, depth)
+        return carried if result is None else result
+
+    def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        if isinstance(callee, ModRef):
+            found = self._runs_with_arguments(callee.node, args)
+            if found is not None:
+                result = self._inline(found, [callee] + args, call, flow, depth)
+                return carried if result is None else result
+            inner = self._adds_within(callee.node, flow, depth) if carried is STREAM and flow.recording else None
+            if inner:
+                flow.adds.extend(inner)
+                return STREAM
+            if is_gate(callee.node) and isinstance(carried, Branch):
+                # A module of bare parameters handed the stream beside a branch (experts given the
+                # tokens and the router's scores) computes from the stream: it gates nothing.
+                carried = next((arg for arg in args if arg is STREAM or arg is NORMED), carried)
+            return self._apply_module(callee.node, carried, depth)
+        func = _plain_function(callee)
+        if func is not None:
+            # A helper imported inside `forward` (`from .base import call_layer`).
+            result = self._inline(func, args, call, flow, depth)
+            return carried if result is None else result
+        if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
+            # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
+            closure = callee.closure.names if isinstance(callee.closure, Env) else {}
+            env = Env({k: v for k, v in closure.items() if isinstance(v, ModRef)})
+            for param, value in zip(callee.node.params.params, args):
+                env.names[param.name.value] = value
+            return self._eval(callee.node.body, env, flow, depth + 1)
+        return carried
+
+    def _adds_within(self, module: ModuleNode, flow: _Flow, depth: int) -> list[ResidualAdd]:
+        """A module handed the stream whose own `forward` adds its input back and returns only
+        the sum (a residual wrapper: `return self.fn(self.norm(x)) + x`, or `(out + x, *rest)` for
+        a tuple): its adds belong to the block that calls it, and what it hands on is the stream."""
+        if module.cls is None or depth >= MAX_FORWARD_DEPTH:
+            return []
+        inner = self._read(module, depth + 1)
+        if inner is None or not inner.adds or any(value is not STREAM for value in inner.returns):
+            return []
+        block = flow.block or flow.node
+        prefix = module.path[len(block.path) + 1 :] if block.path else module.path
+        # Each `return` hands back one sum: arms that add the same writers (a plain and a tuple
+        # output) are one add per call.
+        adds: dict[tuple[str, ...], ResidualAdd] = {}
+        for add in inner.adds:
+            add.writers = [replace(ref, path=f"{prefix}.{ref.path}") for ref in add.writers]
+            add.site = prefix
+            adds.setdefault(tuple(ref.path for ref in add.writers), add)
+        return list(adds.values())
+
+    def _runs_with_arguments(self, module: ModuleNode, args: list[Any]) -> cst.FunctionDef | None:
+        """The method to read with the call's own arguments, where a module is no layer applied
+        to its input: a plain callable object (diffusers' attention processor, called as
+        `self.processor(self, x)`), or a module without parameters or layers handed the stream
+        beside its input (`residual_fn(branch, residual)`: the add is in its `forward`)."""
+        cls = module.cls
+        if cls is None:
+            return None
+        forward = self.interp.index.find_method(cls, "forward")
+        if forward is None:
+            found = self.interp.index.find_method(cls, "__call__")
+            return found[1] if found is not None else None
+        if module.params or module.children or STREAM not in args[1:]:
+            return None
+        return forward[1]
+
+    def _inline(self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int) -> Any:
+        """Read a helper's body with the caller's values; its adds are the caller's, at the call."""
+        if depth >= MAX_FORWARD_DEPTH:
+            return None
+        env = Env(_bind_arguments(func, args, call))
+        inner = _Flow(
+            flow.node,
+            depth=depth + 1,
+            undecided=flow.undecided,
+            block=flow.block,
+            recording=flow.recording,
+            literals=_tuple_literals(func),
+        )
+        self.walk_block(func.body.body, env, inner)
+        for add in inner.adds:
+            add.node, add.statement = call, flow.statement or call
+            flow.adds.append(add)
+        return merge(inner.returns) if inner.returns else None
+
+    def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
+        if isinstance(carried, Part):
+            # `self.mlp_out(h)` on the MLP's share of a fused projection: content from the stream.
+            layer = module.kind in ("linear", "module", "sequential") and not is_norm(module) and not is_gate(module)
+            carried = carried.whole if layer else CONDITIONED
+        if carried is UNKNOWN or carried is CONDITIONED:
+            return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
+        if is_norm(module):
+            if carried is STREAM:
+                return NORMED
+            if isinstance(carried, Branch):
+                # `x + post_norm(f(norm(x)))`: the norm, not the writer's init, sets the branch scale.
+                return replace(carried, renormalised=True)
+            return carried
+        if module.kind == "activation" and carried is STREAM:
+            return ACTIVATED
+        if self._passes_through(module):
+            return carried
+        if module.kind == "sequential" and module.children:
+            # nn.Sequential runs its children in order: a LayerNorm first normalises the branch input.
+            for child in list(module.children.values())[:MAX_UNROLL]:
+                carried = self._apply_module(child, carried, depth)
+            return carried
+        if isinstance(carried, Branch) and is_gate(module) and not self._multiplies_by_matrix(module, depth):
+            return replace(carried, gated=True)
+        normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
+        if carried is MAYBE_NORMED or isinstance(carried, Branch) and carried.normed is None:
+            normed = None
+        if carried is STREAM and module.kind == "module":
+            _, normed = self.writers_of(module, depth)
+        return Branch(module.with_alternatives(), normed)
+
+
+def _fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
+    """What a call we cannot read returns. `torch.tanh(self.gate)`: a squashed learned scalar is
+    still a learned gate (Flamingo). A kernel handed raw weights (`fused_scan(h, out_weight)`)
+    applies layers we cannot see after the ones traced so far: the layer applied last is not
+    known, so its output is not ours to trace. Anything else hands on what it is given."""
+    weights = [a for a in args if isinstance(a, ParamRef)]
+    if not weights:
+        return carried
+    return weights[0] if name in SQUASHING and len(args) == 1 else UNKNOWN
+
+
+def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
+    """`receiver.name(*args)` on what is not a module: a tensor method or a `torch` function."""
+    if isinstance(receiver, ParamRef) and name in RESHAPING_METHODS:
+        # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast.
+        return receiver
+    if name in NORM_FUNCTIONS:
+        return NORMED if carried is STREAM else carried
+    if name in ACTIVATION_FUNCTIONS and (carried is STREAM or receiver is STREAM):
+        return ACTIVATED  # `F.relu(x)` / `x.relu()` on the stream: a post-activation network
+    if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
+        return args[1]
+    if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
+        # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
+        return receiver
+    return carried
+
+
+def _mixed(name: str, args: list[Any], carried: Any) -> Any:
+    """A product of computed tensors (`einsum("tei,te->ti", expert_outs, routing_probs)`): where
+    one side went through a softmax or sigmoid, it holds the mixing weights, as `probs @ v` does,
+    and the content is the other side's."""
+    if name not in MATRIX_PRODUCTS:
+        return carried
+    branches = [arg for arg in args if isinstance(arg, Branch)]
+    content = [branch for branch in branches if not branch.squashed]
+    return merge(content) if content and len(content) < len(branches) else carried
+
+
+def _bind_arguments(func: cst.FunctionDef, args: list[Any], call: cst.Call) -> dict[str, Any]:
+    """The helper's parameters bound as Python binds them: `args` holds any leading bound values
+    (`self`) and then one value per argument of `call`, keywords bound by name."""
+    lead = len(args) - len(call.args)
+    positional, named = list(args[:lead]), {}
+    for arg, value in zip(call.args, args[lead:]):
+        if arg.keyword is not None:
+            named[arg.keyword.value] = value
+        elif arg.star:
+            break  # `*rest`: what follows cannot be placed
+        else:
+            positional.append(value)
+    params = func.params
+    ordered = list(params.posonly_params) + list(params.params)
+    bound = {param.name.value: positional[i] for i, param in enumerate(ordered) if i < len(positional)}
+    for param in ordered + list(params.kwonly_params):
+        bound.setdefault(param.name.value, named.get(param.name.value, UNKNOWN))
+    return bound

@@ -1,0 +1,190 @@
+"""Reading a `forward`'s expressions for the residual writers (`residual.ForwardReader`).
+
+A mixin of the forward reader: what a name, attribute, subscript, operator or display holds in
+the abstract domain of `flow.py`; a product with a learned or conditioned value gates a branch,
+one with a number we can evaluate (through the interpreter) is a runtime scale on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, as_number
+from initlint.analysis.interp import Ctx
+from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge
+from initlint.analysis.knowledge.conventions import TENSOR_METADATA
+from initlint.analysis.model import ModuleNode, RuntimeScale
+from initlint.analysis.values import Monomial
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.forward_statements import _Flow
+    from initlint.analysis.interp import Interpreter
+
+
+class ForwardExpressions:
+    """Needs the reader's calls and adds (`residual.ForwardReader`)."""
+
+    interp: Interpreter
+
+    if TYPE_CHECKING:  # declared only: a stub here would hide the reader's own method
+
+        def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any: ...
+
+        def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
+
+    def _scale(
+        self,
+        value: Any,
+        other: Any,
+        other_node: cst.BaseExpression,
+        operator: cst.CSTNode,
+        env: Env,
+        whole: cst.CSTNode,
+    ) -> Any:
+        if not isinstance(value, Branch):
+            return value
+        if isinstance(other, (ParamRef, Branch, Part)) or other is CONDITIONED:
+            # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
+            return replace(value, gated=value.gated or not isinstance(other, Branch))
+        number = self._number(other_node, env)
+        if number is not None:
+            if isinstance(operator, (cst.Divide, cst.DivideAssign)):
+                number = number.inverse(other_node)
+            if number is not None:
+                scale = RuntimeScale(whole, number, self.interp.code(other_node))
+                return replace(value, scales=value.scales + (scale,))
+        return value
+
+    def _value(self, node: cst.BaseExpression, env: Env) -> Any:
+        """Evaluate an expression with the interpreter, `self` bound to the module node."""
+        numeric_env = Env({k: v for k, v in env.names.items() if isinstance(v, ModRef)})
+        try:
+            return self.interp.eval(node, numeric_env, Ctx(certain=False))
+        except RecursionError:
+            return UNKNOWN
+
+    def _number(self, node: cst.BaseExpression, env: Env) -> Monomial | None:
+        return as_number(self._value(node, env))
+
+    def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any:
+        self.interp.tick()
+        if isinstance(node, cst.Name):
+            return env.names.get(node.value, UNKNOWN)
+        if isinstance(node, cst.BinaryOperation):
+            return self._binary(node, env, flow, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, env, flow, depth)
+        if isinstance(node, cst.Attribute):
+            base = self._eval(node.value, env, flow, depth)
+            if isinstance(base, ModRef):
+                return _member(base.node, node.attr.value)
+            if node.attr.value in TENSOR_METADATA:
+                return UNKNOWN
+            return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
+        if isinstance(node, cst.Subscript):
+            base = self._eval(node.value, env, flow, depth)
+            if isinstance(base, ModRef):
+                index = (
+                    self._value(node.slice[0].slice.value, env)
+                    if isinstance(node.slice[0].slice, cst.Index)
+                    else UNKNOWN
+                )
+                return _indexed(base.node, index)
+            if any(isinstance(element.slice, cst.Slice) for element in node.slice):
+                return UNKNOWN  # `outputs[1:]`: the attention weights riding along, not the output
+            return base
+        if isinstance(node, cst.Dict):
+            return self._record(node, env, flow, depth)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            # `return out, weights`: a module's output comes first.
+            values = [self._eval(e.value, env, flow, depth) for e in node.elements]
+            return values[0] if values else UNKNOWN
+        if isinstance(node, cst.IfExp):
+            body = self._eval(node.body, env, flow, depth)
+            orelse = self._eval(node.orelse, env, flow, depth)
+            return body if body is not UNKNOWN else orelse
+        if isinstance(node, cst.ParenthesizedWhitespace):
+            return UNKNOWN
+        return UNKNOWN
+
+    def _record(self, node: cst.Dict, env: Env, flow: _Flow, depth: int) -> Any:
+        """`return {"hidden_states": out, "sequence_mask": mask}`: the one entry computed from the
+        input is the output the caller reads back by its key; with two, which is read is unknown."""
+        values = [self._eval(e.value, env, flow, depth) for e in node.elements if isinstance(e, cst.DictElement)]
+        carried = [v for v in values if v is STREAM or v is NORMED or v is MAYBE_NORMED or isinstance(v, Branch)]
+        return carried[0] if len(carried) == 1 else UNKNOWN
+
+    def _binary(self, node: cst.BinaryOperation, env: Env, flow: _Flow, depth: int) -> Any:
+        left = self._eval(node.left, env, flow, depth)
+        right = self._eval(node.right, env, flow, depth)
+        if isinstance(node.operator, cst.Add):
+            return self._add(left, right, node, flow)
+        if isinstance(node.operator, (cst.Multiply, cst.Divide)):
+            if isinstance(left, Branch) and isinstance(right, Branch):
+                # `sigmoid(gate(x)) * expert(x)`: the squashed side gates the other.
+                if left.squashed != right.squashed:
+                    content = right if left.squashed else left
+                    return replace(content, gated=True)
+                return merge([left, right])
+            if _gates_untraced_content(left, right):
+                # `emit(contracted) * sigmoid(gate(h))` with `emit`'s input untraced, or `h *
+                # sigmoid(gate(h))` on the stream itself: the squashed side is a gate, and the
+                # content's writer is not known (or there is none).
+                return UNKNOWN
+            if isinstance(left, Branch):
+                return self._scale(left, right, node.right, node.operator, env, node)
+            if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
+                return self._scale(right, left, node.left, node.operator, env, node)
+        if isinstance(node.operator, cst.MatrixMultiply):
+            if isinstance(right, ParamRef):
+                return _through_matrix(left, right)  # `h @ self.down_proj[e]`: a 3-D expert weight
+            return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
+        return (
+            merge([left, right])
+            if isinstance(node.operator, cst.Subtract)
+            else (left if left is not UNKNOWN else right)
+        )
+
+
+def _gates_untraced_content(left: Any, right: Any) -> bool:
+    squashed = [side for side in (left, right) if isinstance(side, Branch) and side.squashed]
+    other = right if squashed and squashed[0] is left else left
+    return bool(squashed) and any(other is value for value in (UNKNOWN, CONDITIONED, STREAM, NORMED, MAYBE_NORMED))
+
+
+def _member(node: ModuleNode, name: str) -> Any:
+    """`self.name` in `forward`: a child, a parameter, or a module or lambda stored on it."""
+    child = node.children.get(name)
+    if child is not None:
+        return ModRef(child)
+    param = node.params.get(name)
+    if param is not None:
+        return ParamRef(param)
+    stored = node.attrs.get(name)
+    return stored if isinstance(stored, (ModRef, Lambda)) else UNKNOWN
+
+
+def _indexed(node: ModuleNode, index: Any) -> Any:
+    """`layer[1]`, `self.to_out[0]`, `self.experts[e]`: the child that index selects."""
+    children = list(node.children.values())
+    if len(children) == 1 and children[0].repeat is not None:
+        return ModRef(children[0])  # any index of a stack selects its representative
+    key = index.value if isinstance(index, Const) else None
+    if isinstance(key, int) and not isinstance(key, bool) and -len(children) <= key < len(children):
+        return ModRef(children[key])
+    if isinstance(key, str) and key in node.children:
+        return ModRef(node.children[key])
+    return UNKNOWN
+
+
+def _through_matrix(content: Any, weight: ParamRef) -> Any:
+    """Content multiplied by a parameter matrix of a module: that parameter writes the result."""
+    if not (content is STREAM or content is NORMED or content is MAYBE_NORMED or isinstance(content, Branch)):
+        return UNKNOWN
+    normed: bool | None = content is NORMED or isinstance(content, Branch) and bool(content.normed)
+    if content is MAYBE_NORMED or isinstance(content, Branch) and content.normed is None:
+        normed = None
+    return Branch((), normed, matrices=(weight.param,))

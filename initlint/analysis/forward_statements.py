@@ -1,0 +1,417 @@
+"""Reading a `forward`'s statements for the residual writers (`residual.ForwardReader`).
+
+A mixin of the forward reader, apart so that how the reader walks a function body reads on its
+own: assignments and unpacking, undecided `if`s (each arm from the state before it, then
+joined), `for` loops over a block container or zipped beside it, imports inside `forward`. It
+also owns the reading state of one `forward` (`_Flow`) and the limits of the reading.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import libcst as cst
+
+from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, ModRef, Seq, truth
+from initlint.analysis.interp import Ctx
+from initlint.errors import StepBudgetExceeded
+from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, join, merge
+from initlint.analysis.model import ModuleNode, ResidualAdd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Interpreter
+
+MAX_FORWARD_DEPTH = 6
+#: Children of a container a `for` in `forward` is read for, one after the other.
+MAX_UNROLL = 16
+
+
+@dataclass
+class _Flow:
+    node: ModuleNode
+    adds: list[ResidualAdd] = field(default_factory=list)
+    returns: list[Any] = field(default_factory=list)
+    statement: cst.CSTNode | None = None
+    #: How many modules deep the reading is (`forward` of a child of a child...).
+    depth: int = 0
+    #: How many undecided `if` arms enclose the statement being read.
+    undecided: int = 0
+    #: The block the adds belong to, when it is not `node` itself: a classless pair
+    #: (`ModuleList([attn, ff])`) whose adds are written in the loop of its owner's `forward`.
+    block: ModuleNode | None = None
+    #: Adds count only inside the loop over that block's container.
+    recording: bool = True
+    #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
+    literals: Mapping[str, cst.BaseExpression] = field(default_factory=dict)
+
+
+class ForwardStatements:
+    """Needs the reader's expressions and adds (`residual.ForwardReader`)."""
+
+    interp: Interpreter
+
+    if TYPE_CHECKING:  # declared only: a stub here would hide the reader's own method
+
+        def walk_block(self, stmts: Sequence[cst.CSTNode], env: Env, state: _Flow) -> None: ...
+
+        def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any: ...
+
+        def _value(self, node: cst.BaseExpression, env: Env) -> Any: ...
+
+        def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
+
+        def _scale(
+            self,
+            value: Any,
+            other: Any,
+            other_node: cst.BaseExpression,
+            operator: cst.CSTNode,
+            env: Env,
+            whole: cst.CSTNode,
+        ) -> Any: ...
+
+    # ---------------------------------------------------------------- reading
+    def _read(self, node: ModuleNode, depth: int, block: ModuleNode | None = None) -> _Flow | None:
+        found = self.interp.index.find_method(node.cls, "forward") if node.cls is not None else None
+        if found is None:
+            return None
+        _, func = found
+        flow = _Flow(node, depth=depth, block=block, recording=block is None, literals=_tuple_literals(func))
+        env = Env()
+        params = [p.name.value for p in func.params.params]
+        if len(params) < 2:
+            return None
+        env.names[params[0]] = ModRef(node)
+        env.names[params[1]] = STREAM
+        for name in params[2:]:
+            # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
+            # in by the parent, gates a branch as one computed here from `c` does.
+            env.names[name] = CONDITIONED
+        try:
+            self.walk_block(func.body.body, env, flow)
+        except StepBudgetExceeded:
+            raise
+        except RecursionError:
+            return None
+        return flow
+
+    def _read_owner_loop(self, block: ModuleNode) -> _Flow | None:
+        """A block without a class of its own (a pair `ModuleList([attn, ff])`): its adds are in
+        the loop of its container's owner's `forward`."""
+        container = block.parent
+        owner = container.parent if container is not None else None
+        if owner is None or owner.cls is None:
+            return None
+        return self._read(owner, depth=0, block=block)
+
+    def tick(self) -> None:
+        self.interp.tick()
+
+    def on_small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow) -> None:
+        flow.statement = small
+        self._small(small, env, flow, flow.depth)
+
+    def on_if(self, stmt: cst.If, env: Env, flow: _Flow) -> None:
+        decided = truth(self._value(stmt.test, env))
+        orelse = stmt.orelse
+        else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
+        if decided is None:
+            self._undecided_if(stmt.body.body, else_body, env, flow)
+        else:
+            self.walk_block(stmt.body.body if decided else else_body, env, flow)
+
+    def on_for(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
+        # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
+        loops = [
+            (target, None if node is None else self._eval(node, env, flow, flow.depth))
+            for target, node in _walked(stmt.target, stmt.iter, flow.literals)
+        ]
+        for target, iterable in loops:
+            # What is zipped beside the layers is handed in with each (LayerScale gains in a
+            # ParameterList): computed elsewhere, like an extra argument of a block's `forward`.
+            _bind(target, CONDITIONED if len(loops) > 1 and iterable is not None else UNKNOWN, env)
+        for target, iterable in loops:
+            if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
+                self._block_loop(stmt, target, env, flow)
+                return
+        modules = [(target, items) for target, iterable in loops if (items := _module_items(iterable)) is not None]
+        walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
+        for item in items[:MAX_UNROLL]:
+            if walked is not None:
+                _bind(walked, item, env)
+            self.walk_block(stmt.body.body, env, flow)
+
+    def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:
+        """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
+        and what it carries from one iteration to the next is the stream."""
+        assert flow.block is not None
+        _bind(target, ModRef(flow.block), env)
+        # The loop's own names are bound afresh each iteration (`block = cast(Dict, block)`):
+        # only the others carry the stream from one block to the next.
+        for name in _assigned_names(stmt.body) - _target_names(stmt.target):
+            if name in env.names:
+                env.names[name] = STREAM
+        flow.recording = True
+        self.walk_block(stmt.body.body, env, flow)
+        flow.recording = False
+
+    def _undecided_if(
+        self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow
+    ) -> None:
+        """Read each arm from the state before the `if`, then join what the names hold."""
+        before, first_add = dict(env.names), len(flow.adds)
+        flow.undecided += 1
+        self.walk_block(body, env, flow)
+        after_body = env.names
+        env.names = dict(before)
+        self.walk_block(else_body, env, flow)
+        flow.undecided -= 1
+        names = after_body.keys() | env.names.keys()
+        joined = {name: join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
+        if any(
+            joined[n] is MAYBE_NORMED and after_body.get(n) is not MAYBE_NORMED and env.names.get(n) is not MAYBE_NORMED
+            for n in names
+        ):
+            # One arm renormalises the stream, the other does not (`if self.pre_norm: ... else: ...`):
+            # the norm placement is a flag we cannot decide, so the adds in either arm are too.
+            for add in flow.adds[first_add:]:
+                add.prenorm = None
+        env.names = joined
+
+    def _small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow, depth: int) -> None:
+        pairs = _pairwise(small) if isinstance(small, cst.Assign) else None
+        if pairs is not None:
+            # `attn, ff = self.attn, self.ff`: each name its own value.
+            values = [self._eval(node, env, flow, depth) for _, node in pairs]
+            for (element, _), element_value in zip(pairs, values):
+                self._assign(element, element_value, env)
+        elif isinstance(small, cst.Assign):
+            value = self._eval(small.value, env, flow, depth)
+            for target in small.targets:
+                self._assign(target.target, value, env)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self._assign(small.target, self._eval(small.value, env, flow, depth), env)
+        elif isinstance(small, cst.AugAssign):
+            current = self._eval(small.target, env, flow, depth)
+            value = self._eval(small.value, env, flow, depth)
+            if isinstance(small.operator, cst.AddAssign):
+                self._assign(small.target, self._add(current, value, small, flow), env)
+            else:
+                self._assign(small.target, self._scale(current, value, small.value, small.operator, env, small), env)
+        elif isinstance(small, cst.Return) and small.value is not None:
+            flow.returns.append(self._eval(small.value, env, flow, depth))
+        elif isinstance(small, cst.Expr):
+            self._eval(small.value, env, flow, depth)
+        elif isinstance(small, (cst.Import, cst.ImportFrom)):
+            self._bind_imported_functions(small, env)
+
+    def _bind_imported_functions(self, small: cst.Import | cst.ImportFrom, env: Env) -> None:
+        """`from .calls import call_layer` inside `forward`: the names it binds to functions of
+        the project, which then run with their arguments as the file's own helpers do."""
+        imported = Env()
+        self.interp.exec_small(small, imported, Ctx(certain=False))
+        for name in imported.names:
+            value = self.interp.eval(cst.Name(name), imported, Ctx(certain=False))
+            if _plain_function(value) is not None:
+                env.names[name] = value
+
+    def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
+        if isinstance(target, cst.Name):
+            env.names[target.value] = value
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and isinstance(value, Branch):
+            # `out[mask] = expert(x[mask])`: the tensor now holds that content too.
+            name = target.value.value
+            env.names[name] = merge([env.names.get(name, UNKNOWN), value])
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, ModRef) and value.node.kind in _LISTS:
+            _bind(target, value, env)  # `norm, mlp = layer`: a container unpacks into its children
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for i, element in enumerate(target.elements):
+                # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
+                # `norm, gate_msa, ... = self.attn_norm(x, emb=t)`: what a layer hands out beside
+                # its output is computed by that layer, so a branch it multiplies is gated.
+                self._assign(
+                    element.value,
+                    value if i == 0 or value is CONDITIONED else Part(value) if isinstance(value, Branch) else UNKNOWN,
+                    env,
+                )
+
+
+def _plain_function(value: Any) -> cst.FunctionDef | None:
+    """A module-level function a name stands for (not a method, a closure or a partial)."""
+    if isinstance(value, FuncRef) and value.owner is None and value.closure is None and not value.partial_args:
+        return value.func
+    return None
+
+
+def _module_items(value: Any) -> list[Any] | None:
+    """What a `for` over modules iterates: a container's children (one for a repeated stack)."""
+    if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
+        return [ModRef(child) for child in value.node.children.values()]
+    if isinstance(value, Seq) and value.repeat is None and value.items:
+        return list(value.items)
+    return None
+
+
+_LISTS = ("container", "sequential")
+
+
+def _pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
+    """`a, b = x, y`: each target with its own value (one target tuple as long as the value
+    tuple, nothing starred); None for any other assignment."""
+    target, value = assign.targets[0].target, assign.value
+    if len(assign.targets) != 1 or not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    if not isinstance(value, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+        return None
+    if any(isinstance(element, cst.StarredElement) for element in (*target.elements, *value.elements)):
+        return None
+    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+
+
+def _walked(
+    target: cst.BaseExpression, iterable: cst.BaseExpression, literals: Mapping[str, cst.BaseExpression]
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+    """A loop's targets paired with what each walks: `enumerate(xs)` hands out an index (which
+    walks nothing) beside each item of `xs`, `zip(xs, ys)` an item of each."""
+    iterable = _materialised(iterable)
+    if isinstance(iterable, cst.Name) and isinstance(literals.get(iterable.value), cst.Call):
+        iterable = literals[iterable.value]  # `pairs = list(zip(self.layers, routes))`, walked later
+    func = iterable.func.value if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) else None
+    calls = iterable.args if isinstance(iterable, cst.Call) else ()
+    args = _plain_arguments(calls) if func == "enumerate" else _zipped(calls, literals) if func == "zip" else None
+    elements = [element.value for element in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
+    if func == "enumerate" and args is not None and len(args) == 1 and len(elements) == 2:
+        return [(elements[0], None)] + _walked(elements[1], args[0], literals)
+    if func == "zip" and args is not None and len(args) == len(elements) > 1:
+        return [pair for element, arg in zip(elements, args) for pair in _walked(element, arg, literals)]
+    return [(target, iterable)]
+
+
+def _plain_arguments(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:
+    if any(arg.keyword is not None or arg.star for arg in args):
+        return None
+    return [arg.value for arg in args]
+
+
+def _zipped(args: Sequence[cst.Arg], literals: Mapping[str, cst.BaseExpression]) -> list[cst.BaseExpression] | None:
+    """What `zip` walks side by side: its arguments, or the items of a tuple spread into it
+    (`zip(*pair)` with `pair = (self.layers, gains)` bound once in the function)."""
+    spread = args[0].value if len(args) == 1 and args[0].star == "*" and args[0].keyword is None else None
+    if isinstance(spread, cst.Name):
+        literal = literals.get(spread.value)
+        return [element.value for element in literal.elements] if isinstance(literal, (cst.Tuple, cst.List)) else None
+    return _plain_arguments(args)
+
+
+class _TupleLiterals(cst.CSTVisitor):
+    """Each name's bindings in a function; a name bound once, to a tuple or list written out
+    without a starred item, stands for those items wherever it is spread; one bound once to
+    `zip(...)` or `enumerate(...)` (listed or not) walks as that call does."""
+
+    def __init__(self) -> None:
+        self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value if len(node.targets) == 1 else None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target, None)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, None)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            self.bindings.setdefault(target.value, []).append(value)
+
+
+@functools.lru_cache(maxsize=512)  # a LibCST walk of a whole method; asked again per stack and root
+def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.BaseExpression]:
+    visitor = _TupleLiterals()
+    func.body.visit(visitor)
+    literals: dict[str, cst.BaseExpression] = {}
+    for name, values in visitor.bindings.items():
+        value = _materialised(values[0]) if len(values) == 1 and values[0] is not None else None
+        if isinstance(value, (cst.Tuple, cst.List)) and not any(
+            isinstance(element, cst.StarredElement) for element in value.elements
+        ):
+            literals[name] = value
+        elif (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in ("zip", "enumerate")
+        ):
+            literals[name] = value
+    return literals
+
+
+def _materialised(expression: cst.BaseExpression) -> cst.BaseExpression:
+    """`list(zip(xs, ys))` walks as `zip(xs, ys)` does: the list only keeps what it yields."""
+    while (
+        isinstance(expression, cst.Call)
+        and isinstance(expression.func, cst.Name)
+        and expression.func.value in ("list", "tuple")
+        and len(expression.args) == 1
+        and not expression.args[0].star
+        and expression.args[0].keyword is None
+    ):
+        expression = expression.args[0].value
+    return expression
+
+
+def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
+    """A loop target: `for attn, ff in self.layers` unpacks the pair into its two children."""
+    if isinstance(target, cst.Name):
+        env.names[target.value] = value
+        return
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return
+    parts: list[Any] = []
+    if isinstance(value, ModRef):
+        parts = _entries(value.node)
+    elif isinstance(value, Seq):
+        parts = list(value.items)
+    for i, element in enumerate(target.elements):
+        _bind(element.value, parts[i] if len(parts) == len(target.elements) else UNKNOWN, env)
+
+
+def _entries(container: ModuleNode) -> list[Any]:
+    """What iterating a container yields: its children, and None in the slots of a list built
+    with None entries (`ModuleList([norm, None])`)."""
+    children = container.children
+    slots = container.slots
+    if slots is None or not set(children) <= {str(i) for i in range(slots)}:
+        return [ModRef(child) for child in children.values()]
+    return [ModRef(children[str(i)]) if str(i) in children else Const(None) for i in range(slots)]
+
+
+class _Assigned(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    """The names a loop target binds: `for (attn, ff), gain in ...` binds three."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {name for element in target.elements for name in _target_names(element.value)}
+    return set()
+
+
+def _assigned_names(body: cst.BaseSuite) -> set[str]:
+    visitor = _Assigned()
+    body.visit(visitor)
+    return visitor.names
