@@ -4,7 +4,7 @@
            -> model trees + init plan (abstract interpretation)     `interp.py`, `construction.py`,
               with Python, PyTorch and init-op semantics             `python_semantics.py`,
                                                                      `torch_semantics.py` (and the
-                                                                     modules it draws on), `init_ops.py`
+                                                                     modules they draw on), `init_ops.py`
               reading what library APIs do from the registry         `knowledge/`
            -> residual writers (data flow through forward)          `residual.py`, `flow.py`
            -> stacks: blocks, depth, adds, writers with their plan  `stacks.py`, `scaling.py`

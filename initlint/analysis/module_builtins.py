@@ -26,7 +26,7 @@ from initlint.analysis.index import PRETRAINED_NAME_ENDINGS
 from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import ModuleNode
 from initlint.analysis.module_registration import set_module_attr
-from initlint.analysis.python_semantics import Builtin
+from initlint.analysis.python_builtins import Builtin
 from initlint.analysis.torch_attributes import module_attr
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -32,7 +32,8 @@ from initlint.analysis.layers import layer_type
 from initlint.analysis.model import InitOp, ModuleNode
 from initlint.analysis.module_builtins import MODULE_AWARE_BUILTINS
 from initlint.analysis.module_methods import hf_generic_init, module_method, replace_via
-from initlint.analysis.python_semantics import BoundMethod, call_python_builtin, config_entry, string_method
+from initlint.analysis.python_builtins import call_python_builtin
+from initlint.analysis.python_semantics import BoundMethod, config_entry, string_method
 from initlint.analysis.torch_attributes import tensor_rank, tensor_shape
 from initlint.analysis.values import Monomial
 
