@@ -3,7 +3,8 @@
     source -> index (imports, classes, functions)                   `index.py`
            -> model trees + init plan (abstract interpretation)     `interp*.py`, `construction.py`,
               with Python, PyTorch and init-op semantics             `python_semantics.py`,
-                                                                     `torch_semantics.py`, `init_ops.py`
+                                                                     `torch_semantics.py` (and the
+                                                                     modules they draw on), `init_ops.py`
               reading what library APIs do from the registry         `knowledge/`
            -> residual writers (data flow through forward)          `residual.py`, `forward_*.py`,
                                                                      `flow.py`

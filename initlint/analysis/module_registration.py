@@ -1,0 +1,88 @@
+"""Writing an attribute of a module (`self.name = value`), as `nn.Module.__setattr__` does: a
+layer becomes a child (or an alternative child, under an undecided `if`), a parameter or a fresh
+tensor becomes a parameter (weight tying shares one), anything else a plain attribute. The
+registering methods (`append`, `add_module`, ...) and `setattr` all come here."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from initlint.analysis.abstract import Const, ModRef, NewTensor, ParamRef, merge_uncertain
+from initlint.analysis.model import ModuleNode, Param
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Ctx, Interpreter
+
+
+def _stores_only(value: cst.BaseExpression | None) -> bool:
+    """`wo`, `self.blocks`, `attn, mlp`: names of things made before, nothing made here."""
+    if isinstance(value, cst.Tuple):
+        return all(_stores_only(element.value) for element in value.elements)
+    return isinstance(value, (cst.Name, cst.Attribute))
+
+
+def set_module_attr(
+    interp: "Interpreter", node: ModuleNode, name: str, value: Any, ctx: "Ctx", stmt: cst.CSTNode
+) -> None:
+    ctx = ctx.toward(node)
+    if isinstance(value, ModRef):
+        child = value.node
+        if child.parent is not None or child is node or _plain_object(interp, child):
+            # An alias of a module registered elsewhere, or an object `nn.Module.__setattr__`
+            # keeps as a plain attribute: neither is a submodule.
+            node.attrs[name] = value
+            return
+        if not ctx.certain and name in node.children and node.children[name] is not child:
+            node.add_alternative(name, child)  # the other arm of an undecided `if`
+        else:
+            node.add_child(name, child)
+            child.optional = not ctx.certain and node.built_certain
+        for other in value.others:
+            node.add_alternative(name, other).repeat = ctx.repeat or other.repeat
+        # `self.wo = nn.Linear(...)` builds the layer; `self.wo = wo` stores one built before (a
+        # constructor argument made by a builder function): its construction stays where it was.
+        if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and not (_stores_only(stmt.value) and child.created_at):
+            child.created_at = stmt
+        if ctx.repeat is not None:
+            child.repeat = ctx.repeat
+        return
+    if isinstance(value, ParamRef):
+        node.params[name] = value.param  # weight tying: both names share one tensor
+        return
+    if isinstance(value, NewTensor):
+        param = Param(name, node, ndim=_factory_ndim(value.op.node))
+        param.ops.append(value.op)
+        node.params[name] = param
+        return
+    if name in node.params and isinstance(value, Const) and value.value is None:
+        del node.params[name]
+        return
+    node.attrs[name] = merge_uncertain(node.attrs, name, value, ctx)
+
+
+#: Tensor factories whose positional arguments are the sizes (`torch.empty(n_experts, d, h)`).
+_SIZED_FACTORIES = frozenset({"empty", "zeros", "ones", "randn", "rand"})
+
+
+def _factory_ndim(call: cst.CSTNode | None) -> int | None:
+    """How many dimensions a fresh tensor has, where its factory call spells out the sizes."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+        return None
+    if call.func.attr.value not in _SIZED_FACTORIES:
+        return None
+    sizes = [arg for arg in call.args if arg.keyword is None]
+    if any(arg.star for arg in sizes) or not sizes:
+        return None
+    if len(sizes) == 1 and isinstance(sizes[0].value, (cst.Tuple, cst.List)):
+        return len(sizes[0].value.elements)
+    return len(sizes)
+
+
+def _plain_object(interp: "Interpreter", node: ModuleNode) -> bool:
+    """An instance of a class of the project with no base but `object` (a helper holding
+    buffers): not an `nn.Module`, so its tensors are no model's parameters."""
+    return node.cls is not None and all(
+        base in ("object", "builtins.object") for base in interp.index.base_chain(node.cls)
+    )

@@ -1,0 +1,285 @@
+"""Python's operators for the interpreter: arithmetic (numbers kept symbolic, so
+`std / math.sqrt(2 * n_layer)` keeps its depth), a fresh tensor scaled by a number, `[block] * n`,
+`not`, `and`/`or`, and comparisons (identity, membership, orderings, `layer_idx == 0` on the
+representative block, a comparison decided by a config default)."""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable
+
+import libcst as cst
+
+from initlint.analysis.abstract import (
+    UNKNOWN,
+    ClassRef,
+    Const,
+    EnumMember,
+    Env,
+    FuncRef,
+    Mapping,
+    ModRef,
+    NewTensor,
+    Num,
+    Opaque,
+    ParamRef,
+    Registry,
+    Seq,
+    as_number,
+    truth,
+)
+from initlint.analysis.knowledge.conventions import LAYER_INDEX
+from initlint.analysis.model import InitOp
+from initlint.analysis.values import Monomial, fraction_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Ctx, Interpreter
+
+#: Largest constant `range(n)` we unroll; longer ones keep one representative iteration.
+UNROLL_LIMIT = 8
+
+
+def number_sum(left: Monomial, right: Monomial, negate: bool) -> Monomial:
+    if negate:
+        right = right * Monomial.of(-1)
+    if left.atoms == right.atoms:
+        return Monomial(left.const + right.const, left.atoms, left.powers + right.powers)
+    if right.is_constant and right.const == 0:
+        return left
+    if left.is_constant and left.const == 0:
+        return right
+    if left.terms is not None:
+        for kept, term in left.terms, left.terms[::-1]:
+            if term.atoms == right.atoms and term.const + right.const == 0:
+                return kept  # `(depth + 1) - 1`
+    # `layer_id + 1`, `n_layer + 1`: a new atom named after the sum, so its meaning survives.
+    name = f"({left.describe()}{'+' if right.const >= 0 else ''}{right.describe()})"
+    return replace(Monomial.atom(name), terms=(left, right))
+
+
+def binary(
+    interp: "Interpreter", operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any, node: cst.CSTNode
+) -> Any:
+    """`left <operator> right`, augmented assignments included: strings concatenate, a new
+    tensor scales its init, numbers stay symbolic, a short list repeats."""
+    if _is_string(left) and _is_string(right):
+        return Const(left.value + right.value) if isinstance(operator, (cst.Add, cst.AddAssign)) else UNKNOWN
+    if isinstance(left, NewTensor) and not isinstance(right, NewTensor):
+        return _scaled_tensor(interp, operator, left, right, node)
+    a, b = as_number(left), as_number(right)
+    if a is None or b is None or _is_string(left) or _is_string(right):
+        return _repeated_sequence(operator, left, right)
+    return _number_operation(operator, a, b, node)
+
+
+def _is_string(value: Any) -> bool:
+    return isinstance(value, Const) and isinstance(value.value, str)
+
+
+def _scaled_tensor(
+    interp: "Interpreter", operator: cst.BaseBinaryOp | cst.BaseAugOp, tensor: NewTensor, right: Any, node: cst.CSTNode
+) -> Any:
+    """`torch.randn(...) * std` or `/ scale`: the new tensor's init with its std scaled; any other
+    operation on it is not an init we can describe."""
+    factor = as_number(right)
+    if factor is not None and isinstance(operator, (cst.Divide, cst.DivideAssign)):
+        factor = factor.inverse(node)
+    if factor is not None and isinstance(operator, (cst.Multiply, cst.Divide, cst.MultiplyAssign, cst.DivideAssign)):
+        op = tensor.op
+        std = op.std * factor if op.std is not None else None
+        return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, f"{op.label} * {interp.code(node)}"))
+    return UNKNOWN
+
+
+def _repeated_sequence(operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any) -> Any:
+    """Operands that are not both numbers: only `[block] * n` with a small constant `n` is
+    followed, unrolled as a constant `range(n)` is (up to `UNROLL_LIMIT`)."""
+    if (
+        isinstance(left, Seq)
+        and isinstance(right, Const)
+        and isinstance(right.value, int)
+        and left.repeat is None
+        and 0 <= right.value <= UNROLL_LIMIT
+    ):
+        return Seq(left.items * right.value) if isinstance(operator, cst.Multiply) else UNKNOWN
+    return UNKNOWN
+
+
+def _number_operation(operator: cst.BaseBinaryOp | cst.BaseAugOp, a: Monomial, b: Monomial, node: cst.CSTNode) -> Any:
+    """Arithmetic on two numbers, kept symbolic (`std / math.sqrt(2 * n_layer)`): `//` and `%`
+    only on constants, `**` only to a small constant power; anything else is unknown."""
+    if isinstance(operator, (cst.Add, cst.AddAssign)):
+        return Num(number_sum(a, b, False))
+    if isinstance(operator, (cst.Subtract, cst.SubtractAssign)):
+        return Num(number_sum(a, b, True))
+    if isinstance(operator, (cst.Multiply, cst.MultiplyAssign)):
+        return Num(a * b)
+    if isinstance(operator, (cst.Divide, cst.DivideAssign)):
+        inverse = b.inverse(node)
+        return Num(a * inverse) if inverse is not None else UNKNOWN
+    if isinstance(operator, (cst.Power, cst.PowerAssign)):
+        exponent = fraction_of(b.const) if b.is_constant else None
+        result = a.pow(exponent, node) if exponent is not None and abs(exponent) <= 8 else None
+        return Num(result) if result is not None else UNKNOWN
+    if isinstance(operator, (cst.FloorDivide, cst.Modulo)) and a.is_constant and b.is_constant and b.const != 0:
+        return Const(a.const // b.const if isinstance(operator, cst.FloorDivide) else a.const % b.const)
+    return UNKNOWN
+
+
+def unary(operator: cst.BaseUnaryOp, value: Any, node: cst.CSTNode) -> Any:
+    if isinstance(operator, cst.Not):
+        decided = truth(value)
+        return Const(not decided) if decided is not None else UNKNOWN
+    number = as_number(value)
+    if number is None:
+        return UNKNOWN
+    if isinstance(operator, cst.Minus):
+        return Num(number * Monomial.of(-1))
+    if isinstance(operator, cst.Plus):
+        return Num(number)
+    return UNKNOWN
+
+
+def boolean(interp: "Interpreter", node: cst.BooleanOperation, env: Env, ctx: "Ctx") -> Any:
+    """`a or b` is `a` when `a` is true, else `b` (`norm or nn.Identity()` is a module)."""
+    left_value = interp.eval(node.left, env, ctx)
+    left = truth(left_value)
+    is_and = isinstance(node.operator, cst.And)
+    if left is False and is_and or left is True and not is_and:
+        return left_value
+    right_value = interp.eval(node.right, env, ctx)
+    if left is not None:
+        return right_value
+    right = truth(right_value)  # either operand may be the value: only a shared truth is known
+    if right is False and is_and or right is True and not is_and:
+        return Const(right)
+    return UNKNOWN
+
+
+def _negated(result: bool | None, negate: bool) -> bool | None:
+    return result if result is None or not negate else not result
+
+
+def _identity(left: Any, right: Any) -> bool | None:
+    """`x is None`, `a is b` for modules and parameters."""
+    if isinstance(right, Const) and right.value is None:
+        if isinstance(left, Const):
+            return left.value is None
+        return False if isinstance(left, (ModRef, ParamRef, NewTensor, Num, Seq, Mapping, FuncRef, ClassRef)) else None
+    if isinstance(left, (ModRef, ParamRef)) and isinstance(right, (ModRef, ParamRef)):
+        return bool(left == right)
+    if isinstance(left, Const) and isinstance(left.value, EnumMember) and isinstance(right, Const):
+        return left.value.same(right.value)
+    if isinstance(left, Const) and isinstance(right, Const) and isinstance(right.value, bool):
+        # `flag is True`: True and False are singletons, so identity is Python's own answer.
+        return left.value is right.value
+    return None
+
+
+def _membership(left: Any, right: Any) -> bool | None:
+    """`"c_proj" in name`, `name in ("a", "b")`, `key in mapping`."""
+    if (
+        isinstance(right, Const)
+        and isinstance(right.value, str)
+        and isinstance(left, Const)
+        and isinstance(left.value, str)
+    ):
+        return left.value in right.value
+    if isinstance(right, Seq) and right.repeat is None and isinstance(left, Const):
+        values = [item.value for item in right.items if isinstance(item, Const)]
+        return left.value in values if len(values) == len(right.items) else None
+    if isinstance(right, Mapping) and isinstance(left, Const):
+        return True if left.value in right.items else None if right.open else False
+    return None
+
+
+def _operands(left: Any, right: Any) -> tuple[Any, Any] | None:
+    """What an ordering compares: constants, constant numbers, or module identities."""
+    a, b = as_number(left), as_number(right)
+    if isinstance(left, Const) and isinstance(right, Const):
+        return left.value, right.value
+    if (
+        a is not None
+        and b is not None
+        and a.is_constant
+        and b.is_constant
+        and not isinstance(left, Opaque)
+        and not isinstance(right, Opaque)
+    ):
+        return a.const, b.const
+    if isinstance(left, ModRef) and isinstance(right, ModRef):
+        return id(left.node), id(right.node)
+    return None
+
+
+_ORDERINGS: dict[type, Callable[[Any, Any], Any]] = {
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.LessThan: operator.lt,
+    cst.GreaterThan: operator.gt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThanEqual: operator.ge,
+}
+
+
+def _one_layer_test(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    """`layer_idx == 0` on the representative block of a stack: it holds for one layer of N, so
+    the representative (standing for the layers in general) takes the other path."""
+    if not isinstance(comparison, (cst.Equal, cst.NotEqual)):
+        return None
+    index = Monomial.atom(LAYER_INDEX)
+    for a, b in ((left, right), (right, left)):
+        if isinstance(a, Num) and a.value == index and isinstance(b, Const) and isinstance(b.value, int):
+            return isinstance(comparison, cst.NotEqual)
+    return None
+
+
+def _by_default(value: Any) -> Any:
+    """A numeric config field or a root parameter defaulting to None, in a comparison: its default."""
+    return value.compared if isinstance(value, Opaque) and value.compared is not None else value
+
+
+def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
+    left, right = _by_default(left), _by_default(right)
+    one_layer = _one_layer_test(comparison, left, right)
+    if one_layer is not None:
+        return one_layer
+    if isinstance(comparison, (cst.Is, cst.IsNot)):
+        return _negated(_identity(left, right), isinstance(comparison, cst.IsNot))
+    if isinstance(comparison, (cst.In, cst.NotIn)):
+        return _negated(_membership(left, right), isinstance(comparison, cst.NotIn))
+    ordering = _ORDERINGS.get(type(comparison))
+    operands = _operands(left, right)
+    if ordering is None or operands is None:
+        return None
+    try:
+        return bool(ordering(*operands))
+    except TypeError:
+        return None
+
+
+def _note_assumed_defaults(interp: "Interpreter", *operands: Any) -> None:
+    """A comparison decided by a string default (`init_device != "meta"`): the finding names it."""
+    for operand in operands:
+        if isinstance(operand, Opaque) and operand.assumed is not None:
+            label, node = operand.assumed
+            interp.enum_defaults.setdefault(label, node)
+
+
+def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -> Any:
+    left = interp.eval(node.left, env, ctx)
+    outcome: bool | None = True
+    for target in node.comparisons:
+        right = interp.eval(target.comparator, env, ctx)
+        if isinstance(right, Registry):
+            right = Mapping(interp.registry_entries(right))  # `name in norms`: by what is registered
+        result = _compare_one(target.operator, left, right)
+        if result is not None:
+            _note_assumed_defaults(interp, left, right)
+        if result is False:
+            return Const(False)
+        if result is None:
+            outcome = None
+        left = right
+    return Const(True) if outcome else UNKNOWN

@@ -1,0 +1,258 @@
+"""Reading an attribute in the interpreter (`base.attr`): of a layer (`self.wo`, a property,
+a method), of a tensor (`.shape`, `.ndim`, its init methods), of a class (an enum member), of a
+config whose fields and their defaults the code shows, and through `super()`. Writing one is
+`module_registration.py`'s."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from initlint.analysis.abstract import (
+    UNKNOWN,
+    ClassRef,
+    Const,
+    EnumMember,
+    Env,
+    ExtRef,
+    FuncRef,
+    Mapping,
+    ModRef,
+    NewTensor,
+    Opaque,
+    ParamRef,
+    Registry,
+    Seq,
+    SuperRef,
+)
+from initlint.analysis.index import ClassInfo
+from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES
+from initlint.analysis.knowledge.torch_init import RANK_ATTRIBUTES, RANK_METHODS, SHAPE_ATTRIBUTES, SHAPE_METHODS
+from initlint.analysis.model import InitOp, ModuleNode, Param
+from initlint.analysis.module_methods import MODULE_METHOD_HANDLERS
+from initlint.analysis.python_semantics import ENUM_BASES, MIXED_ENUM_BASES, BoundMethod
+
+if TYPE_CHECKING:  # pragma: no cover
+    from initlint.analysis.interp import Ctx, Interpreter
+
+
+def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
+    if isinstance(base, ExtRef):
+        return ExtRef(f"{base.name}.{attr}")
+    if isinstance(base, ModRef):
+        return module_attr(interp, base.node, attr, ctx)
+    if isinstance(base, ParamRef) and attr == "data":
+        return base
+    if isinstance(base, (ParamRef, NewTensor)):
+        return _tensor_attr(interp, base, attr)
+    if isinstance(base, SuperRef):
+        return super_attr(interp, base, attr)
+    if isinstance(base, ClassRef):
+        found = interp.index.find_method(base.cls, attr)
+        if found is not None:
+            return method_ref(found[1], found[0], None, base)
+        if attr in base.cls.attributes:
+            return _class_attribute(interp, base.cls, attr, ctx)
+        return Opaque(attr)
+    if isinstance(base, (Const, Seq, Mapping, Registry)):
+        return BoundMethod(base, attr)
+    if isinstance(base, Opaque) and attr == "get":
+        return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
+    if isinstance(base, Opaque) and base.fields is not None and _has_field(base.fields, attr):
+        fields = base.fields
+        return interp.inside(fields, lambda: _field_default(interp, fields, attr, ctx))
+    if attr in DELIBERATE_CONFIG_NAMES:
+        interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
+    return Opaque(attr)
+
+
+def _class_attribute(interp: "Interpreter", cls: ClassInfo, attr: str, ctx: "Ctx") -> Any:
+    """A class attribute by its value; a member of an enum class is that member (`InitFnType.normal`),
+    which compares as Python compares enum members."""
+    value = interp.inside(cls, lambda: interp.eval(cls.attributes[attr], Env(), ctx))
+    bases = {base.rpartition(".")[2] for base in interp.index.base_chain(cls)}
+    if not bases & ENUM_BASES:
+        return value
+    mixed = bool(bases & MIXED_ENUM_BASES)
+    if mixed and not (isinstance(value, Const) and isinstance(value.value, (str, int))):
+        return UNKNOWN  # `auto()` and the like: the value it compares by is not known
+    member = value.value if isinstance(value, Const) else None
+    return Const(EnumMember(id(cls.node), attr, member, mixed))
+
+
+def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Any:
+    """A dataclass config's field by its default: a flag (`use_moe: bool = False`) or an enum
+    member (`init_fn: InitFnType = InitFnType.normal`) decides as the default config does; a
+    string is kept as a root's string default is, and compares as its default; a number stays the symbol it is named by (depth
+    and widths keep their meaning), compared by its default."""
+    sub_config = _sub_config(interp, fields, attr, ctx)
+    if sub_config is not None:
+        return sub_config
+    stored = fields.init_fields().get(attr)
+    expr = stored if stored is not None else fields.attributes[attr]
+    value = interp.eval(expr, _init_defaults(interp, fields, ctx) if stored is not None else Env(), ctx)
+    if isinstance(value, Const) and isinstance(value.value, EnumMember):
+        # The switch the default config takes: evidence for whatever it decides.
+        interp.enum_defaults.setdefault(f"{fields.name}.{attr} = {interp.code(expr)}", expr)
+    if isinstance(value, Const) and (value.value is None or isinstance(value.value, (bool, EnumMember))):
+        return value
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return Opaque(attr, value.value, compared=value, assumed=(f"{fields.name}.{attr} = {interp.code(expr)}", expr))
+    if isinstance(value, Const) and isinstance(value.value, (int, float)):
+        return Opaque(attr, compared=value)
+    if isinstance(value, Mapping):
+        return value  # a dict of settings a plain config class falls back to (`copy.deepcopy(DEFAULTS)`)
+    return Opaque(attr)
+
+
+def _sub_config(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Opaque | None:
+    """A sub-config field the config's library base fills after construction when it is left
+    None (`sub_configs_defaults = {"text_config": XTextConfig}`): the config of the class it maps
+    to, with that class's defaults, or a bare symbol where the class is chosen at run time
+    (`AutoConfig`). None where the table does not name the field or lets it stay None."""
+    table_name = interp.knowledge.sub_config_table(interp.index.base_chain(fields))
+    owner = next((cls for cls in interp.index.mro(fields) if table_name in cls.attributes), None)
+    if owner is None or table_name is None:
+        return None
+    table = owner.attributes[table_name]
+    spec = _table_entry(table, attr) if isinstance(table, cst.Dict) else None
+    if isinstance(spec, cst.Call):
+        # `SubConfigSpec(config_class=..., optional=True)`: an optional one may stay None.
+        keywords = {a.keyword.value: a.value for a in spec.args if a.keyword is not None}
+        optional = keywords.get("optional")
+        if optional is not None and not (isinstance(optional, cst.Name) and optional.value == "False"):
+            return None
+        positional = [a.value for a in spec.args if a.keyword is None]
+        spec = keywords.get("config_class", positional[0] if positional else None)
+    if spec is None:
+        return None
+    found = spec
+    built = interp.inside(owner, lambda: interp.eval(found, Env(), ctx))
+    if isinstance(built, ClassRef) and not interp.index.is_module_class(built.cls):
+        return Opaque(attr, fields=built.cls)
+    return Opaque(attr)
+
+
+def _table_entry(table: cst.Dict, key: str) -> cst.BaseExpression | None:
+    for element in table.elements:
+        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+            if element.key.evaluated_value == key:
+                return element.value
+    return None
+
+
+def _has_field(fields: ClassInfo, attr: str) -> bool:
+    return attr in fields.init_fields() or attr in fields.attributes
+
+
+def _init_defaults(interp: "Interpreter", fields: ClassInfo, ctx: "Ctx") -> Env:
+    """The names a plain config class's `__init__` stores from: its parameters at their defaults
+    (`init_config if init_config is not None else copy.deepcopy(DEFAULTS)`)."""
+    init = fields.methods["__init__"]
+    env = Env()
+    for param in (*init.params.params, *init.params.kwonly_params)[1:]:
+        if param.default is not None:
+            env.names[param.name.value] = interp.eval(param.default, Env(), ctx)
+    return env
+
+
+def _tensor_attr(interp: "Interpreter", base: ParamRef | NewTensor, attr: str) -> Any:
+    if attr in RANK_ATTRIBUTES:
+        return tensor_rank(base)
+    if attr in SHAPE_ATTRIBUTES:
+        return tensor_shape(base)
+    if attr in RANK_METHODS or attr in SHAPE_METHODS or interp.knowledge.tensor_method(attr) is not None:
+        return BoundMethod(base, attr)
+    return Opaque(attr)
+
+
+def tensor_rank(tensor: ParamRef | NewTensor) -> Any:
+    ndim = tensor.param.ndim if isinstance(tensor, ParamRef) else None
+    return Const(ndim) if ndim is not None else UNKNOWN
+
+
+def tensor_shape(tensor: ParamRef | NewTensor) -> Any:
+    """A sequence of unknown sizes whose length is the tensor's rank, where that is known."""
+    rank = tensor_rank(tensor)
+    return Seq([UNKNOWN] * rank.value) if isinstance(rank, Const) else UNKNOWN
+
+
+def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") -> Any:
+    if attr in node.children:
+        return ModRef(node.children[attr])
+    if attr in node.params:
+        return ParamRef(node.params[attr])
+    if attr in node.attrs:
+        return node.attrs[attr]
+    if node.cls is not None:
+        found = interp.index.find_method(node.cls, attr)
+        if found is not None and is_property(found[1]):
+            # `self.block_class` is the value its getter returns, read afresh at each access.
+            return interp.call_function(FuncRef(found[1], found[0], ModRef(node)), [], {}, ctx)
+        if found is not None:
+            return method_ref(found[1], found[0], ModRef(node), ClassRef(node.cls))
+        for cls_name in [node.cls.name] + interp.index.base_chain(node.cls):
+            cls = interp.index.classes.get(cls_name)
+            if cls is not None and attr in cls.attributes:
+                return interp.eval(cls.attributes[attr], Env(), ctx)
+    if attr in MODULE_METHOD_HANDLERS or attr in interp.knowledge.init_entry_points():
+        return BoundMethod(ModRef(node), attr)
+    if attr in ("weight", "bias") and node.kind == "unknown":
+        # A layer of a type we cannot see: its parameters exist, their init is unknown.
+        param = node.params[attr] = Param(attr, node)
+        param.ops.append(
+            InitOp(
+                "unknown",
+                None,
+                node.created_at,
+                (f"{node.type_name}'s own init",),
+                False,
+                f"{node.type_name}'s own init",
+            )
+        )
+        return ParamRef(param)
+    if attr in ("weight", "bias") and node.kind in ("linear", "conv", "embedding", "norm"):
+        return Const(None)  # `bias=False`
+    return Opaque(attr)
+
+
+PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
+
+
+def is_property(func: cst.FunctionDef) -> bool:
+    """A getter (`@property`, `@functools.cached_property`): reading the name runs it."""
+    for decorator in func.decorators:
+        target = decorator.decorator
+        name = (
+            target.value
+            if isinstance(target, cst.Name)
+            else target.attr.value
+            if isinstance(target, cst.Attribute)
+            else None
+        )
+        if name in PROPERTY_DECORATORS:
+            return True
+    return False
+
+
+def method_ref(func: cst.FunctionDef, owner: ClassInfo, instance: Any, cls: ClassRef) -> FuncRef:
+    """A method looked up on an instance or a class: a class method binds the class (a block
+    factory `Block.build(i, config)` returns `cls(...)`), a static method binds nothing."""
+    decorators = {d.decorator.value for d in func.decorators if isinstance(d.decorator, cst.Name)}
+    if "classmethod" in decorators:
+        return FuncRef(func, owner, cls)
+    if "staticmethod" in decorators:
+        return FuncRef(func)
+    return FuncRef(func, owner, instance)
+
+
+def super_attr(interp: "Interpreter", ref: SuperRef, attr: str) -> Any:
+    for base in ref.cls.bases:
+        # The base may be defined in another file of the project: its own module reads its name.
+        local = interp.index.read_base(ref.cls, base)
+        if local is not None:
+            found = interp.index.find_method(local, attr)
+            if found is not None:
+                return FuncRef(found[1], found[0], ref.instance)
+    return BoundMethod(ref, attr)
