@@ -401,10 +401,16 @@ def _store_dataclass_fields(node: ModuleNode, mro: list[ClassInfo], args: list[A
     """The `__init__` a dataclass decorator writes: each field given in the call is stored on
     the instance (a base's fields first, positional arguments in declaration order); a field left
     out keeps its class-level default."""
-    fields = [name for owner in reversed(mro) if _is_dataclass(owner) for name in _annotated_names(owner)]
+    fields = dataclass_fields(mro)
     given = dict(zip(fields, args))
     given.update((key, value) for key, value in kwargs.items() if key in fields)
     node.attrs.update(given)
+
+
+def dataclass_fields(mro: list[ClassInfo]) -> list[str]:
+    """The fields of a dataclass with this MRO, in the order its `__init__` takes them (a base's
+    fields first); none for a class no dataclass decorator made."""
+    return [name for owner in reversed(mro) if _is_dataclass(owner) for name in _annotated_names(owner)]
 
 
 def _annotated_names(cls: ClassInfo) -> list[str]:

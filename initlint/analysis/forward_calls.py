@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Env, Lambda, ModRef, ParamRef, Seq
+from initlint.analysis.abstract import UNKNOWN, ClassRef, Env, Lambda, ModRef, ParamRef, Seq
+from initlint.analysis.construction import dataclass_fields
 from initlint.analysis.forward_expressions import _member, _through_matrix
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, _tuple_literals
 from initlint.analysis.flow import (
@@ -39,6 +40,7 @@ from initlint.analysis.knowledge.conventions import (
     SQUASHING,
     TENSOR_METADATA,
 )
+from initlint.analysis.index import ClassInfo
 from initlint.analysis.model import ModuleNode, ResidualAdd
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,13 +138,34 @@ class ForwardCalls:
     def _call_global(self, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
         """A function of the file (`dropout_add(out, residual, p, training)`), or one it imports
         from another file of the project, runs with its arguments."""
-        func = self.interp.index.functions.get(name) or _plain_function(self._value(call.func, Env()))
+        callee = self._value(call.func, Env())
+        func = self.interp.index.functions.get(name) or _plain_function(callee)
+        record = (
+            self._dataclass_output(callee.cls, call, args) if func is None and isinstance(callee, ClassRef) else None
+        )
+        if record is not None:
+            return record
         if func is None:
             # Only past a traced layer: a fused norm handed the stream and its gain (`layer_norm_fn(x,
             # self.norm.weight)`) leaves the stream as it was read before.
             return _fed_raw_weights(name, args, carried) if isinstance(carried, (Branch, Part)) else carried
         result = self._inline(func, args, call, flow, depth)
         return carried if result is None else result
+
+    def _dataclass_output(self, cls: ClassInfo, call: cst.Call, args: list[Any]) -> Any | None:
+        """`LayerOutput(hidden=out, weights=w)`: a dataclass built to hand several values back
+        (HF's `ModelOutput`). As with a tuple, its first field is the output the caller reads
+        (`result[0]`, `result.hidden`); a first field left to its default computes nothing from
+        the input. None for a class that is no dataclass."""
+        fields = [] if self.interp.index.is_module_class(cls) else dataclass_fields(self.interp.index.mro(cls))
+        if not fields:
+            return None
+        for position, (arg, value) in enumerate(zip(call.args, args)):
+            if arg.star:
+                break
+            if (arg.keyword.value if arg.keyword is not None else position) in (fields[0], 0):
+                return value
+        return UNKNOWN
 
     def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
         if isinstance(callee, ModRef):
