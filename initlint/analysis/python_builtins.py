@@ -143,6 +143,27 @@ def _map(
     return Seq([interp.call_value(args[0], list(group), {}, ctx, call) for group in groups])
 
 
+def _filter(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`filter(keep, layers)` over items we know: those `keep` holds for, in order (`nn.Sequential(
+    *filter(exists, (conv, None, proj)))` builds the layers that are set). One item `keep` cannot
+    decide for leaves the result unknown."""
+    if len(args) != 2 or kwargs or not isinstance(call, cst.Call) or isinstance(args[0], Const):
+        return None
+    seq = iterate(interp, args[1])
+    if seq is None or seq.repeat is not None or len(seq.items) > MAX_MAPPED:
+        return UNKNOWN
+    kept = []
+    for item in seq.items:
+        verdict = truth(interp.call_value(args[0], [item], {}, ctx, call))
+        if verdict is None:
+            return UNKNOWN
+        if verdict:
+            kept.append(item)
+    return Seq(kept)
+
+
 def _any_all(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
@@ -323,6 +344,7 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     "enumerate": _enumerate,
     "zip": _zip,
     "map": _map,
+    "filter": _filter,
     "any": _any_all,
     "all": _any_all,
     **dict.fromkeys(("float", "int", "abs", "round"), _number_cast),
