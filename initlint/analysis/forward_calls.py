@@ -69,6 +69,8 @@ class ForwardCalls:
 
         def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool: ...
 
+        def _normalises(self, module: ModuleNode, depth: int) -> bool: ...
+
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
         carried = merge(
@@ -265,6 +267,9 @@ class ForwardCalls:
                 # `x + post_norm(f(norm(x)))`: the norm, not the writer's init, sets the branch scale.
                 return replace(carried, renormalised=True)
             return carried
+        if (carried is STREAM or isinstance(carried, Branch)) and self._normalises(module, depth):
+            # An adaptive norm: it normalises what it is given, whatever layers it holds.
+            return replace(carried, renormalised=True) if isinstance(carried, Branch) else NORMED
         if module.kind == "activation" and carried is STREAM:
             return ACTIVATED
         if self._passes_through(module):

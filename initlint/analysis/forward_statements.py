@@ -46,6 +46,8 @@ class _Flow:
     recording: bool = True
     #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
     literals: Mapping[str, cst.BaseExpression] = field(default_factory=dict)
+    #: A `return` hands back several values (`return normed, gate`).
+    several: bool = False
 
 
 class ForwardStatements:
@@ -202,6 +204,7 @@ class ForwardStatements:
             else:
                 self._assign(small.target, self._scale(current, value, small.value, small.operator, env, small), env)
         elif isinstance(small, cst.Return) and small.value is not None:
+            flow.several = flow.several or isinstance(small.value, (cst.Tuple, cst.List))
             flow.returns.append(self._eval(small.value, env, flow, depth))
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env, flow, depth)

@@ -47,6 +47,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         self.interp = interp
         self._writers: dict[int, tuple[Any, ...]] = {}
         self._scales_input: dict[int, bool] = {}
+        self._normalising: dict[int, bool] = {}
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -149,6 +150,25 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
             scales = found is not None and returns_scaled_input(found[1], self.interp.index, cls)
             self._scales_input[id(cls.node)] = scales
         return self._scales_input[id(cls.node)]
+
+    def _normalises(self, module: ModuleNode, depth: int) -> bool:
+        """A module whose `forward` hands back its input normalised, at most modulated by values
+        computed from something else (adaLN without a gate: `norm(x) * (1 + scale(c)) + shift(c)`),
+        on every path, and adds nothing into it. One that hands a gate back beside it (adaLN-Zero)
+        stays a layer whose later outputs gate the branch."""
+        if module.kind != "module" or module.cls is None or depth >= MAX_FORWARD_DEPTH:
+            return False
+        if id(module) not in self._normalising:
+            self._normalising[id(module)] = False  # recursion guard
+            flow = self._read(module, depth + 1)
+            self._normalising[id(module)] = (
+                flow is not None
+                and bool(flow.returns)
+                and not flow.adds
+                and not flow.several
+                and all(value is NORMED for value in flow.returns)
+            )
+        return self._normalising[id(module)]
 
     def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool:
         """A module with parameters and no sub-layers that uses them as weight matrices (3-D
