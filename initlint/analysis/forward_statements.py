@@ -19,6 +19,7 @@ from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, ModRef, Seq
 from initlint.analysis.interp import Ctx
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, join, merge
+from initlint.analysis.knowledge.conventions import SPLITTING_METHODS
 from initlint.analysis.model import ModuleNode, ResidualAdd
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,6 +49,8 @@ class _Flow:
     literals: Mapping[str, cst.BaseExpression] = field(default_factory=dict)
     #: A `return` hands back several values (`return normed, gate`).
     several: bool = False
+    #: Names bound to a part of the split stream (`x1, x2 = x.chunk(2, dim=-1)`).
+    shares: set[str] = field(default_factory=set)
 
 
 class ForwardStatements:
@@ -193,7 +196,10 @@ class ForwardStatements:
         elif isinstance(small, cst.Assign):
             value = self._eval(small.value, env, flow, depth)
             for target in small.targets:
-                self._assign(target.target, value, env)
+                if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
+                    _bind_shares(target.target, env, flow)
+                else:
+                    self._assign(target.target, value, env)
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._assign(small.target, self._eval(small.value, env, flow, depth), env)
         elif isinstance(small, cst.AugAssign):
@@ -240,6 +246,24 @@ class ForwardStatements:
                     value if i == 0 or value is CONDITIONED else Part(value) if isinstance(value, Branch) else UNKNOWN,
                     env,
                 )
+
+
+def _splits(node: cst.BaseExpression) -> bool:
+    """`x.chunk(2, dim=-1)`, `torch.split(x, d, dim=-1)`: the tensor cut into parts."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in SPLITTING_METHODS
+    )
+
+
+def _bind_shares(target: cst.Tuple | cst.List, env: Env, flow: _Flow) -> None:
+    """`x1, x2 = x.chunk(2, dim=-1)` on the stream: each part is the stream of its share (a
+    reversible block adds a branch of one half into the other)."""
+    for element in target.elements:
+        if isinstance(element.value, cst.Name):
+            env.names[element.value.value] = STREAM
+            flow.shares.add(element.value.value)
 
 
 def _plain_function(value: Any) -> cst.FunctionDef | None:

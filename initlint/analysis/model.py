@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -242,6 +243,9 @@ class ResidualAdd:
     #: The child of a classless block whose `forward` makes the add (`nn.Sequential(Residual(attn),
     #: Residual(ff))` runs one statement twice: two adds).
     site: str = ""
+    #: The part of a split stream it adds into (`x1` of `x1, x2 = x.chunk(2, dim=-1)`: a reversible
+    #: block adds one branch into each half); empty for the whole stream.
+    share: str = ""
 
 
 @dataclass
@@ -332,7 +336,13 @@ class Stack:
 
     @property
     def adds_per_block(self) -> int:
-        return len({(add.site, id(add.statement)) for add in self.default_adds})
+        """The adds each part of the stream takes per block: those into the whole stream, and
+        those into the part of a split stream that takes the most (a reversible block, one
+        branch into each half, adds once)."""
+        adds = {(add.share, add.site, id(add.statement)) for add in self.default_adds}
+        parts = Counter(share for share, _, _ in adds)
+        whole = parts.pop("", 0)
+        return whole + max(parts.values(), default=0)
 
     @property
     def prenorm(self) -> bool:

@@ -190,7 +190,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
 
     # ------------------------------------------------------------------- adds
     def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any:
-        for stream, branch in ((left, right), (right, left)):
+        for side, (stream, branch) in enumerate(((left, right), (right, left))):
             if stream is STREAM and isinstance(branch, Branch) and flow.node.cls is not None and flow.recording:
                 block = flow.block or flow.node
                 add = ResidualAdd(
@@ -199,6 +199,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                     flow.statement or node,
                     prenorm=branch.normed,
                     gated=branch.gated or branch.renormalised,
+                    share=_share(node, side, flow.shares),
                 )
                 add.writers = self._writer_refs(block, branch)
                 add.optional = flow.undecided > 0 and any(_may_not_exist(m, block) for m in branch.last)
@@ -257,3 +258,15 @@ def _creator(node: ModuleNode) -> ClassInfo | None:
     while parent is not None and parent.cls is None:
         parent = parent.parent
     return parent.cls if parent is not None else None
+
+
+def _share(node: cst.CSTNode, side: int, shares: set[str]) -> str:
+    """The part of a split stream an add writes into: the name of its stream operand, where
+    that name holds a part (`y1 = x1 + f(x2)` adds into `x1`)."""
+    if isinstance(node, cst.BinaryOperation):
+        operand: cst.CSTNode = node.left if side == 0 else node.right
+    elif isinstance(node, cst.AugAssign):
+        operand = node.target
+    else:
+        return ""
+    return operand.value if isinstance(operand, cst.Name) and operand.value in shares else ""

@@ -144,6 +144,8 @@ RESHAPING_METHODS = frozenset(
 )
 #: Of those, the ones whose tensor argument gives only its shape, dtype or device (`x.type_as(y)`).
 LIKE_METHODS = frozenset({"type_as", "view_as", "expand_as", "to"})
+#: Tensor methods (and `torch` functions) that cut a tensor into parts (`x1, x2 = x.chunk(2, dim=-1)`).
+SPLITTING_METHODS = frozenset({"chunk", "split", "tensor_split"})
 #: In-place tensor methods that accumulate their last argument into the receiver
 #: (`out.index_add_(0, idx, expert_out)`): the receiver then holds that content too.
 ACCUMULATE_IN_PLACE = frozenset({"index_add_", "scatter_add_", "index_copy_", "index_put_", "add_", "copy_"})
