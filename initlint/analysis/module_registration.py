@@ -29,6 +29,11 @@ def set_module_attr(
     ctx = ctx.toward(node)
     if isinstance(value, ModRef):
         child = value.node
+        if child.parent is not None and _in_unheld_list(child, node):
+            # Handed over: the module storing it owns it.
+            if child.parent.children.get(child.name) is child:
+                del child.parent.children[child.name]
+            child.parent = None
         if child.parent is not None or child is node or _plain_object(interp, child):
             # An alias of a module registered elsewhere, or an object `nn.Module.__setattr__`
             # keeps as a plain attribute: neither is a submodule.
@@ -78,6 +83,18 @@ def _factory_ndim(call: cst.CSTNode | None) -> int | None:
     if len(sizes) == 1 and isinstance(sizes[0].value, (cst.Tuple, cst.List)):
         return len(sizes[0].value.elements)
     return len(sizes)
+
+
+def _in_unheld_list(child: ModuleNode, node: ModuleNode) -> bool:
+    """Whether `child` sits in a plain module list that no module holds, nor is building
+    (`Runner(nn.ModuleList(pairs))` wrapping each pair in a block it keeps, never the list): the
+    module storing it is then the first to register it, where PyTorch names its parameters."""
+    top, outer = child, node
+    while top.parent is not None:
+        top = top.parent
+    while outer.parent is not None:
+        outer = outer.parent
+    return top.kind in ("container", "sequential") and top.cls is None and top is not outer
 
 
 def _plain_object(interp: "Interpreter", node: ModuleNode) -> bool:
