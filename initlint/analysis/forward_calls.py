@@ -73,8 +73,14 @@ class ForwardCalls:
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
+        # `self.net(*args)`: what the spread arguments hold is handed on too.
+        spread = [item for arg, a in zip(node.args, args) if arg.star == "*" and isinstance(a, Seq) for item in a.items]
         carried = merge(
-            [a for a in args if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
+            [
+                a
+                for a in args + spread
+                if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))
+            ]
         )
         func = node.func
         returned = RETURNS_ARGUMENT.get(self.interp.index.resolve(func) or "")

@@ -87,10 +87,15 @@ class ForwardStatements:
         flow = _Flow(node, depth=depth, block=block, recording=block is None, literals=_tuple_literals(func))
         env = Env()
         params = [p.name.value for p in func.params.params]
-        if len(params) < 2:
+        star = func.params.star_arg
+        if len(params) == 1 and isinstance(star, cst.Param):
+            # `forward(self, *args, **kwargs)` handing everything on: the stream comes first.
+            env.names[star.name.value] = Seq([STREAM])
+        elif len(params) < 2:
             return None
         env.names[params[0]] = ModRef(node)
-        env.names[params[1]] = STREAM
+        if len(params) > 1:
+            env.names[params[1]] = STREAM
         for name in params[2:]:
             # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
             # in by the parent, gates a branch as one computed here from `c` does.
