@@ -98,6 +98,8 @@ class ForwardExpressions:
             return base
         if isinstance(node, cst.Dict):
             return self._record(node, env, flow, depth)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            return self._comprehension(node, env, flow, depth)
         if isinstance(node, (cst.Tuple, cst.List)):
             # `return out, weights`: a module's output comes first.
             values = [self._eval(e.value, env, flow, depth) for e in node.elements]
@@ -109,6 +111,20 @@ class ForwardExpressions:
         if isinstance(node, cst.ParenthesizedWhitespace):
             return UNKNOWN
         return UNKNOWN
+
+    def _comprehension(self, node: cst.ListComp | cst.GeneratorExp, env: Env, flow: _Flow, depth: int) -> Any:
+        """`[self.fn(piece) for piece in x.chunk(n, dim=1)]`: each item is the element computed
+        from a part of the tensor walked (a slice keeps where it came from); like a list written
+        out, the comprehension stands for its item. Only one plain `for` over a tensor is read."""
+        loop = node.for_in
+        if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
+            return UNKNOWN
+        walked = self._eval(loop.iter, env, flow, depth)
+        if not (walked is STREAM or walked is NORMED or walked is MAYBE_NORMED or isinstance(walked, Branch)):
+            return UNKNOWN
+        inner = Env(dict(env.names))
+        inner.names[loop.target.value] = walked
+        return self._eval(node.elt, inner, flow, depth)
 
     def _record(self, node: cst.Dict, env: Env, flow: _Flow, depth: int) -> Any:
         """`return {"hidden_states": out, "sequence_mask": mask}`: the one entry computed from the
