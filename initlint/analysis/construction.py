@@ -99,6 +99,10 @@ class ModelBuilder:
             return replace(symbol, compared=value)
         if isinstance(value, Const) and isinstance(value.value, bool) or isinstance(value, _CALLABLES):
             return value
+        if isinstance(value, Const) and value.value == ():
+            # The layers picked out for something else (`moe_layers=()`): none, as the model built
+            # with its defaults has it.
+            return value
         return symbol
 
     def build_root(self, cls: ClassInfo) -> ModuleNode:

@@ -81,10 +81,19 @@ def _norm_by_name_only(interp: "Interpreter", node: ModuleNode, class_name: str)
     return other is not None and other.kind == "norm"
 
 
+#: Builtin types a constant of the code is checked against as Python checks it.
+_BUILTIN_TYPES: dict[str, type] = {
+    f"builtins.{kind.__name__}": kind for kind in (tuple, list, str, int, float, bool, dict)
+}
+
+
 def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
     if isinstance(classes, ExtRef) and classes.name == "builtins.type":
         return _is_class_object(interp, value)
     if not isinstance(value, ModRef):
+        builtin = _BUILTIN_TYPES.get(classes.name) if isinstance(classes, ExtRef) else None
+        if isinstance(value, Const) and builtin is not None:
+            return Const(isinstance(value.value, builtin))  # `isinstance(layers, tuple)` on `layers=()`
         if isinstance(value, (ParamRef, Num, Const, Seq, Mapping)) and isinstance(classes, (ClassRef, ExtRef)):
             last = classes.cls.name if isinstance(classes, ClassRef) else classes.name.rsplit(".", 1)[-1]
             if last in ("Linear", "Embedding", "LayerNorm", "Module", "Conv1D") or isinstance(classes, ClassRef):

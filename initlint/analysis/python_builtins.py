@@ -213,9 +213,9 @@ def _str(
 def _sequence(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
-    """`list(x)`, `tuple(x)`, `sorted(x)`, `reversed(x)`."""
+    """`list(x)`, `tuple(x)`, `sorted(x)`, `reversed(x)`; `tuple()` is the constant `()`."""
     if not args:
-        return None
+        return Const(()) if name == "tuple" and not kwargs else None
     seq = iterate(interp, args[0])
     if seq is None:
         return UNKNOWN

@@ -178,7 +178,12 @@ def _identity(left: Any, right: Any) -> bool | None:
 
 
 def _membership(left: Any, right: Any) -> bool | None:
-    """`"c_proj" in name`, `name in ("a", "b")`, `key in mapping`."""
+    """`"c_proj" in name`, `name in ("a", "b")`, `key in mapping`; nothing is in an empty
+    tuple or list (`layer in moe_layers` with `moe_layers=()`)."""
+    if isinstance(right, Const) and isinstance(right.value, (tuple, list)) and not right.value:
+        return False
+    if isinstance(right, Seq) and right.repeat is None and not right.items:
+        return False
     if (
         isinstance(right, Const)
         and isinstance(right.value, str)
