@@ -26,13 +26,7 @@ SETTINGS = Settings(select=("INI0",))
 
 # (pattern, variant) -> what the analyzer does today. Grouped as issue 11 lists them; the ranking
 # by what each costs on real code is in docs/precision.md.
-NOT_YET: dict[tuple[str, str], str] = {
-    # Forward data flow
-    ("layer_kinds_from_letter_pattern", "bad"): (
-        "a loop over `pattern * depth` runs once, undecided: the stack model has no period of"
-        " several layer kinds repeated `depth` times, and the adds sit in the owner's loop"
-    ),
-}
+NOT_YET: dict[tuple[str, str], str] = {}
 
 
 def sources(pattern: str, variant: str) -> list[Path]:

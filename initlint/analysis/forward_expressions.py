@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, as_number
+from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, Seq, as_number
 from initlint.analysis.interp import Ctx
 from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge
 from initlint.analysis.knowledge.conventions import TENSOR_METADATA
@@ -59,8 +59,9 @@ class ForwardExpressions:
         return value
 
     def _value(self, node: cst.BaseExpression, env: Env) -> Any:
-        """Evaluate an expression with the interpreter, `self` bound to the module node."""
-        numeric_env = Env({k: v for k, v in env.names.items() if isinstance(v, ModRef)})
+        """Evaluate an expression with the interpreter, `self` bound to the module node (and the
+        constants a loop hands out beside the blocks: the kind of each)."""
+        numeric_env = Env({k: v for k, v in env.names.items() if isinstance(v, (ModRef, Const))})
         try:
             return self.interp.eval(node, numeric_env, Ctx(certain=False))
         except RecursionError:
@@ -172,7 +173,8 @@ def _gates_untraced_content(left: Any, right: Any) -> bool:
 
 
 def _member(node: ModuleNode, name: str) -> Any:
-    """`self.name` in `forward`: a child, a parameter, or a module or lambda stored on it."""
+    """`self.name` in `forward`: a child, a parameter, a module or lambda stored on it, or a
+    tuple of constants (the kind of each layer, walked beside the layers)."""
     child = node.children.get(name)
     if child is not None:
         return ModRef(child)
@@ -180,6 +182,8 @@ def _member(node: ModuleNode, name: str) -> Any:
     if param is not None:
         return ParamRef(param)
     stored = node.attrs.get(name)
+    if isinstance(stored, Seq) and all(isinstance(item, Const) for item in stored.items):
+        return stored
     return stored if isinstance(stored, (ModRef, Lambda)) else UNKNOWN
 
 

@@ -145,6 +145,9 @@ class ForwardStatements:
             _bind(target, CONDITIONED if len(loops) > 1 and iterable is not None else UNKNOWN, env)
         for target, iterable in loops:
             if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
+                for beside, walked in loops:
+                    if beside is not target:
+                        _bind(beside, _aligned(walked, flow.block), env)
                 self._block_loop(stmt, target, env, flow)
                 return
         modules = [(target, items) for target, iterable in loops if (items := _module_items(iterable)) is not None]
@@ -409,6 +412,28 @@ def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
         parts = list(value.items)
     for i, element in enumerate(target.elements):
         _bind(element.value, parts[i] if len(parts) == len(target.elements) else UNKNOWN, env)
+
+
+def _aligned(walked: Any, block: ModuleNode) -> Any:
+    """What a loop walks beside a block's container, at the block's place: the norm of
+    `zip(self.norms, self.layers)` when the norms are built as the layers are (one per layer, or
+    one per kind of layer), the letter of `zip(kinds, self.layers)` when the layers were built
+    from those letters in turn. Anything else is handed in with each block, computed elsewhere."""
+    assert block.parent is not None
+    layers = list(block.parent.children.values())
+    counts = [layer.repeat for layer in layers]
+    entries: list[Any] | None = None
+    if (
+        isinstance(walked, ModRef)
+        and walked.node.kind in ("container", "sequential")
+        and [entry.repeat for entry in walked.node.children.values()] == counts
+    ):
+        entries = _entries(walked.node)
+    elif isinstance(walked, Seq) and len(set(counts)) == 1 and walked.repeat == counts[0]:
+        entries = list(walked.items)
+    if entries is None or len(entries) != len(layers):
+        return CONDITIONED
+    return entries[layers.index(block)]
 
 
 def _entries(container: ModuleNode) -> list[Any]:

@@ -216,7 +216,8 @@ class InterpStatements:
         iterable = python_semantics.iterate(cast("Interpreter", self), self.eval(stmt.iter, env, ctx))
         if isinstance(iterable, Seq):
             if iterable.repeat is not None:
-                items, inner = iterable.items[:1], replace(ctx, repeat=iterable.repeat)
+                # One pass per kind of item, each standing for its share of them all.
+                items, inner = iterable.items[:MAX_LOOP_ITEMS], replace(ctx, repeat=iterable.repeat)
             else:
                 items, inner = iterable.items[:MAX_LOOP_ITEMS], ctx
             for item in items:

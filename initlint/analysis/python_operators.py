@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Largest constant `range(n)` we unroll; longer ones keep one representative iteration.
 UNROLL_LIMIT = 8
+#: The longest pattern of constants followed when repeated a symbolic number of times.
+MAX_PERIOD = 8
 
 
 def number_sum(left: Monomial, right: Monomial, negate: bool) -> Monomial:
@@ -93,8 +95,22 @@ def _scaled_tensor(
 
 
 def _repeated_sequence(operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any) -> Any:
-    """Operands that are not both numbers: only `[block] * n` with a small constant `n` is
-    followed, unrolled as a constant `range(n)` is (up to `UNROLL_LIMIT`)."""
+    """Operands that are not both numbers: `[block] * n` with a small constant `n` is followed,
+    unrolled as a constant `range(n)` is (up to `UNROLL_LIMIT`); a short pattern of constants
+    repeated a symbolic number of times (`("attn", "mlp") * depth`, the kind of each layer in
+    turn) keeps its period: each item stands for its share of all of them, as the layers a loop
+    appends one of several kinds of per pass do."""
+    count = as_number(right)
+    if (
+        isinstance(left, Seq)
+        and isinstance(operator, cst.Multiply)
+        and left.repeat is None
+        and 0 < len(left.items) <= MAX_PERIOD
+        and all(isinstance(item, Const) for item in left.items)
+        and count is not None
+        and not count.is_constant
+    ):
+        return Seq(list(left.items), count * Monomial.of(len(left.items)))
     if (
         isinstance(left, Seq)
         and isinstance(right, Const)

@@ -192,7 +192,8 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
         if iterable is None:
             unseen = True
             return
-        items = iterable.items[:1] if iterable.repeat is not None else iterable.items[:4000]
+        # A repeated sequence holds one item per kind, each standing for its share of them all.
+        items = iterable.items[:4000]
         if iterable.repeat is not None:
             repeat = iterable.repeat
             inner = replace(inner, repeat=iterable.repeat)

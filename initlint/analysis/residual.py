@@ -55,6 +55,10 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         if library is not None and library.residual is not None:
             return _library_adds(block, library.residual)
         flow = self._read(block, depth=0) if block.cls is not None else self._read_owner_loop(block)
+        if block.cls is not None and (flow is None or not flow.adds):
+            # A branch stacked in a list (`for norm, mlp in zip(self.norms, self.mlps): x = x +
+            # mlp(norm(x))`): its own `forward` adds nothing, its owner's loop adds it.
+            flow = self._read_owner_loop(block) or flow
         if (flow is None or not flow.adds) and block.cls is None and block.kind in ("sequential", "wrapper"):
             return self._sequential_adds(block)
         if flow is None:

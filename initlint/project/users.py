@@ -34,11 +34,25 @@ def direct_users(project, path: Path) -> list[Path]:
     names = [name for name, (_, methods) in summary.classes.items() if "forward" in methods]
     if summary.error is not None or not names:
         return []
-    return _importers(project, path, names)
+    return _importers(project, path, names) + _table_users(project, path, names)
 
 
-def _importers(project, path: Path, names: list[str]) -> list[Path]:
-    """The project files (sorted) that define a class and import `path` or one of its `names`."""
+def _table_users(project, path: Path, names: list[str]) -> list[Path]:
+    """The files that look `path`'s modules up in a table of a file without classes.
+
+    A package `__init__.py` that maps names to layer classes (`MLPS = {"gelu": GeluMlp}`) builds
+    nothing itself; the block that picks a layer by name imports the table, which is defined
+    there, not in `path`. So the users of such a file are the importers of its tables."""
+    found: list[Path] = []
+    for relay in _importers(project, path, names, with_classes=False):
+        tables = [name for name in project.store.summary(relay).constants if not name.startswith("__")]
+        found.extend(_importers(project, relay, tables) if tables else [])
+    return [user for user in dict.fromkeys(found) if user != path]
+
+
+def _importers(project, path: Path, names: list[str], with_classes: bool = True) -> list[Path]:
+    """The project files (sorted) that import `path` or one of its `names` and define a class
+    (with `with_classes` false: that define none)."""
     location = project.layout.location_of(path)
     if location is None:
         return []
@@ -48,7 +62,7 @@ def _importers(project, path: Path, names: list[str]) -> list[Path]:
     naming = {other for needle in needles for other in text.containing(needle)}
     found = []
     for other in project.python_files():
-        if other == path or other not in naming or not text.defines_class(other):
+        if other == path or other not in naming or text.defines_class(other) != with_classes:
             continue  # a file that names none of them cannot use them
         if _imports_from(project, other, lambda symbol: _defined_in(symbol) == path):
             found.append(other)
