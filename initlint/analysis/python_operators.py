@@ -191,6 +191,11 @@ def _membership(left: Any, right: Any) -> bool | None:
         return left.value in values if len(values) == len(right.items) else None
     if isinstance(right, Mapping) and isinstance(left, Const):
         return True if left.value in right.items else None if right.open else False
+    if isinstance(right, ModRef) and isinstance(left, Const) and right.node.type_name.endswith("ModuleDict"):
+        # `"norm" in block` on an `nn.ModuleDict`: a key it certainly holds; one it lacks may
+        # have been left out of our model of it, so that stays undecided.
+        child = right.node.children.get(str(left.value))
+        return True if child is not None and not child.optional else None
     return None
 
 
