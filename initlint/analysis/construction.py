@@ -209,7 +209,23 @@ class ModelBuilder:
                 self.building.pop()
         elif _is_dataclass(cls):
             _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
+        else:
+            # No `__init__` of its own: a subclass of `nn.Sequential` is built by the library's.
+            self.init_library_container(node, args)
         return ModRef(node)
+
+    def init_library_container(self, node: ModuleNode, args: list[Any]) -> None:
+        """`nn.Sequential.__init__(*layers)` (or `nn.ModuleList`'s) on a subclass, by `super()` or
+        inherited: the library's constructor registers the layers as the module's children, as it
+        does when the container is built directly; the module iterates them as that container does."""
+        if node.cls is None or node.children:
+            return
+        for base in self.index.base_chain(node.cls):
+            known = layer_type(self.knowledge, base) if base not in self.index.classes else None
+            if known is not None and known.kind in ("container", "sequential"):
+                node.kind = known.kind
+                add_container_children(node, known.kind, args)
+                return
 
     def _build_wrapped(
         self, node: ModuleNode, how: tuple[str, str, str], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call
