@@ -402,10 +402,19 @@ def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
     fields = cls if cls is not None and _is_config_class(index, cls) else None
     default = _string_default(param)
     if default is None or param.default is None:
-        return Opaque(param.name.value, None, fields)
+        return Opaque(param.name.value, None, fields, default_type=_number_type(param.default))
     # Comparisons decide by the string default, as the model built with its defaults does.
     assumed = (f"{param.name.value}={cst.Module([]).code_for_node(param.default)}", param.default)
     return Opaque(param.name.value, default, fields, compared=Const(default), assumed=assumed)
+
+
+def _number_type(default: cst.BaseExpression | None) -> str | None:
+    """The builtin type ("int" or "float") of a number literal default (`heads=8`, `eps=-1e-6`)."""
+    if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, (cst.Minus, cst.Plus)):
+        default = default.expression
+    if isinstance(default, cst.Integer):
+        return "int"
+    return "float" if isinstance(default, cst.Float) else None
 
 
 def _is_config_class(index: ModuleIndex, cls: ClassInfo) -> bool:
