@@ -51,6 +51,17 @@ class Opaque:
     #: Where a string default a comparison decides by is written (`init_device: str = "cpu"`):
     #: the label and node the finding's evidence names as the assumed default.
     assumed: tuple[str, cst.CSTNode] | None = field(default=None, compare=False, hash=False)
+    #: The builtin type of a root parameter's number default (`heads=8`: "int"): `isinstance`
+    #: decides by it as the default model does, while comparisons keep the symbol undecided.
+    default_type: str | None = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of several numbers, picked by a condition the analysis cannot decide
+    (`n_experts if is_moe_layer else 1`): a test all of them answer alike is decided."""
+
+    options: tuple[Any, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,6 +96,8 @@ class Seq:
 
     items: list[Any]
     repeat: Monomial | None = None
+    #: "tuple" or "list" where the code wrote one (`isinstance(x, tuple)` decides by it).
+    written_as: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -235,6 +248,11 @@ def truth(value: Any) -> bool | None:
         return bool(value.items) if value.repeat is None else None
     if isinstance(value, Mapping) and value.items:
         return True  # an empty one may have entries a `**spread` we could not read would add
+    if isinstance(value, Choice):
+        answers = {truth(option) for option in value.options}
+        return answers.pop() if len(answers) == 1 else None
+    if isinstance(value, Opaque) and value.compared == Const(None):
+        return False  # `if init_values:` on a root parameter left at None, as `is not None` decides
     return None
 
 

@@ -213,7 +213,23 @@ class ModelBuilder:
                 self.building.pop()
         elif _is_dataclass(cls):
             _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
+        else:
+            # No `__init__` of its own: a subclass of `nn.Sequential` is built by the library's.
+            self.init_library_container(node, args)
         return ModRef(node)
+
+    def init_library_container(self, node: ModuleNode, args: list[Any]) -> None:
+        """`nn.Sequential.__init__(*layers)` (or `nn.ModuleList`'s) on a subclass, by `super()` or
+        inherited: the library's constructor registers the layers as the module's children, as it
+        does when the container is built directly; the module iterates them as that container does."""
+        if node.cls is None or node.children:
+            return
+        for base in self.index.base_chain(node.cls):
+            known = layer_type(self.knowledge, base) if base not in self.index.classes else None
+            if known is not None and known.kind in ("container", "sequential"):
+                node.kind = known.kind
+                add_container_children(node, known.kind, args)
+                return
 
     def _build_wrapped(
         self, node: ModuleNode, how: tuple[str, str, str], kwargs: dict[Any, Any], ctx: Ctx, call: cst.Call
@@ -390,10 +406,19 @@ def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
     fields = cls if cls is not None and _is_config_class(index, cls) else None
     default = _string_default(param)
     if default is None or param.default is None:
-        return Opaque(param.name.value, None, fields)
+        return Opaque(param.name.value, None, fields, default_type=_number_type(param.default))
     # Comparisons decide by the string default, as the model built with its defaults does.
     assumed = (f"{param.name.value}={cst.Module([]).code_for_node(param.default)}", param.default)
     return Opaque(param.name.value, default, fields, compared=Const(default), assumed=assumed)
+
+
+def _number_type(default: cst.BaseExpression | None) -> str | None:
+    """The builtin type ("int" or "float") of a number literal default (`heads=8`, `eps=-1e-6`)."""
+    if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, (cst.Minus, cst.Plus)):
+        default = default.expression
+    if isinstance(default, cst.Integer):
+        return "int"
+    return "float" if isinstance(default, cst.Float) else None
 
 
 def _is_config_class(index: ModuleIndex, cls: ClassInfo) -> bool:

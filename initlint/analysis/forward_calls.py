@@ -57,6 +57,8 @@ class ForwardCalls:
 
         def walk_block(self, stmts: Sequence[cst.CSTNode], env: Env, state: _Flow) -> None: ...
 
+        def walk_body(self, stmts: Sequence[cst.CSTNode], env: Env, flow: _Flow) -> bool: ...
+
         def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any: ...
 
         def _value(self, node: cst.BaseExpression, env: Env) -> Any: ...
@@ -73,15 +75,7 @@ class ForwardCalls:
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
-        # `self.net(*args)`: what the spread arguments hold is handed on too.
-        spread = [item for arg, a in zip(node.args, args) if arg.star == "*" and isinstance(a, Seq) for item in a.items]
-        carried = merge(
-            [
-                a
-                for a in args + spread
-                if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))
-            ]
-        )
+        carried = _carried_by(node, args)
         func = node.func
         returned = RETURNS_ARGUMENT.get(self.interp.index.resolve(func) or "")
         if returned is not None and len(args) > returned:
@@ -114,6 +108,10 @@ class ForwardCalls:
             return _fed_raw_weights(name, args, carried)
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
+        if name in ("forward", "__call__") and _is_super(func.value) and flow.node.kind == "sequential":
+            # `return x + super().forward(x)` in a subclass of `nn.Sequential`: the library's
+            # forward runs the children in order.
+            return self._in_order(flow.node, carried, depth)
         receiver = self._eval(func.value, env, flow, depth)
         if name in TENSOR_METADATA and not isinstance(receiver, ModRef):
             return UNKNOWN
@@ -253,7 +251,7 @@ class ForwardCalls:
             recording=flow.recording,
             literals=_tuple_literals(func),
         )
-        self.walk_block(func.body.body, env, inner)
+        self.walk_body(func.body.body, env, inner)
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
@@ -281,10 +279,7 @@ class ForwardCalls:
         if self._passes_through(module):
             return carried
         if module.kind == "sequential" and module.children:
-            # nn.Sequential runs its children in order: a LayerNorm first normalises the branch input.
-            for child in list(module.children.values())[:MAX_UNROLL]:
-                carried = self._apply_module(child, carried, depth)
-            return carried
+            return self._in_order(module, carried, depth)
         if isinstance(carried, Branch) and is_gate(module) and not self._multiplies_by_matrix(module, depth):
             return replace(carried, gated=True)
         normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
@@ -293,6 +288,17 @@ class ForwardCalls:
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
         return Branch(module.with_alternatives(), normed)
+
+    def _in_order(self, module: ModuleNode, carried: Any, depth: int) -> Any:
+        """nn.Sequential runs its children in order: a LayerNorm first normalises the branch input."""
+        for child in list(module.children.values())[:MAX_UNROLL]:
+            carried = self._apply_module(child, carried, depth)
+        return carried
+
+
+def _is_super(node: cst.BaseExpression) -> bool:
+    """`super()` (with or without its two arguments)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
 
 def _fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
@@ -321,6 +327,15 @@ def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any
         # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
         return receiver
     return carried
+
+
+def _carried_by(node: cst.Call, args: list[Any]) -> Any:
+    """What of the stream the call's arguments hold; `self.net(*args)` hands on what the spread
+    arguments hold too."""
+    spread = [item for arg, a in zip(node.args, args) if arg.star == "*" and isinstance(a, Seq) for item in a.items]
+    return merge(
+        [a for a in args + spread if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
+    )
 
 
 def _mixed(name: str, args: list[Any], carried: Any) -> Any:

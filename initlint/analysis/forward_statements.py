@@ -53,6 +53,10 @@ class _Flow:
     shares: set[str] = field(default_factory=set)
 
 
+class _Returned(Exception):
+    """A `return` on the path being read: the rest of the function does not run."""
+
+
 class ForwardStatements:
     """Needs the reader's expressions and adds (`residual.ForwardReader`)."""
 
@@ -101,7 +105,7 @@ class ForwardStatements:
             # in by the parent, gates a branch as one computed here from `c` does.
             env.names[name] = CONDITIONED
         try:
-            self.walk_block(func.body.body, env, flow)
+            self.walk_body(func.body.body, env, flow)
         except StepBudgetExceeded:
             raise
         except RecursionError:
@@ -119,6 +123,15 @@ class ForwardStatements:
 
     def tick(self) -> None:
         self.interp.tick()
+
+    def walk_body(self, stmts: Sequence[cst.CSTNode], env: Env, flow: _Flow) -> bool:
+        """Read statements up to a `return` on the path read: what follows it does not run.
+        True when they returned."""
+        try:
+            self.walk_block(stmts, env, flow)
+        except _Returned:
+            return True
+        return False
 
     def on_small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow) -> None:
         flow.statement = small
@@ -168,8 +181,10 @@ class ForwardStatements:
             if name in env.names:
                 env.names[name] = STREAM
         flow.recording = True
-        self.walk_block(stmt.body.body, env, flow)
-        flow.recording = False
+        try:
+            self.walk_block(stmt.body.body, env, flow)
+        finally:
+            flow.recording = False
 
     def _undecided_if(
         self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow
@@ -177,11 +192,17 @@ class ForwardStatements:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
         flow.undecided += 1
-        self.walk_block(body, env, flow)
+        body_returns = self.walk_body(body, env, flow)
         after_body = env.names
         env.names = dict(before)
-        self.walk_block(else_body, env, flow)
+        else_returns = self.walk_body(else_body, env, flow)
         flow.undecided -= 1
+        if body_returns or else_returns:
+            # Past the `if` only the arm that did not return runs on.
+            if body_returns and else_returns:
+                raise _Returned()
+            env.names = env.names if body_returns else after_body
+            return
         names = after_body.keys() | env.names.keys()
         joined = {name: join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}
         if any(
@@ -217,9 +238,11 @@ class ForwardStatements:
                 self._assign(small.target, self._add(current, value, small, flow), env)
             else:
                 self._assign(small.target, self._scale(current, value, small.value, small.operator, env, small), env)
-        elif isinstance(small, cst.Return) and small.value is not None:
-            flow.several = flow.several or isinstance(small.value, (cst.Tuple, cst.List))
-            flow.returns.append(self._eval(small.value, env, flow, depth))
+        elif isinstance(small, cst.Return):
+            if small.value is not None:
+                flow.several = flow.several or isinstance(small.value, (cst.Tuple, cst.List))
+                flow.returns.append(self._eval(small.value, env, flow, depth))
+            raise _Returned()
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env, flow, depth)
         elif isinstance(small, (cst.Import, cst.ImportFrom)):

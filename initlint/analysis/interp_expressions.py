@@ -14,7 +14,19 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 import libcst as cst
 
 from initlint.analysis import python_semantics, torch_semantics
-from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, Mapping, ModRef, Opaque, Seq, truth
+from initlint.analysis.abstract import (
+    UNKNOWN,
+    Choice,
+    Const,
+    Env,
+    Lambda,
+    Mapping,
+    ModRef,
+    Opaque,
+    Seq,
+    as_number,
+    truth,
+)
 from initlint.analysis.index import ModuleIndex
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,7 +89,14 @@ class InterpExpressions:
         if decided is False:
             return self.eval(node.orelse, env, ctx)
         body = self.eval(node.body, env, ctx.uncertain())
-        return body if isinstance(body, ModRef) else UNKNOWN
+        if isinstance(body, ModRef):
+            return body
+        if as_number(body) is not None and isinstance(node.orelse, _PLAIN_NUMBER_NODES):
+            # `n_experts if is_moe_layer else 1`: a count either way, one of the two.
+            orelse = self.eval(node.orelse, env, ctx.uncertain())
+            if as_number(orelse) is not None:
+                return body if orelse == body else Choice((body, orelse))
+        return UNKNOWN
 
     def _sequence(self, node: cst.Tuple | cst.List | cst.Set, env: Env, ctx: Ctx) -> Any:
         items: list[Any] = []
@@ -89,7 +108,7 @@ class InterpExpressions:
                 items.extend(value.items)
             else:
                 return UNKNOWN
-        return Seq(items)
+        return Seq(items, written_as=_WRITTEN_AS.get(type(node)))
 
     def _dict(self, node: cst.Dict, env: Env, ctx: Ctx) -> Any:
         mapping: dict[Any, Any] = {}
@@ -152,6 +171,14 @@ _EXPRESSIONS: dict[type, Expression] = {
     cst.Lambda: lambda interp, node, env, ctx: Lambda(node, env, interp.index),
     cst.NamedExpr: InterpExpressions._named_expression,
 }
+
+
+_WRITTEN_AS: dict[type, str] = {cst.Tuple: "tuple", cst.List: "list"}
+
+
+#: Expressions that name or write a number without calling anything: evaluating one on a path
+#: that may not run has no effect.
+_PLAIN_NUMBER_NODES = (cst.Integer, cst.Float, cst.Name, cst.Attribute)
 
 
 def _has_none_arm(node: cst.IfExp) -> bool:

@@ -27,7 +27,8 @@ from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import ModuleNode
 from initlint.analysis.module_registration import set_module_attr
 from initlint.analysis.python_builtins import Builtin
-from initlint.analysis.torch_attributes import module_attr
+from initlint.analysis.python_operators import builtin_isinstance, string_value
+from initlint.analysis.torch_attributes import get_attr, module_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
@@ -81,19 +82,13 @@ def _norm_by_name_only(interp: "Interpreter", node: ModuleNode, class_name: str)
     return other is not None and other.kind == "norm"
 
 
-#: Builtin types a constant of the code is checked against as Python checks it.
-_BUILTIN_TYPES: dict[str, type] = {
-    f"builtins.{kind.__name__}": kind for kind in (tuple, list, str, int, float, bool, dict)
-}
-
-
 def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
     if isinstance(classes, ExtRef) and classes.name == "builtins.type":
         return _is_class_object(interp, value)
     if not isinstance(value, ModRef):
-        builtin = _BUILTIN_TYPES.get(classes.name) if isinstance(classes, ExtRef) else None
-        if isinstance(value, Const) and builtin is not None:
-            return Const(isinstance(value.value, builtin))  # `isinstance(layers, tuple)` on `layers=()`
+        plain = builtin_isinstance(interp, value, classes)
+        if plain is not None:
+            return plain
         if isinstance(value, (ParamRef, Num, Const, Seq, Mapping)) and isinstance(classes, (ClassRef, ExtRef)):
             last = classes.cls.name if isinstance(classes, ClassRef) else classes.name.rsplit(".", 1)[-1]
             if last in ("Linear", "Embedding", "LayerNorm", "Module", "Conv1D") or isinstance(classes, ClassRef):
@@ -152,6 +147,10 @@ def _isinstance(
 def _attribute_probe(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
+    if name == "getattr" and len(args) == 2 and isinstance(args[0], ExtRef):
+        # `getattr(nn, norm_layer)` with a layer's name: the class, as `nn.LayerNorm` is.
+        attr = string_value(interp, args[1])
+        return get_attr(interp, args[0], attr, ctx) if attr is not None else UNKNOWN
     if len(args) >= 2 and isinstance(args[1], Const):
         return attribute_probe(interp, name, args, ctx)
     return None

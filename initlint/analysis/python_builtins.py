@@ -12,6 +12,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import (
     UNKNOWN,
+    Choice,
     ClassPartial,
     ClassRef,
     Const,
@@ -88,6 +89,8 @@ def _range(
 ) -> Any:
     """`range(stop)` or `range(start, stop)`: a short constant one unrolled, any other one
     pass standing for `stop - start` (layers numbered from 1: `range(1, depth + 1)`)."""
+    if len(args) == 1 and isinstance(args[0], Choice):
+        return _range_of_choice(interp, args[0], ctx, call)
     bounds = [as_number(a) for a in args]
     if not 1 <= len(bounds) <= 2 or any(bound is None for bound in bounds):
         return UNKNOWN
@@ -99,6 +102,18 @@ def _range(
         if float(first).is_integer() and float(count.const).is_integer():
             return Seq([Const(int(first) + i) for i in range(int(count.const))])
     return Seq([Num(number_sum(Monomial.atom(LAYER_INDEX), start, False))], count)
+
+
+def _range_of_choice(interp: "Interpreter", choice: Choice, ctx: "Ctx", call: cst.CSTNode) -> Any:
+    """`range(n_experts if is_moe_layer else 1)`: at least one pass whichever count it is, when
+    each is a symbol or a constant of at least 1; one representative pass standing for the
+    symbolic count (`nn.ModuleList([Expert() for _ in range(count)])` holds experts either way)."""
+    counts = [as_number(option) for option in choice.options]
+    symbolic = [count for count in counts if count is not None and not count.is_constant]
+    constants_positive = all(count is not None and (not count.is_constant or count.const >= 1) for count in counts)
+    if len(symbolic) != 1 or not constants_positive:
+        return UNKNOWN
+    return _range(interp, "range", [Num(symbolic[0])], {}, ctx, call)
 
 
 def _enumerate(
@@ -122,6 +137,17 @@ def _zip(
     seqs = [iterate(interp, a) for a in args]
     if all(s is not None and s.repeat is None for s in seqs):
         return Seq([Seq(list(group)) for group in zip(*(s.items for s in seqs if s is not None))])
+    known = [s for s in seqs if s is not None]
+    if known and all(s.repeat is None for s in known):
+        # `zip(strides, dims, windows)` zips settings of one entry per stage: where some cannot
+        # be seen, the loop still runs once per entry of those that can, with unknown partners.
+        length = min(len(s.items) for s in known)
+        return Seq([Seq([s.items[i] if s is not None else UNKNOWN for s in seqs]) for i in range(length)])
+    repeats = {s.repeat for s in seqs if s is not None}
+    if all(s is not None for s in seqs) and len(repeats) == 1 and None not in repeats:
+        # `zip(range(depth), heads_per_layer)` over two sequences as long as each other: one
+        # representative pass of the loop, pairing their representatives.
+        return Seq([Seq(list(group)) for group in zip(*(s.items[:1] for s in seqs if s is not None))], repeats.pop())
     return UNKNOWN
 
 

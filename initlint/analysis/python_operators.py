@@ -1,7 +1,8 @@
 """Python's operators for the interpreter: arithmetic (numbers kept symbolic, so
 `std / math.sqrt(2 * n_layer)` keeps its depth), a fresh tensor scaled by a number, `[block] * n`,
-`not`, `and`/`or`, and comparisons (identity, membership, orderings, `layer_idx == 0` on the
-representative block, a comparison decided by a config default)."""
+`not`, `and`/`or`, comparisons (identity, membership, orderings, `layer_idx == 0` on the
+representative block, a comparison decided by a config default), and `isinstance` of a plain
+value against a builtin type (`isinstance(heads, tuple)`)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ import libcst as cst
 
 from initlint.analysis.abstract import (
     UNKNOWN,
+    Choice,
     ClassRef,
     Const,
     EnumMember,
     Env,
+    ExtRef,
     FuncRef,
     Mapping,
     ModRef,
@@ -96,21 +99,24 @@ def _scaled_tensor(
 
 def _repeated_sequence(operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any) -> Any:
     """Operands that are not both numbers: `[block] * n` with a small constant `n` is followed,
-    unrolled as a constant `range(n)` is (up to `UNROLL_LIMIT`); a short pattern of constants
-    repeated a symbolic number of times (`("attn", "mlp") * depth`, the kind of each layer in
-    turn) keeps its period: each item stands for its share of all of them, as the layers a loop
-    appends one of several kinds of per pass do."""
+    unrolled as a constant `range(n)` is (up to `UNROLL_LIMIT`). A one-entry setting times a count
+    we cannot unroll (`heads * depth`) is that entry once per pass, as `range(depth)`; a short
+    pattern of constants repeated a symbolic number of times (`("attn", "mlp") * depth`, the kind
+    of each layer in turn) keeps its period: each item stands for its share of all of them, as the
+    layers a loop appends one of several kinds of per pass do."""
+    if isinstance(right, Seq) and not isinstance(left, Seq):
+        left, right = right, left  # `depth * (heads,)`
     count = as_number(right)
-    if (
-        isinstance(left, Seq)
-        and isinstance(operator, cst.Multiply)
-        and left.repeat is None
-        and 0 < len(left.items) <= MAX_PERIOD
-        and all(isinstance(item, Const) for item in left.items)
-        and count is not None
-        and not count.is_constant
-    ):
-        return Seq(list(left.items), count * Monomial.of(len(left.items)))
+    if isinstance(operator, cst.Multiply) and count is not None and not count.is_constant:
+        if _broadcast_setting(left):
+            return Seq(list(left.items), count, left.written_as)
+        if (
+            isinstance(left, Seq)
+            and left.repeat is None
+            and 0 < len(left.items) <= MAX_PERIOD
+            and all(isinstance(item, Const) for item in left.items)
+        ):
+            return Seq(list(left.items), count * Monomial.of(len(left.items)))
     if (
         isinstance(left, Seq)
         and isinstance(right, Const)
@@ -118,8 +124,70 @@ def _repeated_sequence(operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, ri
         and left.repeat is None
         and 0 <= right.value <= UNROLL_LIMIT
     ):
-        return Seq(left.items * right.value) if isinstance(operator, cst.Multiply) else UNKNOWN
+        return (
+            Seq(left.items * right.value, written_as=left.written_as) if isinstance(operator, cst.Multiply) else UNKNOWN
+        )
     return UNKNOWN
+
+
+def _broadcast_setting(value: Any) -> bool:
+    """A tuple of one number or flag (`(heads,)`): repeating it repeats a per-layer setting.
+    Modules are left out, since `[block] * n` shares one module n times; so are strings, which
+    name layer kinds (`[kind] * depth`), a pattern of kinds the stack model does not follow."""
+    if not (isinstance(value, Seq) and value.repeat is None and len(value.items) == 1):
+        return False
+    item = _by_default(value.items[0])
+    return isinstance(item, (Num, Opaque)) or isinstance(item, Const) and not isinstance(item.value, str)
+
+
+#: Builtin types `isinstance` can test a plain value against, by the Python types they stand for.
+_BUILTIN_TYPES: dict[str, type] = {
+    "builtins.tuple": tuple,
+    "builtins.list": list,
+    "builtins.dict": dict,
+    "builtins.int": int,
+    "builtins.float": float,
+    "builtins.str": str,
+    "builtins.bool": bool,
+}
+
+
+def builtin_isinstance(interp: "Interpreter", value: Any, classes: Any) -> Any:
+    """`isinstance(heads, tuple)` on a value that is no module: decided where the value's type is
+    known (a constant, a number, a tuple or list as written, a root parameter by its default).
+    None when `classes` are not all builtin types."""
+    targets = classes.items if isinstance(classes, Seq) and classes.repeat is None else [classes]
+    if not targets or not all(isinstance(t, ExtRef) and t.name in _BUILTIN_TYPES for t in targets):
+        return None
+    kinds = tuple(_BUILTIN_TYPES[t.name] for t in targets)
+    example = _type_example(value)
+    if example is _UNSEEN:
+        return UNKNOWN
+    _note_assumed_defaults(interp, value)
+    if isinstance(example, Monomial):  # a symbolic number: an int or a float, never a container
+        return Const(False) if not any(issubclass(kind, (int, float)) for kind in kinds) else UNKNOWN
+    return Const(isinstance(example, kinds))
+
+
+_UNSEEN = object()
+
+
+def _type_example(value: Any) -> Any:
+    """A Python value of the same type as `value`, a Monomial for a number of unknown type, or
+    `_UNSEEN`."""
+    if isinstance(value, Const) and not isinstance(value.value, EnumMember):
+        return value.value
+    if isinstance(value, Num):
+        return value.value
+    if isinstance(value, Seq) and value.written_as is not None:
+        return () if value.written_as == "tuple" else []
+    if isinstance(value, Mapping) and not value.open:
+        return {}
+    if isinstance(value, Opaque) and value.default_type is not None:
+        return 0 if value.default_type == "int" else 0.0
+    if isinstance(value, Opaque) and value.compared is not None:
+        return _type_example(value.compared)  # the default comparisons already decide by
+    return _UNSEEN
 
 
 def _number_operation(operator: cst.BaseBinaryOp | cst.BaseAugOp, a: Monomial, b: Monomial, node: cst.CSTNode) -> Any:
@@ -212,6 +280,11 @@ def _membership(left: Any, right: Any) -> bool | None:
         return left.value in values if len(values) == len(right.items) else None
     if isinstance(right, Mapping) and isinstance(left, Const):
         return True if left.value in right.items else None if right.open else False
+    if isinstance(right, ModRef) and isinstance(left, Const) and right.node.type_name.endswith("ModuleDict"):
+        # `"norm" in block` on an `nn.ModuleDict`: a key it certainly holds; one it lacks may
+        # have been left out of our model of it, so that stays undecided.
+        child = right.node.children.get(str(left.value))
+        return True if child is not None and not child.optional else None
     return None
 
 
@@ -263,6 +336,11 @@ def _by_default(value: Any) -> Any:
 
 def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | None:
     left, right = _by_default(left), _by_default(right)
+    if isinstance(left, Choice) or isinstance(right, Choice):
+        lefts = left.options if isinstance(left, Choice) else (left,)
+        rights = right.options if isinstance(right, Choice) else (right,)
+        answers = {_compare_one(comparison, a, b) for a in lefts for b in rights}
+        return answers.pop() if len(answers) == 1 else None
     one_layer = _one_layer_test(comparison, left, right)
     if one_layer is not None:
         return one_layer
@@ -286,6 +364,16 @@ def _note_assumed_defaults(interp: "Interpreter", *operands: Any) -> None:
         if isinstance(operand, Opaque) and operand.assumed is not None:
             label, node = operand.assumed
             interp.enum_defaults.setdefault(label, node)
+
+
+def string_value(interp: "Interpreter", value: Any) -> str | None:
+    """A string, or the string default of a root parameter (`norm_layer="LayerNorm"`), which the
+    model built with its defaults has."""
+    chosen = _by_default(value)
+    if not (isinstance(chosen, Const) and isinstance(chosen.value, str)):
+        return None
+    _note_assumed_defaults(interp, value)
+    return chosen.value
 
 
 def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -> Any:

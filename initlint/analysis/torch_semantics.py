@@ -24,7 +24,6 @@ from initlint.analysis.abstract import (
     SuperRef,
     as_number,
 )
-from initlint.analysis.construction import add_container_children
 from initlint.analysis.init_ops import make_init_method, record_init
 from initlint.analysis.knowledge.conventions import GRAD_MODES, HARMLESS_CALLS
 from initlint.analysis.knowledge.torch_init import NORMAL, RANK_METHODS, SHAPE_METHODS
@@ -131,23 +130,9 @@ def call_method(
         return registry_method(interp, receiver, name, args, kwargs)
     if isinstance(receiver, SuperRef):
         if name == "__init__" and isinstance(receiver.instance, ModRef):
-            _library_container_init(interp, receiver.instance.node, args)
+            interp.init_library_container(receiver.instance.node, args)
         return _super_method(interp, receiver, name, [*args, *kwargs.values()], ctx, call)
     return UNKNOWN
-
-
-def _library_container_init(interp: "Interpreter", node: ModuleNode, args: list[Any]) -> None:
-    """`super().__init__(*layers)` in a subclass of `nn.Sequential` or `nn.ModuleList`: the
-    library's constructor registers the layers as the module's children, as it does when the
-    container is built directly; the module iterates them as that container does."""
-    if node.cls is None or node.children:
-        return
-    for base in interp.index.base_chain(node.cls):
-        known = layer_type(interp.knowledge, base) if base not in interp.index.classes else None
-        if known is not None and known.kind in ("container", "sequential"):
-            node.kind = known.kind
-            add_container_children(node, known.kind, args)
-            return
 
 
 def _super_method(
