@@ -135,6 +135,10 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
         header += f" (assumed: {where} stacks this file's blocks)"
     if root.stands_in_for:
         header += f" ({stands_in_for_text(root)})"
+    if root.flipped_choice is not None:
+        header += (
+            f" (with `{short(analysis.code(root.flipped_choice), 60)}` taken the other way than its defaults take it)"
+        )
     for stack in stacks:
         prenorm = "pre-norm" if stack.prenorm else "not pre-norm"
         header += (

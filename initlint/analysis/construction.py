@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import libcst as cst
 
@@ -466,6 +466,48 @@ def _is_dataclass(cls: ClassInfo) -> bool:
         if name in REGISTRY.dataclass_decorator_names():
             return True
     return False
+
+
+@functools.lru_cache(maxsize=512)  # asked each time the `if` runs
+def chooses_child(choice: cst.If) -> bool:
+    """`if flag: self.encoder = StableEncoder(config) else: self.encoder = Encoder(config)`: both
+    arms of a plain `if`/`else` build a module under the same attribute, at their top level."""
+    if not isinstance(choice.orelse, cst.Else):
+        return False
+    return bool(_attributes_built(choice.body.body).keys() & _attributes_built(choice.orelse.body.body).keys())
+
+
+def classes_built_declined(choice: cst.If, decided: bool) -> set[str]:
+    """The plain names called to build the children the decision of a child-choosing `if` leaves
+    out (`Encoder(config)`, and `Block` in `nn.ModuleList([Block(...) for ...])`)."""
+    declined = choice.orelse.body.body if decided and isinstance(choice.orelse, cst.Else) else choice.body.body
+    finder = _CalledNames()
+    for value in _attributes_built(declined).values():
+        value.visit(finder)
+    return finder.names
+
+
+class _CalledNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self.names.add(node.func.value)
+
+
+def _attributes_built(statements: Sequence[cst.CSTNode]) -> dict[str, cst.Call]:
+    """The attributes `obj.name = Something(...)` statements at the top of a block assign, with
+    the call that builds each."""
+    built = {}
+    for statement in statements:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.value, cst.Call):
+                continue
+            target = small.targets[0].target
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+                built[target.attr.value] = small.value
+    return built
 
 
 def _string_default(param: cst.Param) -> str | None:

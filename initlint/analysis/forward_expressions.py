@@ -95,7 +95,7 @@ class ForwardExpressions:
                 )
                 return _indexed(base.node, index)
             if any(isinstance(element.slice, cst.Slice) for element in node.slice):
-                return UNKNOWN  # `outputs[1:]`: the attention weights riding along, not the output
+                return _sliced(base, len(node.slice))
             return base
         if isinstance(node, cst.Dict):
             return self._record(node, env, flow, depth)
@@ -208,3 +208,13 @@ def _through_matrix(content: Any, weight: ParamRef) -> Any:
     if content is MAYBE_NORMED or isinstance(content, Branch) and content.normed is None:
         normed = None
     return Branch((), normed, matrices=(weight.param,))
+
+
+def _sliced(base: Any, axes: int) -> Any:
+    """`outputs[1:]` is the attention weights riding along a module's output tuple, not its
+    output. Indexed by several axes at once (`x[:, 1:, :]`), only a tensor can be: a view of
+    the stream or of a branch stays what it was. A view of anything else (`paddings[:, :, None]`,
+    a mask the caller hands in) is not known to gate like the tensor it came from."""
+    if axes > 1 and (base is STREAM or base is NORMED or base is MAYBE_NORMED or isinstance(base, Branch)):
+        return base
+    return UNKNOWN

@@ -162,6 +162,10 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
         #: run: an option of the constructor itself, left off, not an entry point for someone else.
         self.declined_names: set[str] = set()
         self._part_helpers_in: dict[int, set[str]] = {}
+        #: `if`s choosing a child met while building a root, decided as its defaults decide: by id,
+        #: the statement and the decisions taken; and the one a variant of the root takes the other way.
+        self.decided_choices: dict[int, tuple[cst.If, set[bool]]] = {}
+        self.flipped_choice: int | None = None
         #: Calls whose every path raised on a path that always runs.
         self.certain_raises = 0
 

@@ -30,6 +30,7 @@ from initlint.analysis.abstract import (
     merge_uncertain,
     truth,
 )
+from initlint.analysis.construction import chooses_child
 from initlint.analysis.index import ModuleIndex
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.model import DeadInit
@@ -107,6 +108,8 @@ class InterpStatements:
     skipped_inits: dict[int, list[DeadInit]]
     declined_names: set[str]
     _part_helpers_in: dict[int, set[str]]
+    decided_choices: dict[int, tuple[cst.If, set[bool]]]
+    flipped_choice: int | None
 
     if TYPE_CHECKING:  # declared only: a stub here would hide the interpreter's own method
 
@@ -155,6 +158,9 @@ class InterpStatements:
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         decided = truth(self.eval(stmt.test, env, ctx))
+        if decided is not None and chooses_child(stmt):
+            self.decided_choices.setdefault(id(stmt), (stmt, set()))[1].add(decided)
+            decided = decided if id(stmt) != self.flipped_choice else not decided
         self.branch_taken[id(stmt)] = self.branch_taken.get(id(stmt), False) or decided is not False
         if decided is False and id(stmt) not in self.skipped_inits:
             self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)

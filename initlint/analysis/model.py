@@ -98,6 +98,9 @@ class ModuleNode:
     #: On roots: the model that builds this class where its construction could not be unrolled
     #: (the class is analysed on its own, with its own depth argument as a symbol).
     stands_in_for: str = ""
+    #: On roots: the test of the `if` choosing a child (`if config.stable_norm: self.encoder =
+    #: StableEncoder(config) else: ...`) that this model takes the other way than its defaults do.
+    flipped_choice: cst.BaseExpression | None = None
 
     @property
     def path(self) -> str:

@@ -10,7 +10,7 @@ import libcst as cst
 
 from initlint.analysis.facts import writer_pattern
 from initlint.analysis.flow import is_norm
-from initlint.analysis.construction import init_like
+from initlint.analysis.construction import classes_built_declined, init_like
 from initlint.analysis.index import ClassInfo, ModuleIndex, build_index
 from initlint.analysis import linking
 from initlint.analysis.interp import Interpreter
@@ -80,6 +80,7 @@ def _stub_statement(part: cst.BaseSmallStatement) -> bool:
 def _start_root(interp: Interpreter) -> None:
     interp.executed = set()
     interp.declined_names = set()
+    interp.decided_choices = {}
     interp.incomplete = False
 
 
@@ -274,7 +275,58 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
         trees.append(root)
         if root.runs_init_code:
             parts_of_initialising_roots |= interp.declined_names
+        trees.extend(_choice_variants(interp, index, uses, cls, foreign))
     return trees
+
+
+#: How many child-choosing `if`s of one model are each taken the other way (a model apiece).
+MAX_CHOICE_VARIANTS = 3
+
+
+def _choice_variants(
+    interp: Interpreter, index: ModuleIndex, uses: NameUses, cls: ClassInfo, foreign: bool
+) -> list[ModuleNode]:
+    """The model just built, once more per `if` that chose one of two children as its defaults
+    decide (`if config.stable_norm: self.encoder = StableEncoder(config) else: ...`), with that
+    `if` taken the other way: a model a user builds by setting the flag, its init code reaching
+    the other child as it would. An `if` its construction took both ways has both children."""
+    choices = [
+        choice
+        for choice, decisions in interp.decided_choices.values()
+        if len(decisions) == 1 and _builds_unseen_class(interp, choice, *decisions)
+    ]
+    taken = dict(interp.branch_taken)  # a dead init stays dead: the default model never runs it
+    variants = []
+    for choice in choices[:MAX_CHOICE_VARIANTS]:
+        interp.flipped_choice = id(choice)
+        try:
+            variant = _build_class_root(interp, index, uses, cls, foreign)
+        finally:
+            interp.flipped_choice = None
+        if variant is not None:
+            variant.flipped_choice = choice.test
+            variants.append(variant)
+    _restore_branches_taken(interp, taken)
+    return variants
+
+
+def _builds_unseen_class(interp: Interpreter, choice: cst.If, decided: bool) -> bool:
+    """The arm left out builds a class of the file that no model built so far contains: a
+    library layer (`nn.Identity()` instead of a head) holds no stack of its own, and a class an
+    earlier model (or its variant) built was analysed there."""
+    declined = classes_built_declined(choice, decided)
+    return any(name in interp.index.classes and name not in interp.instantiated for name in declined)
+
+
+def _restore_branches_taken(interp: Interpreter, taken: dict[int, bool]) -> None:
+    """Whether each `if` ran, as the models built with their defaults have it: an init in an arm
+    only a variant takes is still dead code for them, and one only a variant meets is none of theirs."""
+    for key in list(interp.branch_taken):
+        if key in taken:
+            interp.branch_taken[key] = taken[key]
+        else:
+            del interp.branch_taken[key]
+            interp.skipped_inits.pop(key, None)
 
 
 def _build_class_root(

@@ -5,7 +5,7 @@ config whose fields and their defaults the code shows, and through `super()`. Wr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import libcst as cst
 
@@ -90,8 +90,10 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
     if sub_config is not None:
         return sub_config
     stored = fields.init_fields().get(attr)
-    expr = stored if stored is not None else fields.attributes[attr]
+    expr = stored if stored is not None else _declared_default(fields.attributes[attr])
     value = interp.eval(expr, _init_defaults(interp, fields, ctx) if stored is not None else Env(), ctx)
+    if isinstance(value, Const) and value.value is None:
+        value = _filled_after_init(interp, fields, attr, ctx) or value
     if isinstance(value, Const) and isinstance(value.value, EnumMember):
         # The switch the default config takes: evidence for whatever it decides.
         interp.enum_defaults.setdefault(f"{fields.name}.{attr} = {interp.code(expr)}", expr)
@@ -104,6 +106,85 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
     if isinstance(value, Mapping):
         return value  # a dict of settings a plain config class falls back to (`copy.deepcopy(DEFAULTS)`)
     return Opaque(attr)
+
+
+_FILLING: set[tuple[int, str]] = set()  # fields whose `__post_init__` fill is being read
+
+
+def _filled_after_init(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Any:
+    """A dataclass field left None and filled by `__post_init__` (`if self.n is None: self.n =
+    self.num_layers`, or unconditionally): its value in the default config, the fill read with the
+    other fields at their defaults; None where no such fill is written."""
+    found = interp.index.find_method(fields, "__post_init__")
+    params = found[1].params.params if found is not None else ()
+    fill = _post_init_fill(found[1], params[0].name.value, attr) if found is not None and params else None
+    key = (id(fields.node), attr)
+    if fill is None or key in _FILLING:
+        return None
+    config = Opaque(fields.name, fields=fields)
+    _FILLING.add(key)
+    try:
+        value = interp.inside(
+            found[0] if found else fields, lambda: interp.eval(fill, Env({params[0].name.value: config}), ctx)
+        )
+    finally:
+        _FILLING.discard(key)
+    return value.compared if isinstance(value, Opaque) and value.compared is not None else value
+
+
+def _post_init_fill(func: cst.FunctionDef, owner: str, attr: str) -> cst.BaseExpression | None:
+    """`self.attr = value` at the top of `func`, or at the top of an `if self.attr is None:` there."""
+    fills: list[cst.BaseExpression] = []
+    for statement in func.body.body if isinstance(func.body, cst.IndentedBlock) else ():
+        if isinstance(statement, cst.If) and statement.orelse is None and _tests_none(statement.test, owner, attr):
+            fills.extend(_self_assignments(statement.body.body, owner, attr))
+        elif isinstance(statement, cst.SimpleStatementLine):
+            fills.extend(_self_assignments([statement], owner, attr))
+    return fills[0] if len(fills) == 1 else None
+
+
+def _tests_none(test: cst.BaseExpression, owner: str, attr: str) -> bool:
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target, (comparison,) = test.left, test.comparisons
+    return (
+        _is_self_attribute(target, owner, attr)
+        and isinstance(comparison.operator, cst.Is)
+        and isinstance(comparison.comparator, cst.Name)
+        and comparison.comparator.value == "None"
+    )
+
+
+def _self_assignments(statements: Sequence[cst.CSTNode], owner: str, attr: str) -> list[cst.BaseExpression]:
+    return [
+        small.value
+        for statement in statements
+        if isinstance(statement, cst.SimpleStatementLine)
+        for small in statement.body
+        if isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and _is_self_attribute(small.targets[0].target, owner, attr)
+    ]
+
+
+def _is_self_attribute(node: cst.BaseExpression, owner: str, attr: str) -> bool:
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == owner
+        and node.attr.value == attr
+    )
+
+
+def _declared_default(declared: cst.BaseExpression) -> cst.BaseExpression:
+    """A dataclass field declared by a call that names its default (`field(default=6)`, a
+    validating helper `positive_int_field(default=6)`): the default is that keyword's value,
+    whatever the helper's own body does with it."""
+    if isinstance(declared, cst.Call):
+        for arg in declared.args:
+            if arg.keyword is not None and arg.keyword.value == "default":
+                return arg.value
+    return declared
 
 
 def _sub_config(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Opaque | None:

@@ -135,6 +135,12 @@ def overwritten_depth_scaling(analysis: Analysis, weight: Param) -> EvidenceSpec
     return None
 
 
+#: A model built with a child-choosing `if` taken the other way (`ModuleNode.flipped_choice`).
+FLIPPED_CHOICE_TEXT = (
+    "as built with this test taken the other way than its defaults take it: a model a user builds by setting it"
+)
+
+
 def stands_in_for_text(root: ModuleNode) -> str:
     """What a stack class analysed on its own assumes (`ModuleNode.stands_in_for`)."""
     outer = root.stands_in_for

@@ -24,6 +24,7 @@ from initlint.rules.evidence import (
     misdirected_depth_scaling,
     overwritten_depth_scaling,
     stands_in_for_text,
+    FLIPPED_CHOICE_TEXT,
 )
 
 
@@ -165,6 +166,8 @@ def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:
         steps.append(EvidenceSpec(f"as built by `{root.type_name}`, which stacks this file's blocks", root.created_at))
     if root.stands_in_for:
         steps.append(EvidenceSpec(stands_in_for_text(root), root.created_at))
+    if root.flipped_choice is not None:
+        steps.append(EvidenceSpec(FLIPPED_CHOICE_TEXT, root.flipped_choice))
     return steps
 
 
