@@ -1,0 +1,71 @@
+"""`--runtime` on models as users write them outside the known layouts: a constructor that takes
+one untyped `config` object (read as `config.width`, no config class anywhere), and a forward
+that needs more inputs than token ids. What initlint builds and what it says must be usable."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+pytest.importorskip("torch")
+
+from initlint.cli import main  # noqa: E402
+
+CONFIG_OBJECT_MODEL = textwrap.dedent("""
+    import torch.nn as nn
+
+
+    class Block(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.norm = nn.LayerNorm(cfg.width)
+            self.mix = nn.Linear(cfg.width, cfg.width)
+
+        def forward(self, x):
+            return x + self.mix(self.norm(x))
+
+
+    class Net(nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.emb = nn.Embedding(config.vocab_size, config.width)
+            self.blocks = nn.ModuleList([Block(config) for _ in range(config.depth)])
+            self.dropout = nn.Dropout(getattr(config, "dropout", 0.0))
+
+        def forward(self, ids):
+            x = self.emb(ids)
+            for block in self.blocks:
+                x = block(x)
+            return self.dropout(x)
+""")
+
+
+def runtime_error(tmp_path, monkeypatch, capsys, source: str, *argv: str) -> str | None:
+    """The INI110 message for `model.py`, or None when the model was built."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.py").write_text(source)
+    main(["check", "model.py", "--runtime", "--isolated", "--format", "json", *argv])
+    findings = json.loads(capsys.readouterr().out)
+    errors = [f["details"]["error"] for f in findings if f["code"] == "INI110"]
+    return errors[0] if errors else None
+
+
+def test_an_untyped_config_object_is_built_from_the_config_values(tmp_path, monkeypatch, capsys):
+    error = runtime_error(
+        tmp_path, monkeypatch, capsys, CONFIG_OBJECT_MODEL, "--config", "vocab_size=16,width=8,depth=2"
+    )
+    assert error is None
+
+
+def test_without_values_it_names_the_fields_the_file_reads(tmp_path, monkeypatch, capsys):
+    error = runtime_error(tmp_path, monkeypatch, capsys, CONFIG_OBJECT_MODEL)
+    assert error is not None and "--config config=" not in error
+    assert "Net(config) takes a config object" in error
+    assert "depth=...,vocab_size=...,width=..." in error
+
+
+def test_a_missing_field_is_named(tmp_path, monkeypatch, capsys):
+    error = runtime_error(tmp_path, monkeypatch, capsys, CONFIG_OBJECT_MODEL, "--config", "vocab_size=16,depth=2")
+    assert error is not None and "Net reads config.width, which --config does not set" in error
