@@ -41,6 +41,22 @@ CONFIG_OBJECT_MODEL = textwrap.dedent("""
             return self.dropout(x)
 """)
 
+TWO_INPUT_MODEL = textwrap.dedent("""
+    import torch.nn as nn
+
+
+    class Tagger(nn.Module):
+        def __init__(self, vocab_size=32, width=8):
+            super().__init__()
+            self.tokens = nn.Embedding(vocab_size, width)
+            self.segments = nn.Embedding(2, width)
+            self.mix = nn.Linear(width, width)
+
+        def forward(self, ids, segment_ids):
+            x = self.tokens(ids) + self.segments(segment_ids)
+            return x + self.mix(x)
+""")
+
 
 def runtime_error(tmp_path, monkeypatch, capsys, source: str, *argv: str) -> str | None:
     """The INI110 message for `model.py`, or None when the model was built."""
@@ -69,3 +85,14 @@ def test_without_values_it_names_the_fields_the_file_reads(tmp_path, monkeypatch
 def test_a_missing_field_is_named(tmp_path, monkeypatch, capsys):
     error = runtime_error(tmp_path, monkeypatch, capsys, CONFIG_OBJECT_MODEL, "--config", "vocab_size=16,depth=2")
     assert error is not None and "Net reads config.width, which --config does not set" in error
+
+
+def test_a_forward_that_needs_more_inputs_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.py").write_text(TWO_INPUT_MODEL)
+    main(["check", "model.py", "--runtime", "--isolated"])
+    out = capsys.readouterr().out
+    assert "segment_ids" in out and "--input-shape" not in out
+    assert "--factory" in out
+    # the forward never ran: no parameter is known to be unused
+    assert not [line for line in out.splitlines() if line.strip().startswith("unused ")]
