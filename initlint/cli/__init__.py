@@ -52,9 +52,7 @@ def run_server() -> int:
 def run_explain(args: argparse.Namespace) -> int:
     from initlint.explain import explain_files
 
-    # Notebooks have no init plan of their own to show: their cells' line numbers would not match.
-    files = [name for name in discover(args.paths) if name.endswith((".py", ".pyi"))]
-    print(explain_files(files), end="")
+    print(explain_files(list(discover(args.paths))), end="")
     return EXIT_CLEAN
 
 
