@@ -62,10 +62,16 @@ def required_parameters(func: Callable) -> list[str]:
     ]
 
 
-def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | None:
+def _annotation(cls: type, parameter: str, module: ModuleType) -> Any:
+    """`parameter`'s annotation, a string one looked up in the model's module."""
     annotation = inspect.signature(cls).parameters[parameter].annotation
     if isinstance(annotation, str):
         annotation = vars(module).get(annotation.split("[")[0].strip("'\" "), annotation)
+    return annotation
+
+
+def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | None:
+    annotation = _annotation(cls, parameter, module)
     if _is_config_class(annotation):
         return annotation
     declared = getattr(cls, "config_class", None)
@@ -77,6 +83,15 @@ def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | N
         value for value in vars(module).values() if _is_config_class(value) and value.__module__ == module.__name__
     ]
     return configs[0] if len(configs) == 1 else None
+
+
+def _module_annotation(cls: type, parameter: str, module: ModuleType) -> str | None:
+    """The class name when `parameter` is annotated as an nn.Module (a layer handed in to be
+    copied or wrapped): a value no `--config KEY=VALUE` can spell."""
+    annotation = _annotation(cls, parameter, module)
+    if isinstance(annotation, type) and issubclass(annotation, nn.Module):
+        return annotation.__name__
+    return None
 
 
 def make_config(config_class: type, overrides: dict[str, Any]) -> Any:
@@ -149,6 +164,13 @@ def class_factory(cls: type[nn.Module], module: ModuleType, overrides: dict[str,
         if _CONFIG_PARAMETER.search(required[0]) and required[0] not in overrides:
             return _namespace_factory(cls, required[0], module, overrides, accepted)
     missing = [p for p in required if p not in overrides]
+    modules = {p: kind for p in missing if (kind := _module_annotation(cls, p, module)) is not None}
+    if modules:
+        taken = ", ".join(f"a {kind} as {p}" for p, kind in modules.items())
+        raise BuildError(
+            f"cannot build {name}: {name}({', '.join(required)}) takes {taken}, which --config cannot "
+            "give; pass --factory FILE.py:CALLABLE (a function that builds the model with them)"
+        )
     if missing:
         raise BuildError(
             f"cannot build {name}: {name}({', '.join(required)}) needs values for "

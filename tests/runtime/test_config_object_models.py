@@ -96,3 +96,37 @@ def test_a_forward_that_needs_more_inputs_says_so(tmp_path, monkeypatch, capsys)
     assert "--factory" in out
     # the forward never ran: no parameter is known to be unused
     assert not [line for line in out.splitlines() if line.strip().startswith("unused ")]
+
+
+INJECTED_LAYER_MODEL = textwrap.dedent("""
+    import copy
+
+    import torch.nn as nn
+
+
+    class Layer(nn.Module):
+        def __init__(self, width: int):
+            super().__init__()
+            self.out = nn.Linear(width, width)
+
+        def forward(self, x):
+            return x + self.out(x)
+
+
+    class Stack(nn.Module):
+        def __init__(self, layer: Layer, depth: int):
+            super().__init__()
+            self.layers = nn.ModuleList([copy.deepcopy(layer) for _ in range(depth)])
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+""")
+
+
+def test_a_module_argument_asks_for_a_factory_not_a_config_value(tmp_path, monkeypatch, capsys):
+    error = runtime_error(tmp_path, monkeypatch, capsys, INJECTED_LAYER_MODEL, "--model", "Stack")
+    assert error is not None and "layer=..." not in error
+    assert "Stack(layer, depth) takes a Layer as layer, which --config cannot give" in error
+    assert "--factory FILE.py:CALLABLE" in error
