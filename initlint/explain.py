@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from initlint.analysis import analyze
 from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
@@ -13,6 +14,7 @@ from initlint.analysis.flow import is_norm
 from initlint.analysis.linking import describe_place, linker_of
 from initlint.config import Settings
 from initlint.engine import UnparseableSource, decode, parse_in_project
+from initlint.files import STDIN
 from initlint.safety import read_regular_file
 from initlint.rules.evidence import short, stands_in_for_text
 
@@ -200,13 +202,41 @@ def explain_source(source: str, path: str, settings: Settings | None = None) -> 
         return f"{path}: internal error: {type(error).__name__}: {error}\n"
 
 
-def explain_files(files: list[str]) -> str:
+def explain_notebook(name: str, settings: Settings | None = None) -> str:
+    """The plan of a notebook's code cells, joined in order as `check` reads them; the table's
+    line numbers count in that joined code, so say where each cell starts in it."""
+    from initlint.notebook import NotebookError, parse_notebook
+
+    try:
+        notebook = parse_notebook(read_regular_file(name))
+    except OSError as error:
+        return f"{name}: cannot read: {error.strerror or error}\n"
+    except NotebookError as error:
+        return f"{name}: {error}\n"
+    header, _, rest = explain_source(notebook.source, name, settings).partition("\n")
+    if header != name or not notebook.cells:
+        return f"{header}\n{rest}"
+    starts = ", ".join(f"cell {cell.number} from line {cell.first_line}" for cell in notebook.cells)
+    return f"{header}\n  (lines count in the code cells joined in order: {starts})\n{rest}"
+
+
+def explain_files(files: list[str], settings_for: Callable[[str], Settings] | None = None) -> str:
+    """The plan of each file, under the settings `settings_for(path)` gives it (default: none)."""
+    from initlint.notebook import is_notebook
+
     parts = []
     for name in files:
+        settings = settings_for(name) if settings_for is not None else None
+        if is_notebook(name):
+            parts.append(explain_notebook(name, settings))
+            continue
+        if name == STDIN:
+            parts.append(explain_source(sys.stdin.read(), "<stdin>", settings))
+            continue
         try:
             source = decode(read_regular_file(name))
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as error:
             parts.append(f"{name}: cannot read: {error}\n")
             continue
-        parts.append(explain_source(source, name))
+        parts.append(explain_source(source, name, settings))
     return "\n".join(parts)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable
@@ -124,7 +125,11 @@ def parse_notebook(data: bytes) -> Notebook:
     import nbformat
 
     try:
-        node = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)
+        with warnings.catch_warnings():
+            # nbformat warns on stderr about what it repairs itself (cells without ids): not
+            # the user's concern here, and not one line per finding.
+            warnings.simplefilter("ignore")
+            node = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)
         cells = node["cells"]
     except Exception as error:  # nbformat raises many kinds for JSON and schema problems
         raise NotebookError(

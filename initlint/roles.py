@@ -18,8 +18,18 @@ BIAS = "bias"
 GAIN = "gain"
 #: Static only: a parameter of a module whose use the analysis does not know.
 PARAMETER = "parameter"
+#: Runtime only: the forward pass ran and never read it.
+UNUSED = "unused"
+#: Runtime only: the forward pass did not run, so how the model uses it was never seen.
+UNOBSERVED = "unobserved"
 
-_LABELS = {WRITER: "residual writer", NORM_GAIN: "norm gain", NORM_BIAS: "norm bias", POSITION: "position embedding"}
+_LABELS = {
+    WRITER: "residual writer",
+    NORM_GAIN: "norm gain",
+    NORM_BIAS: "norm bias",
+    POSITION: "position embedding",
+    UNOBSERVED: "not observed",
+}
 
 #: One tensor seen in several roles (tied weights, a weight used twice) takes the later one here:
 #: a writer stays a writer, an embedding that is also the head is an embedding.

@@ -17,6 +17,7 @@ from typing import Sequence
 from initlint.cli.arguments import build_parser
 from initlint.cli.check import run_check
 from initlint.cli.exit_codes import EXIT_CLEAN, EXIT_ERROR
+from initlint.config import SettingsResolver
 from initlint.files import UsageError, discover
 from initlint.rules import all_rules, rule_by_code
 from initlint.safety import Terminated, terminate_on_signals
@@ -52,9 +53,10 @@ def run_server() -> int:
 def run_explain(args: argparse.Namespace) -> int:
     from initlint.explain import explain_files
 
-    # Notebooks have no init plan of their own to show: their cells' line numbers would not match.
-    files = [name for name in discover(args.paths) if name.endswith((".py", ".pyi"))]
-    print(explain_files(files), end="")
+    # The same [tool.initlint] as `check` (layer classes, conventions, excludes), or explain
+    # would contradict the findings it is asked about.
+    resolver = SettingsResolver(lambda settings: settings, config=args.config, isolated=args.isolated)
+    print(explain_files(list(discover(args.paths, resolver.for_path)), resolver.for_path), end="")
     return EXIT_CLEAN
 
 

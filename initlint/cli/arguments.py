@@ -128,6 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain = commands.add_parser("explain", help="show the init plan initlint inferred")
     explain.add_argument("paths", nargs="+", metavar="PATH")
+    explain.add_argument(
+        "--config", metavar="PYPROJECT", help="read [tool.initlint] from this file instead of searching"
+    )
+    explain.add_argument("--isolated", action="store_true", help="read no pyproject.toml at all")
 
     rule = commands.add_parser("rule", help="show one rule's documentation")
     rule.add_argument("code")

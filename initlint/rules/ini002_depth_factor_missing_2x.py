@@ -83,8 +83,11 @@ because it changes the model's initial weights: that is the point, but review it
         first = writers[0]
         assert first.scaling is not None and first.scaling.power is not None
         power, depth, block = first.scaling.power.node, first.scaling.atom, first.stack.block.type_name
+        code = code_of(analysis, power, 40)
         message = headline(
-            f"`{code_of(analysis, power, 40)}` is sqrt(2) too large: {block} adds 2 branches per block (N = 2 * {depth})",
+            # The std is what is too large: the code may be the divisor (`math.sqrt(n_layer)`).
+            f"`{code}` makes the std sqrt(2) too large: {block} adds 2 branches per block (N = 2 * {depth})",
+            f"`{code}` makes the std sqrt(2) too large: N = 2 * {depth} residual adds",
             f"1/sqrt({depth}) is sqrt(2) too large: {block} adds 2 branches per block (N = 2 * {depth})",
             f"1/sqrt({depth}) is sqrt(2) too large: each block adds 2 branches (N = 2 * {depth})",
         )

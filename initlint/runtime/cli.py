@@ -14,6 +14,7 @@ import os
 import sys
 from typing import Callable, Sequence
 
+from initlint import roles
 from initlint.config import Settings
 from initlint.files import UsageError
 from initlint.findings import Finding
@@ -155,6 +156,8 @@ def writer_agreement(path: str, model: dict) -> str:
     """A note when the static analysis and the forward pass disagree on the residual writers."""
     from initlint.runtime.report import name_pattern
 
+    if any(row["role"] == roles.UNOBSERVED for row in model.get("rows", [])):
+        return ""  # the forward pass never ran: there are no runtime writers to compare
     observed = {
         name_pattern(row["name"]).rpartition(".")[0]
         for row in model.get("rows", [])

@@ -9,6 +9,7 @@ import ast
 import dataclasses
 import inspect
 import re
+import types
 from types import ModuleType
 from typing import Any, Callable
 
@@ -61,10 +62,16 @@ def required_parameters(func: Callable) -> list[str]:
     ]
 
 
-def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | None:
+def _annotation(cls: type, parameter: str, module: ModuleType) -> Any:
+    """`parameter`'s annotation, a string one looked up in the model's module."""
     annotation = inspect.signature(cls).parameters[parameter].annotation
     if isinstance(annotation, str):
         annotation = vars(module).get(annotation.split("[")[0].strip("'\" "), annotation)
+    return annotation
+
+
+def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | None:
+    annotation = _annotation(cls, parameter, module)
     if _is_config_class(annotation):
         return annotation
     declared = getattr(cls, "config_class", None)
@@ -76,6 +83,15 @@ def _config_class_for(cls: type, parameter: str, module: ModuleType) -> type | N
         value for value in vars(module).values() if _is_config_class(value) and value.__module__ == module.__name__
     ]
     return configs[0] if len(configs) == 1 else None
+
+
+def _module_annotation(cls: type, parameter: str, module: ModuleType) -> str | None:
+    """The class name when `parameter` is annotated as an nn.Module (a layer handed in to be
+    copied or wrapped): a value no `--config KEY=VALUE` can spell."""
+    annotation = _annotation(cls, parameter, module)
+    if isinstance(annotation, type) and issubclass(annotation, nn.Module):
+        return annotation.__name__
+    return None
 
 
 def make_config(config_class: type, overrides: dict[str, Any]) -> Any:
@@ -145,7 +161,16 @@ def class_factory(cls: type[nn.Module], module: ModuleType, overrides: dict[str,
         config_class = _config_class_for(cls, required[0], module)
         if config_class is not None:
             return lambda: cls(make_config(config_class, overrides))
+        if _CONFIG_PARAMETER.search(required[0]) and required[0] not in overrides:
+            return _namespace_factory(cls, required[0], module, overrides, accepted)
     missing = [p for p in required if p not in overrides]
+    modules = {p: kind for p in missing if (kind := _module_annotation(cls, p, module)) is not None}
+    if modules:
+        taken = ", ".join(f"a {kind} as {p}" for p, kind in modules.items())
+        raise BuildError(
+            f"cannot build {name}: {name}({', '.join(required)}) takes {taken}, which --config cannot "
+            "give; pass --factory FILE.py:CALLABLE (a function that builds the model with them)"
+        )
     if missing:
         raise BuildError(
             f"cannot build {name}: {name}({', '.join(required)}) needs values for "
@@ -159,6 +184,56 @@ def class_factory(cls: type[nn.Module], module: ModuleType, overrides: dict[str,
             f"(it takes {', '.join(sorted(accepted)) or 'none'})"
         )
     return lambda: cls(**overrides)
+
+
+class ConfigNamespace(types.SimpleNamespace):
+    """The config object of a model whose config has no class: the `--config` values as
+    attributes. A missing one raises an AttributeError that names it, so that `getattr(config,
+    KEY, default)` and `hasattr` keep working and a required one can be reported."""
+
+    def __getattr__(self, name: str) -> Any:  # only reached for an attribute not set
+        raise AttributeError(f"--config does not set {name}", name=name, obj=self)
+
+
+def _fields_read(module: ModuleType, parameter: str) -> list[str]:
+    """The `PARAMETER.KEY` attributes the model's file reads (method calls left out)."""
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return []
+    pattern = re.compile(rf"\b{re.escape(parameter)}\.([A-Za-z_]\w*)\b(?!\s*\()")
+    return sorted(set(pattern.findall(source)))
+
+
+def _namespace_factory(
+    cls: type[nn.Module], parameter: str, module: ModuleType, overrides: dict[str, Any], accepted: set[str]
+) -> Factory:
+    """`Model(config)` where `config` is any object with attributes (no class to build it from):
+    the `--config` values the constructor does not take by name become the attributes of one."""
+    name = cls.__name__
+    if not overrides:
+        fields = _fields_read(module, parameter)
+        wanted = ",".join(f"{field}=..." for field in fields) if fields else "KEY=VALUE,..."
+        raise BuildError(
+            f"cannot build {name}: {name}({parameter}) takes a config object and initlint found no "
+            f"class to build it from; pass its fields as --config {wanted} (they become the "
+            f"attributes of `{parameter}`), or --factory FILE.py:CALLABLE"
+        )
+    keywords = {key: value for key, value in overrides.items() if key in accepted and key != parameter}
+    config = ConfigNamespace(**{key: value for key, value in overrides.items() if key not in keywords})
+
+    def build() -> nn.Module:
+        try:
+            return cls(config, **keywords)
+        except AttributeError as error:
+            if getattr(error, "obj", None) is not config:
+                raise
+            raise BuildError(
+                f"cannot build {name}: {name} reads {parameter}.{error.name}, which --config does not "
+                f"set; add {error.name}=... to --config"
+            ) from None
+
+    return build
 
 
 def _with_unset_hint(cls: type, get_default_config: Callable[[], Any], factory: Factory) -> Factory:

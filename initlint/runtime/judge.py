@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+from initlint import roles
 from initlint.runtime.policy import (
     AUTO_CANDIDATES,
     WEIGHT_ROLES,
@@ -107,12 +108,13 @@ def judge(
     facts = model_facts(params, fmap, base_std)
     factors = fmap.factors()
     writers = fmap.writer_names
+    unseen = roles.UNUSED if fmap.observed else roles.UNOBSERVED
 
     def rows_for(policy_name: str, facts_of=params) -> list[Row]:
         return [
             make_row(
                 p,
-                "writer" if p.name in writers else fmap.roles.get(p.name, "unused"),
+                "writer" if p.name in writers else fmap.roles.get(p.name, unseen),
                 factors.get(p.name),
                 policy_name,
                 facts,
@@ -274,6 +276,8 @@ def _details(
 def _headline(code: str, first: Row, patterns: list[str], policy_name: str) -> str:
     more = f" (+{len(patterns) - 1} more)" if len(patterns) > 1 else ""
     subject = "residual writer" if code in ("INI101", "INI108") else first.role
+    if subject == roles.UNOBSERVED:
+        subject = "parameter"
     # The layer names a weight well enough, and the headline has 100 characters.
     patterns = [p.removesuffix(".weight") for p in patterns]
     if code == "INI103":

@@ -16,6 +16,7 @@ Runs wherever it is called: in the CLI's child process, or in-process under `ver
 
 from __future__ import annotations
 
+import inspect
 import time
 from typing import Any, Callable, NamedTuple
 
@@ -164,7 +165,7 @@ def _forward_map(model: nn.Module, factory, options: Options, report: ModelRepor
     inputs = probe_inputs(model, options)
     if inputs is None:
         report.notes.append("no token embedding and no --input-shape: residual writers not observed")
-        return ForwardMap()
+        return ForwardMap(observed=False)
     try:
         return map_forward(model, inputs)
     except Exception as error:  # noqa: BLE001 -- e.g. fused MoE kernels that reject meta tensors
@@ -175,7 +176,7 @@ def _forward_map(model: nn.Module, factory, options: Options, report: ModelRepor
             f"the forward failed on {_device_of(model)} ({reason}); residual writers not observed"
             + ("; pass a smaller --config" if factory is not None else "")
         )
-        return ForwardMap()
+        return ForwardMap(observed=False)
     try:
         real = _eager(factory, Options(device="cpu", seed=options.seed))
         real_inputs = probe_inputs(real, options)
@@ -185,12 +186,31 @@ def _forward_map(model: nn.Module, factory, options: Options, report: ModelRepor
     except Exception as error:  # noqa: BLE001 -- a forward that needs more than token ids
         report.notes.append(
             f"the forward failed on meta ({reason}) and on CPU ({_one_line(error)}): residual "
-            "writers not observed; pass --input-shape, or a --factory whose model takes token ids"
+            f"writers not observed; {_probe_advice(model)}"
         )
-        return ForwardMap()
+        return ForwardMap(observed=False)
     fmap.materialised = True
     report.notes.append(f"writers found on a real CPU build: the meta forward failed ({reason})")
     return fmap
+
+
+def _probe_advice(model: nn.Module) -> str:
+    """What to pass when the probe's one input was not enough: a forward with more required
+    inputs (token ids and segment ids, a mask) needs a wrapper, which --input-shape is not."""
+    try:
+        parameters = list(inspect.signature(model.forward).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    required = [
+        p.name for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if len(required) > 1:
+        return (
+            f"{type(model).__name__}.forward needs {', '.join(required[1:])} besides the one input the probe "
+            "passes: pass a --factory FILE.py:CALLABLE returning a wrapper module whose forward takes "
+            "the token ids alone and supplies the rest"
+        )
+    return "pass --input-shape, or a --factory whose model takes token ids"
 
 
 def _base_std(model: nn.Module, options: Options) -> float:

@@ -128,6 +128,8 @@ class ForwardMap:
     layers: int = 0
     materialised: bool = False
     notes: list[str] = field(default_factory=list)
+    #: False when the forward pass failed: no role, not even "unused", was seen.
+    observed: bool = True
 
     @property
     def writer_names(self) -> set[str]:
@@ -150,6 +152,7 @@ class ForwardMap:
             "layers": self.layers,
             "materialised": self.materialised,
             "notes": self.notes,
+            "observed": self.observed,
         }
 
 
