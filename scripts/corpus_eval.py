@@ -294,7 +294,7 @@ UNTUNED_PACKAGES = (
             "xlstm/xlstm_large/model.py",
         ),
     ),
-    # held_out_6 (start of round 4): labelled from the source by helpers who never ran initlint on it
+    # seen_6, formerly held_out_6 (start of round 4): labelled from the source by helpers who never ran initlint on it
     Package("gpt-simple-lm", "0.1.2", ("gpt_simple/model.py",)),
     Package(
         "gpt2lm",
