@@ -7,6 +7,7 @@ import inspect
 
 from torch import nn
 
+from initlint.codes import RUNTIME_CHECK_FAILED
 from initlint.runtime import sites
 from initlint.runtime.report import ModelReport
 
@@ -25,7 +26,10 @@ def locate(report: ModelReport, model: nn.Module) -> None:
     modules = dict(model.named_modules())
     for finding in report.findings:
         finding.created = finding.created or next((created[n] for n in finding.params if n in created), None)
-        if finding.source:
+        if finding.code == RUNTIME_CHECK_FAILED and not finding.created and report.source_file:
+            # about the whole model (its forward did not run): at its class, with no init op
+            finding.created = [report.source_file, report.class_line or 1, 1]
+        if finding.source or finding.code == RUNTIME_CHECK_FAILED:
             continue
         for name in finding.params:
             if name in sources:

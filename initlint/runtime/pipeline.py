@@ -23,6 +23,7 @@ from typing import Any, Callable, NamedTuple
 import torch
 from torch import nn
 
+from initlint.codes import RUNTIME_CHECK_FAILED
 from initlint.runtime import build, judge as judging, sites, trace
 from initlint.runtime.locate import class_location, locate, mark_creation
 from initlint.runtime.lost_intent import lost_intent_findings
@@ -172,9 +173,8 @@ def _forward_map(model: nn.Module, factory, options: Options, report: ModelRepor
         reason = _one_line(error)
     size = sum(p.numel() for p in model.parameters())
     if factory is None or size > EAGER_FALLBACK_LIMIT:
-        report.notes.append(
-            f"the forward failed on {_device_of(model)} ({reason}); residual writers not observed"
-            + ("; pass a smaller --config" if factory is not None else "")
+        _forward_failed(
+            report, model, f"the forward failed on {_device_of(model)} ({reason})", "pass a smaller --config"
         )
         return ForwardMap(observed=False)
     try:
@@ -184,14 +184,26 @@ def _forward_map(model: nn.Module, factory, options: Options, report: ModelRepor
             raise ValueError("no probe input for the model on CPU")
         fmap = map_forward(real, real_inputs)
     except Exception as error:  # noqa: BLE001 -- a forward that needs more than token ids
-        report.notes.append(
-            f"the forward failed on meta ({reason}) and on CPU ({_one_line(error)}): residual "
-            f"writers not observed; {_probe_advice(model)}"
-        )
+        failure = f"the forward failed on meta ({reason}) and on CPU ({_one_line(error)})"
+        _forward_failed(report, model, failure, _probe_advice(model))
         return ForwardMap(observed=False)
     fmap.materialised = True
     report.notes.append(f"writers found on a real CPU build: the meta forward failed ({reason})")
     return fmap
+
+
+def _forward_failed(report: ModelReport, model: nn.Module, failure: str, advice: str) -> None:
+    """A forward that did not run leaves the residual writers unverified: a finding (INI110),
+    not a note, so that every output format shows it and the exit status says so."""
+    report.findings.append(
+        RuntimeFinding(
+            RUNTIME_CHECK_FAILED,
+            f"{failure}: residual writers not observed; {advice}",
+            [],
+            details={"error": failure, "advice": advice},
+            headline=f"runtime check incomplete: {type(model).__name__}.forward failed, residual writers not verified",
+        )
+    )
 
 
 def _probe_advice(model: nn.Module) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
+from initlint.codes import RUNTIME_CHECK_FAILED
 from initlint.config import Settings, is_enabled
 from initlint.findings import Evidence, Finding
 
@@ -75,13 +76,14 @@ def to_findings(
                     params=item.get("params", []),
                     policy=model.get("policy"),
                 ),
+                help=item.get("details", {}).get("advice"),
             )
     for error in errors:
         # The headline says what failed; help carries the exact flags to pass.
         reason, _, advice = error.partition("; pass ")
         whole = f"runtime check not run: {error}"
         add(
-            "INI110",
+            RUNTIME_CHECK_FAILED,
             whole if len(whole) <= HEADLINE_CHARS else f"runtime check not run: {reason}",
             (path, 1, 1),
             [Evidence(f"runtime check not run: {error}", 1, 1, None)],
@@ -132,7 +134,9 @@ def _position(path: str, model: dict, item: dict, message: str, files: Sequence[
         where = (model["source_file"], int(model.get("class_line") or 1), 1)
     else:
         where = (path, 1, 1)
-    evidence = [Evidence(f"measured: {message}", where[1], where[2], display_path(where[0], files))]
+    # A check that did not run measured nothing: its message is what failed.
+    said = message if item.get("code") == RUNTIME_CHECK_FAILED else f"measured: {message}"
+    evidence = [Evidence(said, where[1], where[2], display_path(where[0], files))]
     if source:
         requested = item.get("details", {}).get("requested")
         what = f"the init asks for {requested} here" if requested else "the init op that decides it"

@@ -289,10 +289,12 @@ class NeedsTwoInputs(nn.Module):
         return self.emb(ids) + self.emb(decoder_ids) @ self.proj
 
 
-def test_a_forward_that_cannot_run_leaves_a_note_and_the_trace_findings():
+def test_a_forward_that_cannot_run_is_a_finding_next_to_the_trace_findings():
     report = verify(NeedsTwoInputs, policy="gpt2", materialize=False)
-    assert report.codes() == ["INI103"]  # the trace still sees the never-written `proj`
-    assert any("residual writers not observed" in note for note in report.models[0].notes)
+    # The trace still sees the never-written `proj`; the writers went unverified (INI110).
+    assert sorted(report.codes()) == ["INI103", "INI110"]
+    [failed] = [item for item in report.models[0].findings if item.code == "INI110"]
+    assert "residual writers not observed" in failed.message and "needs decoder_ids" in failed.message
 
 
 def _example(name: str):
