@@ -12,20 +12,26 @@ from initlint.runtime import sites
 from initlint.runtime.report import ModelReport
 
 
-def mark_creation(report: ModelReport, created: dict[str, sites.Site]) -> None:
+def mark_creation(report: ModelReport, created: dict[str, sites.Sites], checked: tuple[str, ...] = ()) -> None:
+    """Each row's position: the creation of its module, or the construction in a `checked` file
+    that reaches it when the module's own file is not checked (then also `layer_site`)."""
     for row in report.rows:
-        site = created.get(row.name.rpartition(".")[0])
+        found = created.get(row.name.rpartition(".")[0], ())
+        site = sites.reported_site(found, checked)
         row.created = list(site) if site else None
+        row.layer_site = list(found[0]) if site is not None and site != found[0] else None
 
 
 def locate(report: ModelReport, model: nn.Module) -> None:
     """Findings without a source line point at the init line of their first parameter, else at
     the class that owns it."""
     sources = {row.name: row.source for row in report.rows if row.source}
-    created = {row.name: row.created for row in report.rows if row.created}
+    rows = {row.name: row for row in report.rows if row.created}
     modules = dict(model.named_modules())
     for finding in report.findings:
-        finding.created = finding.created or next((created[n] for n in finding.params if n in created), None)
+        first = next((rows[n] for n in finding.params if n in rows), None)
+        if not finding.created and first is not None:
+            finding.created, finding.layer_site = first.created, first.layer_site
         if finding.code == RUNTIME_CHECK_FAILED and not finding.created and report.source_file:
             # about the whole model (its forward did not run): at its class, with no init op
             finding.created = [report.source_file, report.class_line or 1, 1]

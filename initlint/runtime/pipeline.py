@@ -57,7 +57,7 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
     _judge(report, params, fmap, model, options)
     report.findings.extend(lost_intent_findings(params, report.rows))
     _meta_checks(report, model, tracer, options)
-    mark_creation(report, created)
+    mark_creation(report, created, options.focus_files)
     clock.lap("judge")
     if options.materialize:
         options.progress(f"{label}: building real tensors and measuring")

@@ -42,6 +42,9 @@ class Row:
     measured_verdict: str = ""
     source: list | None = None  # [file, line] of the op that decided the request
     created: list | None = None  # [file, line, column] of the statement creating its module
+    #: [file, line, column] of that statement when `created` is a checked file's construction
+    #: reaching it instead (the layer's own file is not checked)
+    layer_site: list | None = None
 
     @property
     def pattern(self) -> str:
@@ -57,6 +60,8 @@ class RuntimeFinding:
     details: dict[str, Any] = field(default_factory=dict)
     #: [file, line, column] where it is reported: the creation of its first parameter's module.
     created: list | None = None
+    #: [file, line, column] of its module's own creation when `created` is elsewhere (`Row.layer_site`).
+    layer_site: list | None = None
     #: At most 100 characters: what is wrong and the numbers (`message` has the reasoning).
     headline: str = ""
 

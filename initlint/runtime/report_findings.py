@@ -3,6 +3,7 @@ it is about), its headline, help and evidence, and whether its rule is enabled f
 
 from __future__ import annotations
 
+import linecache
 import os
 from typing import Sequence
 
@@ -124,12 +125,13 @@ def _finding(
 
 
 def _position(path: str, model: dict, item: dict, message: str, files: Sequence[str]):
-    """Where a runtime finding is reported, and its evidence: the measured result, the init op."""
-    created, source = item.get("created"), item.get("source")
+    """Where a runtime finding is reported, and its evidence: the measured result, the layer's
+    own creation when a checked file's construction stands for it, the init op."""
+    created, source, layer = item.get("created"), item.get("source"), item.get("layer_site")
     if created:
         where = (created[0], int(created[1]), int(created[2]))
     elif source:
-        where = (source[0], int(source[1] or 1), 1)
+        where = (source[0], int(source[1] or 1), _indent_column(source[0], int(source[1] or 1)))
     elif model.get("source_file"):
         where = (model["source_file"], int(model.get("class_line") or 1), 1)
     else:
@@ -137,8 +139,20 @@ def _position(path: str, model: dict, item: dict, message: str, files: Sequence[
     # A check that did not run measured nothing: its message is what failed.
     said = message if item.get("code") == RUNTIME_CHECK_FAILED else f"measured: {message}"
     evidence = [Evidence(said, where[1], where[2], display_path(where[0], files))]
+    if layer:
+        shown = display_path(layer[0], files)
+        evidence.append(
+            Evidence(f"the layer is created in {shown}, which was not checked", int(layer[1]), int(layer[2]), shown)
+        )
     if source:
         requested = item.get("details", {}).get("requested")
         what = f"the init asks for {requested} here" if requested else "the init op that decides it"
-        evidence.append(Evidence(what, int(source[1] or 1), 1, display_path(source[0], files)))
+        line = int(source[1] or 1)
+        evidence.append(Evidence(what, line, _indent_column(source[0], line), display_path(source[0], files)))
     return where, evidence
+
+
+def _indent_column(path: str, line: int) -> int:
+    """The 1-based column where `line` of `path` starts its code (1 when it cannot be read)."""
+    text = linecache.getline(path, line)
+    return len(text) - len(text.lstrip()) + 1 if text.strip() else 1

@@ -4,7 +4,10 @@ Static rules report a residual writer at the statement that creates its layer
 (`self.c_proj = nn.Linear(...)`); a runtime finding about the same writer must land on the
 same file, line and column, whatever file the factory lives in. While the model is built,
 `nn.Module.__init__` is wrapped: the first frame outside the module's own constructors is the
-creation expression, and the statement around it gives the line and column.
+creation expression, and the statement around it gives the line and column. The frames above
+it are kept too (`Block(config)` in the model file that builds the block whose layer this is):
+when the layer's own file is not among the checked ones, the finding goes to the innermost
+construction in a checked file, as the static rules place it.
 """
 
 from __future__ import annotations
@@ -21,19 +24,25 @@ from torch import nn
 #: Files of torch itself are never a creation site a user can act on (nn.MultiheadAttention
 #: creates its out_proj there): such modules fall back to their parent's site.
 _TORCH_DIR = os.path.dirname(os.path.dirname(os.path.abspath(nn.__file__)))
+#: initlint's own frames (the pipeline calling the factory) are no construction a user wrote.
+_INITLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 Site = tuple[str, int, int]  # absolute path, 1-based line, 1-based column
+#: A module's creation site, then the construction sites of the frames above it, innermost first.
+Sites = tuple[Site, ...]
+#: Frames above the creation site kept per module: a model's constructors nest a few deep.
+_OUTER_FRAMES = 16
 
 
 @contextmanager
-def recording() -> Iterator[dict[int, Site | None]]:
-    """Record the creation site of every module built inside, keyed by `id(module)`."""
-    sites: dict[int, Site | None] = {}
+def recording() -> Iterator[dict[int, Sites]]:
+    """Record the creation sites of every module built inside, keyed by `id(module)`."""
+    sites: dict[int, Sites] = {}
     original = nn.Module.__init__
 
     def init(self, *args, **kwargs):
         original(self, *args, **kwargs)
         if id(self) not in sites:
-            sites[id(self)] = _site_of(self, sys._getframe(1))
+            sites[id(self)] = _sites_of(self, sys._getframe(1))
 
     nn.Module.__init__ = init
     try:
@@ -42,17 +51,26 @@ def recording() -> Iterator[dict[int, Site | None]]:
         nn.Module.__init__ = original
 
 
-def _site_of(module: nn.Module, frame) -> Site | None:
+def _sites_of(module: nn.Module, frame) -> Sites:
+    """The module's creation site (empty when torch or no file created it), then the user-code
+    frames above it."""
     # Skip the constructors of this very module (its class and its bases' __init__).
     while frame is not None and frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is module:
         frame = frame.f_back
-    if frame is None:
-        return None
-    path = os.path.abspath(frame.f_code.co_filename)
-    if path.startswith(_TORCH_DIR + os.sep) or not os.path.isfile(path):
-        return None
-    line, column = _call_position(frame)
-    return (path, *statement_start(path, line, column))
+    found: list[Site] = []
+    first = True
+    while frame is not None and len(found) <= _OUTER_FRAMES:
+        path = os.path.abspath(frame.f_code.co_filename)
+        user_code = not path.startswith((_TORCH_DIR + os.sep, _INITLINT_DIR + os.sep)) and os.path.isfile(path)
+        if first and not user_code:
+            return ()
+        if user_code:
+            line, column = _call_position(frame)
+            site = (path, *statement_start(path, line, column))
+            if site not in found:
+                found.append(site)
+        first, frame = False, frame.f_back
+    return tuple(found)
 
 
 def _call_position(frame) -> tuple[int, int]:
@@ -95,15 +113,25 @@ def _statements(path: str) -> tuple[tuple[int, int, int, int], ...]:
     return tuple(sorted(found, key=lambda span: (span[0], span[1], -span[2], -span[3])))
 
 
-def module_sites(model: nn.Module, sites: dict[int, Site | None]) -> dict[str, Site]:
-    """Module name -> its creation site; a module without one (made inside torch) gets its
+def module_sites(model: nn.Module, sites: dict[int, Sites]) -> dict[str, Sites]:
+    """Module name -> its creation sites; a module without one (made inside torch) gets its
     parent's."""
-    result: dict[str, Site] = {}
+    result: dict[str, Sites] = {}
     for name, module in model.named_modules(remove_duplicate=False):
-        site = sites.get(id(module))
-        if site is None and name:
-            parent = name.rpartition(".")[0]
-            site = result.get(parent)
-        if site is not None:
-            result[name] = site
+        found = sites.get(id(module), ())
+        if not found and name:
+            found = result.get(name.rpartition(".")[0], ())
+        if found:
+            result[name] = found
     return result
+
+
+def reported_site(found: Sites, checked: tuple[str, ...]) -> Site | None:
+    """Where a finding about the module goes: its creation site when that file is checked (or
+    nothing says which files are), else the innermost construction in a checked file, else
+    its creation site."""
+    if not found:
+        return None
+    if not checked or found[0][0] in checked:
+        return found[0]
+    return next((site for site in found if site[0] in checked), found[0])
