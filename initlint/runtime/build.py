@@ -21,27 +21,13 @@ import torch
 from torch import nn
 
 from initlint.runtime.build_error import BuildError
+from initlint.runtime.building_blocks import FACTORY_NAMES, package_name
 from initlint.runtime.configs import Factory, class_factory, parse_assignments, required_parameters
 
 
 # -- loading code ------------------------------------------------------------------------------
 
 _LOADED: dict[str, ModuleType] = {}
-#: Module-level functions that are how a file means its model to be built (they often call the
-#: init entry point the constructor leaves out).
-FACTORY_NAMES = ("build_model", "create_model", "get_model", "make_model")
-
-
-def package_name(path: str) -> tuple[str, str] | None:
-    """(package root, dotted module name) when `path` sits inside a package (`__init__.py`s)."""
-    folder, stem = os.path.split(os.path.abspath(path))
-    parts = [os.path.splitext(stem)[0]]
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        folder, package = os.path.split(folder)
-        parts.insert(0, package)
-    if len(parts) == 1 or not all(part.isidentifier() for part in parts):
-        return None
-    return folder, ".".join(parts)
 
 
 def load_file(path: str) -> ModuleType:

@@ -20,7 +20,8 @@ from initlint.files import UsageError
 from initlint.findings import Finding
 from initlint.runtime.merge import merge_findings
 from initlint.runtime.options import DEFAULT_TIMEOUT, runtime_options
-from initlint.runtime.report_findings import to_findings
+from initlint.runtime.building_blocks import building_block_files
+from initlint.runtime.report_findings import display_path, to_findings
 from initlint.runtime.targets import check_targets, model_files
 
 #: Used through this module by the CLI (`runtime_options`) and the tests (`merge_findings`).
@@ -103,6 +104,8 @@ def run_runtime(
         targets = [factory_file if factory_file.endswith(".py") or not files else files[0]]
     else:
         targets = model_files(files, options.model)
+        if options.model is None:
+            targets = _without_building_blocks(targets, quiet=getattr(args, "quiet", False))
     if not targets:
         print("initlint: warning: --runtime: no file defines an nn.Module", file=sys.stderr)
         return list(static)
@@ -129,6 +132,20 @@ def run_runtime(
     if getattr(args, "plot", None):
         _plot(reports, args.plot)
     return merge_findings(list(static), findings, settings)
+
+
+def _without_building_blocks(targets: list[str], quiet: bool) -> list[str]:
+    """The model files, less those whose modules the models of other checked files build (one
+    line on stderr names them: building them alone could only fail, once per file)."""
+    skipped = building_block_files(targets)
+    if skipped and not quiet:
+        names = ", ".join(display_path(path, targets) for path in skipped)
+        print(
+            f"initlint: --runtime skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} whose modules "
+            f"other checked files build ({names}); --model or --factory builds one",
+            file=sys.stderr,
+        )
+    return [path for path in targets if path not in skipped]
 
 
 def _map(function: Callable, items: list, jobs: int) -> list:

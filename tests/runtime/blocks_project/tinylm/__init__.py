@@ -1,0 +1,1 @@
+"""A small language model spread over three files, for `check --runtime` on a package folder."""
