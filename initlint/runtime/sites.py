@@ -26,6 +26,7 @@ from torch import nn
 _TORCH_DIR = os.path.dirname(os.path.dirname(os.path.abspath(nn.__file__)))
 #: initlint's own frames (the pipeline calling the factory) are no construction a user wrote.
 _INITLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_STDLIB_DIR = os.path.dirname(os.path.abspath(os.__file__))
 Site = tuple[str, int, int]  # absolute path, 1-based line, 1-based column
 #: A module's creation site, then the construction sites of the frames above it, innermost first.
 Sites = tuple[Site, ...]
@@ -52,25 +53,40 @@ def recording() -> Iterator[dict[int, Sites]]:
 
 
 def _sites_of(module: nn.Module, frame) -> Sites:
-    """The module's creation site (empty when torch or no file created it), then the user-code
-    frames above it."""
+    """The module's creation site (empty when torch or initlint created it), then the sites of
+    the user-code frames above it."""
     # Skip the constructors of this very module (its class and its bases' __init__).
     while frame is not None and frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is module:
         frame = frame.f_back
+    if frame is None or _code_file(frame.f_code.co_filename) is None:
+        return ()
     found: list[Site] = []
-    first = True
     while frame is not None and len(found) <= _OUTER_FRAMES:
-        path = os.path.abspath(frame.f_code.co_filename)
-        user_code = not path.startswith((_TORCH_DIR + os.sep, _INITLINT_DIR + os.sep)) and os.path.isfile(path)
-        if first and not user_code:
-            return ()
-        if user_code:
+        path = _code_file(frame.f_code.co_filename)
+        # Above the creation, the standard library (runpy, functools) builds nothing a user wrote.
+        if path is not None and (not found or not _in_stdlib(path)):
             line, column = _call_position(frame)
             site = (path, *statement_start(path, line, column))
             if site not in found:
                 found.append(site)
-        first, frame = False, frame.f_back
+        frame = frame.f_back
     return tuple(found)
+
+
+def _in_stdlib(path: str) -> bool:
+    """The standard library's own files (site-packages can sit inside its folder: not those)."""
+    inside = path[len(_STDLIB_DIR) :].split(os.sep) if path.startswith(_STDLIB_DIR + os.sep) else []
+    return bool(inside) and not {"site-packages", "dist-packages"} & set(inside)
+
+
+@lru_cache(maxsize=1024)
+def _code_file(filename: str) -> str | None:
+    """The absolute path of a code object's file, unless it is torch's or initlint's own or no
+    file at all (asked for every frame of every module built: cached)."""
+    path = os.path.abspath(filename)
+    if path.startswith((_TORCH_DIR + os.sep, _INITLINT_DIR + os.sep)) or not os.path.isfile(path):
+        return None
+    return path
 
 
 def _call_position(frame) -> tuple[int, int]:
