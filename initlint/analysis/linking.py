@@ -126,6 +126,7 @@ class Linker:
         #: the checked file's parse, when the project shares it
         self.parsed = context.parsed
         self._modules: dict[Path, LinkedIndex] = {self.path: self.checked}
+        self._real_paths: dict[Path, Path] = {}
         self._owners: dict[int, LinkedIndex] = {}
         self._symbols: dict[tuple[int, str], Symbol] = {}
         self._unloaded: dict[tuple[int, str], Symbol] = {}
@@ -164,7 +165,9 @@ class Linker:
 
     def module(self, path: Path, parsed: Parsed) -> LinkedIndex:
         """The linked index of a project file (the checked file is its own)."""
-        real = Path(os.path.realpath(path))
+        real = self._real_paths.get(path)
+        if real is None:  # asked for the same few files again and again: resolve each once
+            real = self._real_paths[path] = Path(os.path.realpath(path))
         linked = self._modules.get(real)
         if linked is None:
             linked = self._modules[real] = LinkedIndex(
@@ -202,6 +205,10 @@ class Linker:
                 if statement is not None:
                     return linked, statement
         return None
+
+    def in_sibling(self, node: cst.CSTNode) -> bool:
+        """Whether `node` is a sibling file's (where `place` is not None), without its position."""
+        return self._top_level(node) is not None
 
     def place(self, node: cst.CSTNode) -> Place | None:
         """Where a node of a sibling file is; None for the checked file's own nodes."""
@@ -550,7 +557,7 @@ def stacking_files(interp: Interpreter) -> list[tuple[LinkedIndex, NameUses]]:
 
 def in_checked_file(index: ModuleIndex, node: cst.CSTNode) -> bool:
     linker = linker_of(index)
-    return linker is None or linker.place(node) is None
+    return linker is None or not linker.in_sibling(node)
 
 
 def linker_of(index: ModuleIndex) -> Linker | None:
