@@ -21,6 +21,7 @@ from initlint.errors import StepBudgetExceeded
 from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, join, merge
 from initlint.analysis.knowledge.conventions import SPLITTING_METHODS
 from initlint.analysis.model import ModuleNode, ResidualAdd
+from initlint.analysis.positions import statement_parts
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Interpreter
@@ -364,35 +365,34 @@ def _zipped(args: Sequence[cst.Arg], literals: Mapping[str, cst.BaseExpression])
     return _plain_arguments(args)
 
 
-class _TupleLiterals(cst.CSTVisitor):
-    """Each name's bindings in a function; a name bound once, to a tuple or list written out
-    without a starred item, stands for those items wherever it is spread; one bound once to
-    `zip(...)` or `enumerate(...)` (listed or not) walks as that call does."""
-
-    def __init__(self) -> None:
-        self.bindings: dict[str, list[cst.BaseExpression | None]] = {}
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._bind(target.target, node.value if len(node.targets) == 1 else None)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind(node.target, None)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target, None)
-
-    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-        if isinstance(target, cst.Name):
-            self.bindings.setdefault(target.value, []).append(value)
+def _bindings(func: cst.FunctionDef) -> dict[str, list[cst.BaseExpression | None]]:
+    """Each name's bindings in a function: assignments (a value only when alone on its line),
+    augmented assignments and `for` targets (no value). Bindings are statements, so the walk
+    skips every expression; their order does not matter to the one reader below."""
+    bindings: dict[str, list[cst.BaseExpression | None]] = {}
+    for node in statement_parts(func.body):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                _add_binding(bindings, target.target, node.value if len(node.targets) == 1 else None)
+        elif isinstance(node, (cst.AugAssign, cst.For)):
+            _add_binding(bindings, node.target, None)
+    return bindings
 
 
-@functools.lru_cache(maxsize=512)  # a LibCST walk of a whole method; asked again per stack and root
+def _add_binding(
+    bindings: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression, value: cst.BaseExpression | None
+) -> None:
+    if isinstance(target, cst.Name):
+        bindings.setdefault(target.value, []).append(value)
+
+
+@functools.lru_cache(maxsize=512)  # a walk of a whole method; asked again per stack and root
 def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.BaseExpression]:
-    visitor = _TupleLiterals()
-    func.body.visit(visitor)
+    """A name bound once, to a tuple or list written out without a starred item, stands for
+    those items wherever it is spread; one bound once to `zip(...)` or `enumerate(...)` (listed
+    or not) walks as that call does."""
     literals: dict[str, cst.BaseExpression] = {}
-    for name, values in visitor.bindings.items():
+    for name, values in _bindings(func).items():
         value = _materialised(values[0]) if len(values) == 1 and values[0] is not None else None
         if isinstance(value, (cst.Tuple, cst.List)) and not any(
             isinstance(element, cst.StarredElement) for element in value.elements
