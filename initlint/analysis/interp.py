@@ -161,7 +161,7 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
         #: Functions called on a part of the model in the arms of `if` statements decided not to
         #: run: an option of the constructor itself, left off, not an entry point for someone else.
         self.declined_names: set[str] = set()
-        self._part_helpers_in: dict[int, set[str]] = {}
+        self._part_helpers_in: dict[int, frozenset[str]] = {}
         #: `if`s choosing a child met while building a root, decided as its defaults decide: by id,
         #: the statement and the decisions taken; and the one a variant of the root takes the other way.
         self.decided_choices: dict[int, tuple[cst.If, set[bool]]] = {}

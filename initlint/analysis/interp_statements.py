@@ -8,6 +8,8 @@ hold (`dead_inits`) and the helpers they would have called on a part of the mode
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence, cast
 
@@ -107,7 +109,7 @@ class InterpStatements:
     branch_taken: dict[int, bool]
     skipped_inits: dict[int, list[DeadInit]]
     declined_names: set[str]
-    _part_helpers_in: dict[int, set[str]]
+    _part_helpers_in: dict[int, frozenset[str]]
     decided_choices: dict[int, tuple[cst.If, set[bool]]]
     flipped_choice: int | None
 
@@ -334,10 +336,11 @@ class _PartHelperCalls(cst.CSTVisitor):
             self.names.add(name)
 
 
-def part_helpers_called_in(node: cst.CSTNode) -> set[str]:
+@functools.lru_cache(maxsize=512)  # a LibCST walk of a declined arm; the files of a project share it
+def part_helpers_called_in(node: cst.CSTNode) -> frozenset[str]:
     reader = _PartHelperCalls()
     node.visit(reader)
-    return reader.names
+    return frozenset(reader.names)
 
 
 def init_calls_in(interp: InterpStatements, stmt: cst.If) -> list[DeadInit]:
