@@ -183,3 +183,7 @@ class Library:
     #: a class attribute maps it to: base -> that attribute (`sub_configs_defaults =
     #: {"text_config": LlamaConfig}` on a `PreTrainedConfig`).
     sub_config_tables: tuple[tuple[str, str], ...] = ()
+    #: Model bases whose loaders build the model from an instance of the class a class attribute
+    #: names, handed over as the first `__init__` argument: base -> that attribute
+    #: (`config_class = LlamaConfig`: `from_pretrained` and `from_config` call `cls(config)`).
+    init_argument_types: tuple[tuple[str, str], ...] = ()
