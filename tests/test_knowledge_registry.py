@@ -565,8 +565,13 @@ def test_einops_utils_sequential_drops_none_and_its_last_linear_writes(std, scal
     assert bool(expected_findings(source)) is not scaled
 
 
-# ------------------------------------------------------------- config_class
+# ------------------------------------------------------- config_class, fused add-and-norm
 IDIOMS = Path(__file__).resolve().parent / "idioms"
+
+
+def test_fused_norms_are_one_registry_entry():
+    assert static_files_naming("FusedResidualNorm") == ["analysis/knowledge/fla.py", "analysis/knowledge/specs.py"]
+    assert [path.name for path in KNOWLEDGE.glob("*.py") if "fla.modules" in path.read_text()] == ["fla.py"]
 
 
 def test_config_class_types_an_unannotated_config():

@@ -18,6 +18,7 @@ from typing import Iterable
 
 from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
 from initlint.analysis.knowledge.einops_utils import EINOPS_UTILS
+from initlint.analysis.knowledge.fla import FLA
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
 from initlint.analysis.knowledge.parallel_layers import NANOTRON, PARALLEL_LAYERS
 from initlint.analysis.knowledge.specs import InitMethodFactory, InitSpec, LayerSpec, Library, TensorFactory
@@ -35,6 +36,7 @@ LIBRARIES = (
     TIMM,
     EINOPS_UTILS,
     TORCHVISION,
+    FLA,
     DELIBERATE_SCHEMES,
     ENTRY_POINTS,
 )
