@@ -563,3 +563,22 @@ def test_einops_utils_sequential_drops_none_and_its_last_linear_writes(std, scal
     assert [writer.ref.path for stack in analysis.stacks for writer in stack.writers] == ["ff.net.2"]
     assert reported(source) == expected_findings(source)
     assert bool(expected_findings(source)) is not scaled
+
+
+# ------------------------------------------------------- config_class, fused add-and-norm
+IDIOMS = Path(__file__).resolve().parent / "idioms"
+
+
+def test_fused_norms_are_one_registry_entry():
+    assert static_files_naming("FusedResidualNorm") == ["analysis/knowledge/fla.py", "analysis/knowledge/specs.py"]
+    assert [path.name for path in KNOWLEDGE.glob("*.py") if "fla.modules" in path.read_text()] == ["fla.py"]
+
+
+def test_config_class_types_an_unannotated_config():
+    """Without `config_class` the undecided flag counts the adds of both arms (N = 4 * depth)."""
+    from initlint.config import Settings
+    from initlint.engine import lint_file
+
+    findings = lint_file(IDIOMS / "config_class_types_config" / "bad.py", Settings(select=("INI0",)))
+    assert [f.code for f in findings] == ["INI001", "INI001"]
+    assert all("1/sqrt(2 * depth)" in f.message for f in findings)

@@ -202,6 +202,16 @@ def test_a_writer_nothing_initialises_is_reported_where_it_is_built(monkeypatch)
     assert rows(lint_files(files, SETTINGS, jobs=1).findings) == expected
 
 
+def test_a_model_that_may_not_build_the_layer_has_no_say(monkeypatch):
+    # PlainNet always stacks the mixer unscaled; ChoiceNet builds it only for a kind it is not
+    # given, so its scaled init cannot clear the mixer: layers.py reports it.
+    pattern = IDIOM.parent / "foreign_model_may_not_build_layer"
+    monkeypatch.chdir(pattern / "bad")
+    assert rows(lint_file("pkg/layers.py", SETTINGS)) == [("layers.py", 11, "INI001")]
+    monkeypatch.chdir(pattern / "good")
+    assert rows(lint_file("pkg/layers.py", SETTINGS)) == []
+
+
 # -------------------------------------------------------------- written projects
 def test_entry_point_called_from_a_script_with_the_depth(tmp_path):
     model = write_project(tmp_path / "good")

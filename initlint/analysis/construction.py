@@ -75,14 +75,14 @@ class ModelBuilder:
     def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
         raise NotImplementedError
 
-    def root_argument(self, param: cst.Param, ctx: Ctx | None = None) -> Any:
+    def root_argument(self, param: cst.Param, ctx: Ctx | None = None, typed: ClassInfo | None = None) -> Any:
         """A root's parameter as the model built with its defaults has it: a flag, a class or a
         function (`norm_layer=nn.LayerNorm`) is its default, and so is a module-level helper
         object that is no module (`strategy=LOCAL` where `LOCAL = StayLocal()`: the model calls
         its methods, whose code can be read); else a symbol (numbers keep their names: depth and
         widths), remembering a string default, a None default for comparisons, or the dataclass
-        it is typed with."""
-        symbol = _root_argument(self.index, param)
+        it is typed with (its annotation, else `typed`: what the model's loaders hand over)."""
+        symbol = _root_argument(self.index, param, typed)
         if param.default is None or isinstance(param.default, cst.SimpleString):
             return symbol
         built_before = set(self.instantiated)
@@ -202,7 +202,9 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    args = [self.root_argument(p, ctx) for p in func.params.params[1:]]
+                    typed = self.init_argument_type(cls)
+                    params = func.params.params[1:]
+                    args = [self.root_argument(p, ctx, typed if i == 0 else None) for i, p in enumerate(params)]
                 self.call_function(
                     FuncRef(func, owner, ModRef(node)),
                     args,
@@ -217,6 +219,16 @@ class ModelBuilder:
             # No `__init__` of its own: a subclass of `nn.Sequential` is built by the library's.
             self.init_library_container(node, args)
         return ModRef(node)
+
+    def init_argument_type(self, cls: ClassInfo) -> ClassInfo | None:
+        """The config class a library model's loaders build it from (`config_class = XConfig` on
+        a `PreTrainedModel`: `from_pretrained` calls `cls(config)`), found on the class or a base."""
+        attribute = self.knowledge.init_argument_type(self.index.base_chain(cls))
+        for owner in self.index.mro(cls) if attribute is not None else ():
+            name = dotted_name(owner.attributes[attribute]) if attribute in owner.attributes else None
+            if name is not None:
+                return self.index.class_named(name)
+        return None
 
     def init_library_container(self, node: ModuleNode, args: list[Any]) -> None:
         """`nn.Sequential.__init__(*layers)` (or `nn.ModuleList`'s) on a subclass, by `super()` or
@@ -398,11 +410,11 @@ def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None
 _CALLABLES = (ClassRef, FuncRef, ExtRef, ExtPartial, Lambda)
 
 
-def _root_argument(index: ModuleIndex, param: cst.Param) -> Opaque:
+def _root_argument(index: ModuleIndex, param: cst.Param, typed: ClassInfo | None) -> Opaque:
     """A root's parameter: a symbol, remembering a string default or the dataclass it is typed with."""
     annotation = param.annotation.annotation if param.annotation is not None else None
     name = dotted_name(annotation) if annotation is not None else None
-    cls = index.class_named(name) if name is not None else None
+    cls = index.class_named(name) if name is not None else typed if annotation is None else None
     fields = cls if cls is not None and _is_config_class(index, cls) else None
     default = _string_default(param)
     if default is None or param.default is None:

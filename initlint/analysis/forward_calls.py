@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, ClassRef, Env, Lambda, ModRef, ParamRef, Seq
+from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, Lambda, ModRef, ParamRef, Seq, truth
 from initlint.analysis.construction import dataclass_fields
 from initlint.analysis.forward_expressions import _member, _through_matrix
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, _tuple_literals
@@ -41,6 +41,8 @@ from initlint.analysis.knowledge.conventions import (
     TENSOR_METADATA,
 )
 from initlint.analysis.index import ClassInfo
+from initlint.analysis.knowledge.specs import Arg
+from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,6 +74,8 @@ class ForwardCalls:
         def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool: ...
 
         def _normalises(self, module: ModuleNode, depth: int) -> bool: ...
+
+        def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
@@ -174,6 +178,9 @@ class ForwardCalls:
         return UNKNOWN
 
     def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        fused = self._fused_add_norm(callee.node, call, args, flow, depth) if isinstance(callee, ModRef) else None
+        if fused is not None:
+            return fused
         if isinstance(callee, ModRef):
             found = self._runs_with_arguments(callee.node, args)
             if found is not None:
@@ -201,6 +208,27 @@ class ForwardCalls:
                 env.names[param.name.value] = value
             return self._eval(callee.node.body, env, flow, depth + 1)
         return carried
+
+    def _fused_add_norm(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
+        """A fused add-and-norm layer handed the stream (`norm(branch, residual, prenorm=True)`):
+        the residual add happens in the call; the caller gets the normalised sum, and with the
+        switch on the pair of it and the sum, which goes on as the stream. None for any other call."""
+        spec = layer_type(self.interp.knowledge, module.type_name)
+        fused = spec.adds_residual if spec is not None else None
+        given = _call_argument(call, args, fused.residual) if fused is not None and args else None
+        if fused is None or given is None:
+            return None
+        # `residual=None` (the first layer of a stack that carries the pair): only `x` is normalised.
+        none = isinstance(given[1], Const) and given[1].value is None
+        total = args[0] if none else self._add(args[0], given[1], call, flow)
+        normed = self._apply_module(module, total, depth)
+        switch = _call_argument(call, args, fused.returns_sum)
+        returns_sum = (
+            truth(self._value(switch[0], Env({"self": ModRef(flow.node)}))) if switch else fused.returns_sum.default
+        )
+        if returns_sum is None:
+            return UNKNOWN
+        return Seq([normed, total]) if returns_sum else normed
 
     def _adds_within(self, module: ModuleNode, flow: _Flow, depth: int) -> list[ResidualAdd]:
         """A module handed the stream whose own `forward` adds its input back and returns only
@@ -294,6 +322,18 @@ class ForwardCalls:
         for child in list(module.children.values())[:MAX_UNROLL]:
             carried = self._apply_module(child, carried, depth)
         return carried
+
+
+def _call_argument(call: cst.Call, values: list[Any], arg: Arg) -> tuple[cst.BaseExpression, Any] | None:
+    """The expression and the value a call hands a known argument (`arg.index`-th positional,
+    or by one of its keywords); None where the call leaves it out or spreads its arguments."""
+    for position, (written, value) in enumerate(zip(call.args, values)):
+        if written.star:
+            return None
+        keyword = written.keyword.value if written.keyword is not None else None
+        if keyword in arg.keywords or keyword is None and position == arg.index:
+            return written.value, value
+    return None
 
 
 def _is_super(node: cst.BaseExpression) -> bool:

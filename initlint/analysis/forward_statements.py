@@ -268,6 +268,8 @@ class ForwardStatements:
             env.names[name] = merge([env.names.get(name, UNKNOWN), value])
         elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, ModRef) and value.node.kind in _LISTS:
             _bind(target, value, env)  # `norm, mlp = layer`: a container unpacks into its children
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, Seq) and value.repeat is None:
+            _bind(target, value, env)  # `normed, stream = fused_norm(...)`: the pair it hands back
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, element in enumerate(target.elements):
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.

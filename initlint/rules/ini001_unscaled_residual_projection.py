@@ -10,7 +10,7 @@ from typing import Iterator
 import libcst as cst
 
 from initlint.analysis.facts import WriterFacts, writer_facts
-from initlint.analysis.model import Analysis
+from initlint.analysis.model import Analysis, ModuleNode
 from initlint.rules.base import EvidenceSpec, Rule, Violation
 from initlint.rules.evidence import (
     add_step,
@@ -86,7 +86,12 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             made_as = (id(created), facts.writer.place_in_construction)
             verdicts.setdefault(made_as, []).append((facts, unscaled))
         for found in verdicts.values():
-            scaling = {id(facts.stack.root) for facts, unscaled in found if not unscaled}
+            # A model of another file that may not build this layer cannot clear it.
+            scaling = {
+                id(facts.stack.root)
+                for facts, unscaled in found
+                if not unscaled and not (facts.stack.root.foreign and _may_lack_writer(facts))
+            }
             if scaling and any(facts.stack.root.foreign for facts, _ in found):
                 continue  # models of other files that stack this file's blocks must all agree
             wrong = [facts for facts, unscaled in found if unscaled and id(facts.stack.root) not in scaling]
@@ -176,6 +181,17 @@ def _may_be_reinit(facts: WriterFacts) -> bool:
     writer's init as it is."""
     root = facts.stack.root
     return bool(root.uncalled_init) and (facts.weight is None or id(facts.weight) not in root.unchanged_by_uncalled)
+
+
+def _may_lack_writer(facts: WriterFacts) -> bool:
+    """The writer, or a module holding it, is built on a path of an `if` the analysis could not
+    decide: the model built with its defaults may not hold this layer at all."""
+    node: ModuleNode | None = facts.writer.node
+    while node is not None:
+        if not node.built_certain or node.optional:
+            return True
+        node = node.parent
+    return False
 
 
 def _root_name(facts: WriterFacts) -> str:

@@ -18,6 +18,7 @@ from typing import Iterable
 
 from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
 from initlint.analysis.knowledge.einops_utils import EINOPS_UTILS
+from initlint.analysis.knowledge.fla import FLA
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
 from initlint.analysis.knowledge.parallel_layers import NANOTRON, PARALLEL_LAYERS
 from initlint.analysis.knowledge.specs import InitMethodFactory, InitSpec, LayerSpec, Library, TensorFactory
@@ -35,6 +36,7 @@ LIBRARIES = (
     TIMM,
     EINOPS_UTILS,
     TORCHVISION,
+    FLA,
     DELIBERATE_SCHEMES,
     ENTRY_POINTS,
 )
@@ -43,6 +45,18 @@ _TORCH_NN_PREFIX = "torch.nn."
 
 def _last(qualified: str) -> str:
     return qualified.rsplit(".", 1)[-1]
+
+
+def _first_by_base(pairs: list[tuple[str, str]], bases: list[str]) -> str | None:
+    """What the first base of a chain maps to, matched by qualified name or by class name
+    (libraries reach their own bases through relative imports)."""
+    table = dict(pairs)
+    by_class = {_last(base): value for base, value in table.items()}
+    for base in bases:
+        found = table.get(base) or by_class.get(_last(base))
+        if found is not None:
+            return found
+    return None
 
 
 @dataclass(frozen=True)
@@ -155,24 +169,17 @@ class Registry:
     def stored_init_argument(self, bases: list[str]) -> str | None:
         """The attribute a base of the chain keeps its `__init__`'s first argument in (`config`),
         by qualified name or, as `pretrained_class_names`, by class name."""
-        stored = {base: name for library in self.libraries for base, name in library.stored_init_arguments}
-        by_class = {_last(base): name for base, name in stored.items()}
-        for base in bases:
-            found = stored.get(base) or by_class.get(_last(base))
-            if found is not None:
-                return found
-        return None
+        return _first_by_base([pair for library in self.libraries for pair in library.stored_init_arguments], bases)
 
     def sub_config_table(self, bases: list[str]) -> str | None:
         """The class attribute mapping a config's sub-config fields to their default classes, for
         a config with one of `sub_config_tables`' bases (by qualified name or class name)."""
-        tables = {base: name for library in self.libraries for base, name in library.sub_config_tables}
-        by_class = {_last(base): name for base, name in tables.items()}
-        for base in bases:
-            found = tables.get(base) or by_class.get(_last(base))
-            if found is not None:
-                return found
-        return None
+        return _first_by_base([pair for library in self.libraries for pair in library.sub_config_tables], bases)
+
+    def init_argument_type(self, bases: list[str]) -> str | None:
+        """The class attribute naming the type of the first `__init__` argument of a model with
+        one of `init_argument_types`' bases (by qualified name or class name)."""
+        return _first_by_base([pair for library in self.libraries for pair in library.init_argument_types], bases)
 
     def init_entry_points(self) -> frozenset[str]:
         return frozenset(name for library in self.libraries for name in library.init_entry_points)

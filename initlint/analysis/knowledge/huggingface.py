@@ -45,6 +45,7 @@ HUGGINGFACE = Library(
     module_bases=_PRETRAINED,
     pretrained_bases=_PRETRAINED,
     stored_init_arguments=tuple((base, "config") for base in _PRETRAINED),
+    init_argument_types=tuple((base, "config_class") for base in _PRETRAINED),
     # `sub_configs_defaults = {"text_config": XTextConfig}`: `PreTrainedConfig.__post_init__`
     # builds that class (with its defaults) for a sub-config field left None.
     sub_config_tables=(("transformers.configuration_utils.PreTrainedConfig", "sub_configs_defaults"),),

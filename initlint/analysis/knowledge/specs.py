@@ -67,6 +67,17 @@ class ResidualBlock:
 
 
 @dataclass(frozen=True)
+class FusedResidualNorm:
+    """A norm whose `forward` also takes the residual stream (a fused add-and-norm kernel): it
+    normalises `x + residual`, and with its `returns_sum` switch on hands back `(normed, sum)`, so
+    that the caller carries the sum on as the stream."""
+
+    #: The `forward` argument the stream comes in by (counting `x` as argument 0).
+    residual: Arg
+    returns_sum: Arg
+
+
+@dataclass(frozen=True)
 class BlockStack:
     """A library container that repeats a block it is given (`nn.TransformerEncoder(layer, n)`
     deep-copies `layer` n times): the copies are the children of a ModuleList."""
@@ -122,6 +133,8 @@ class LayerSpec:
     residual: ResidualBlock | None = None
     #: A container repeating the block it is given.
     stack: BlockStack | None = None
+    #: A norm that adds the stream it is handed to its input (the residual add is in the call).
+    adds_residual: FusedResidualNorm | None = None
     #: Stacks the model builds itself, then the init its constructor ends with on every matrix
     #: (`nn.Transformer._reset_parameters`: xavier_uniform_ where `p.dim() > 1`).
     builds: tuple[BuiltStack, ...] = ()
@@ -183,3 +196,7 @@ class Library:
     #: a class attribute maps it to: base -> that attribute (`sub_configs_defaults =
     #: {"text_config": LlamaConfig}` on a `PreTrainedConfig`).
     sub_config_tables: tuple[tuple[str, str], ...] = ()
+    #: Model bases whose loaders build the model from an instance of the class a class attribute
+    #: names, handed over as the first `__init__` argument: base -> that attribute
+    #: (`config_class = LlamaConfig`: `from_pretrained` and `from_config` call `cls(config)`).
+    init_argument_types: tuple[tuple[str, str], ...] = ()
