@@ -387,6 +387,11 @@ def test_stochastic_depth_passes_the_branch_through(imported):
     assert reported(source.replace(written, imported)) == expected_findings(source)
 
 
+# ------------------------------------------------------------------ Tensor.erfinv_
+def test_inverse_normal_cdf_is_one_registry_entry():
+    assert static_files_naming("erfinv_") == ["analysis/knowledge/torch_init.py"]
+
+
 # ------------------------------------------------------------------ nanotron's PipelineBlock
 def test_pipeline_block_is_one_registry_entry():
     assert static_files_naming("PipelineBlock") == ["analysis/knowledge/parallel_layers.py"]

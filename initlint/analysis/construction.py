@@ -116,8 +116,9 @@ class ModelBuilder:
         is a class of another project file (`return Decoder(layers=...)`): its constructor holds
         the layers the builder made here, which that file's own model never sees."""
         args = [self.root_argument(p) for p in func.params.params]
+        kwargs = {p.name.value: self.root_argument(p) for p in func.params.kwonly_params}
         ctx = replace(self.root_context(), via=(f"{func.name.value}()",))
-        built = self.call_function(FuncRef(func), args, {}, ctx)
+        built = self.call_function(FuncRef(func), args, kwargs, ctx)
         if not isinstance(built, ModRef) or built.node.parent is not None:
             return None
         if built.node.cls is None and built.node.kind in ("container", "sequential"):
@@ -205,6 +206,8 @@ class ModelBuilder:
                     typed = self.init_argument_type(cls)
                     params = func.params.params[1:]
                     args = [self.root_argument(p, ctx, typed if i == 0 else None) for i, p in enumerate(params)]
+                    # Keyword-only sizes (`def __init__(self, *, dim, depth=8)`) are symbols too.
+                    kwargs = {p.name.value: self.root_argument(p, ctx) for p in func.params.kwonly_params}
                 self.call_function(
                     FuncRef(func, owner, ModRef(node)),
                     args,

@@ -54,6 +54,22 @@ class _Flow:
     shares: set[str] = field(default_factory=set)
 
 
+#: Annotations of a `forward` parameter that cannot hold a tensor.
+_SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
+
+
+def _from_stream(params: Sequence[cst.Param]) -> list[str]:
+    """The names of `forward`'s inputs from the one the stream comes in: a block handed its
+    layer index first (`forward(self, layer_idx: int, x)`) takes the stream after it. Without
+    annotations the stream is the first input, as `nn.Module.__call__(x)` passes it."""
+    names = [param.name.value for param in params]
+    for position, param in enumerate(params):
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if not (isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS):
+            return names[position:]
+    return names
+
+
 class _Returned(Exception):
     """A `return` on the path being read: the rest of the function does not run."""
 
@@ -99,9 +115,12 @@ class ForwardStatements:
         elif len(params) < 2:
             return None
         env.names[params[0]] = ModRef(node)
-        if len(params) > 1:
-            env.names[params[1]] = STREAM
-        for name in params[2:]:
+        inputs = _from_stream(func.params.params[1:])
+        for name in params[1 : len(params) - len(inputs)]:
+            env.names[name] = UNKNOWN
+        if inputs:
+            env.names[inputs[0]] = STREAM
+        for name in inputs[1:]:
             # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
             # in by the parent, gates a branch as one computed here from `c` does.
             env.names[name] = CONDITIONED

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from fractions import Fraction
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -15,6 +16,8 @@ from initlint.analysis.knowledge.specs import Arg, InitMethodFactory, InitSpec
 from initlint.analysis.model import InitOp, Param
 from initlint.analysis.values import Monomial
 from initlint.truncated_normal import truncated_normal_moments
+
+_STANDARD_NORMAL = NormalDist()
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
@@ -95,6 +98,32 @@ def _truncation_factor(spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], 
     return truncated_normal_moments(0.0, std.const, low.const, high.const).std / std.const
 
 
+def _support(spec: InitSpec, args: list[Any], kwargs: dict[Any, Any]) -> tuple[float, float] | None:
+    """The constant interval a uniform draw fills the tensor from."""
+    if spec.kind != "uniform" or spec.low is None or spec.high is None:
+        return None
+    low, high = as_number(argument(spec.low, args, kwargs)), as_number(argument(spec.high, args, kwargs))
+    if low is None or high is None or not (low.is_constant and high.is_constant):
+        return None
+    return low.const, high.const
+
+
+def _inverse_normal_cdf_std(drawn: InitOp | None) -> Monomial | None:
+    """The inverse error function of a tensor drawn from U(lo, hi) in [-1, 1]: as
+    erfinv(2 Phi(z) - 1) = z / sqrt(2), it holds a normal of std 1/sqrt(2) cut where the bounds
+    map to. Drawn from anything else: unknown."""
+    if drawn is None or drawn.support is None or not drawn.certain:
+        return None
+    low, high = drawn.support
+    if not -1.0 <= low < high <= 1.0:
+        return None
+    cuts = [
+        _STANDARD_NORMAL.inv_cdf((bound + 1) / 2) if -1.0 < bound < 1.0 else math.copysign(math.inf, bound)
+        for bound in (low, high)
+    ]
+    return Monomial.of(truncated_normal_moments(0.0, 1.0, cuts[0], cuts[1]).std / math.sqrt(2))
+
+
 def record_init(
     interp: "Interpreter",
     target: Any,
@@ -123,12 +152,16 @@ def record_init(
             ctx.certain,
             f"{fname}({interp.code(call.args[0].value) if call.args else ''})",
         )
+    elif kind == "erfinv":
+        drawn = params[0].ops[-1] if params and params[0].ops else target.op if isinstance(target, NewTensor) else None
+        std = _inverse_normal_cdf_std(drawn)
+        op = InitOp("trunc_normal", std, call, ctx.via, ctx.certain, f"{fname} (a normal, by its inverse CDF)", ctx.arm)
     else:
         std, source = _std_for(interp, replace(spec, kind=kind), args, kwargs, call)
         label = f"{fname}(std={source})" if source else f"{fname}"
         if std is not None and source.replace(".", "").replace("_", "").isalnum() and not source[:1].isdigit():
             label = f"{fname}(std={source} = {std.describe()})"  # `std=std`: show what it holds
-        op = InitOp(kind, std, call, ctx.via, ctx.certain, label, ctx.arm)
+        op = InitOp(kind, std, call, ctx.via, ctx.certain, label, ctx.arm, _support(spec, args, kwargs))
     if isinstance(target, NewTensor):
         return NewTensor(op)
     for param in params:

@@ -522,6 +522,12 @@ class LinkedForwardReader(ForwardReader):
         # A helper of another file reads the names of its own module.
         return self.linked_interp.inside(func, lambda: ForwardReader._inline(self, func, *more, **named))
 
+    def _passes_through(self, module: ModuleNode) -> bool:
+        # Stochastic depth of another file calls the helpers of its own module.
+        if module.cls is None:
+            return ForwardReader._passes_through(self, module)
+        return self.linked_interp.inside(module.cls, lambda: ForwardReader._passes_through(self, module))
+
 
 def interpreter(
     module: cst.Module, index: ModuleIndex, options: AnalysisOptions, context: ProjectContext | None

@@ -35,6 +35,8 @@ class InitOp:
     #: (id of an undecided `if` that has an `else`, 0 for its body or 1 for the rest): the op is
     #: certain within that arm. Ops of both arms make the outcome one of two known inits.
     arm: tuple[int, int] | None = None
+    #: The interval a uniform draw with constant bounds fills the tensor from.
+    support: tuple[float, float] | None = None
 
 
 @dataclass(eq=False)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable
@@ -292,6 +293,14 @@ def _math_power(
     return Num(result) if result is not None else UNKNOWN
 
 
+def _erf(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`math.erf` of a number (the normal CDF, as an inverse-CDF draw computes its cut points)."""
+    number = as_number(args[0]) if len(args) == 1 else None
+    return Const(math.erf(number.const)) if number is not None and number.is_constant else UNKNOWN
+
+
 def _regex_match(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
@@ -382,6 +391,7 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     **dict.fromkeys(("dict", "collections.OrderedDict"), _dict),
     "super": _super,
     **dict.fromkeys(("sqrt", "pow", "exp", "log", "rsqrt"), _math_power),
+    "erf": _erf,
     **dict.fromkeys(("re.match", "re.search", "re.fullmatch"), _regex_match),
     "functools.partial": _partial,
     "partial": _partial,

@@ -94,7 +94,7 @@ def call_external(
 
 def _stdlib_name(name: str) -> str:
     head, _, last = name.rpartition(".")
-    if head in ("math", "numpy", "np", "torch", "jax.numpy") and last in ("sqrt", "pow", "rsqrt", "exp", "log"):
+    if head in ("math", "numpy", "np", "torch", "jax.numpy") and last in ("sqrt", "pow", "rsqrt", "exp", "log", "erf"):
         return last
     return name
 

@@ -143,9 +143,10 @@ class Layout:
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.realpath(root))
         folders = [self.root / "src", self.root]
-        if is_regular_file(self.root / "__init__.py"):
-            # the root is a package (an installed one): its own imports (`import esm.modules`)
-            # are found from the folder above it; `_within` still keeps every file inside the root
+        if is_regular_file(self.root / "__init__.py") or _holds_dist_info(self.root.parent):
+            # the root is a package (an installed one, or an installed namespace package without
+            # `__init__.py`): its own imports (`import esm.modules`) are found from the folder
+            # above it; `_within` still keeps every file inside the root
             folders.append(self.root.parent)
         self.search_path: list[Path] = [folder for folder in folders if is_folder(folder)]
 

@@ -57,6 +57,8 @@ TORCH_INIT = Library(
         ("torch.Tensor.mul_", InitSpec("scale")),
         ("torch.Tensor.div_", InitSpec("scale", divides=True)),
         ("torch.Tensor.copy_", InitSpec("copy")),
+        # The inverse CDF of a normal of std 1/sqrt(2): a uniform draw becomes a (cut) normal.
+        ("torch.Tensor.erfinv_", InitSpec("erfinv")),
     ),
     tensor_factories=tuple(
         (f"torch.{name}", TensorFactory(kind, std))
