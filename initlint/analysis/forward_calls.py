@@ -91,6 +91,8 @@ class ForwardCalls:
         name = func.attr.value
         weights = [a for a in args if isinstance(a, ParamRef)]
         if name == "linear" and weights and carried is not UNKNOWN:
+            if weights[0].param.owner is flow.node:
+                return _through_matrix(carried, weights[0])  # `F.linear(x, self.weight)`: a linear layer's own
             # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
             return self._apply_module(weights[0].param.owner, carried, depth)
         if name in MATRIX_PRODUCTS and weights:
