@@ -242,6 +242,60 @@ def test_config_mapping_to_an_unknown_layer_is_a_one_line_error(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+LOCAL_LAYER_MODEL = """
+import torch
+import torch.nn as nn
+from kernels import fused_dense
+
+
+class Dense(nn.Module):
+    def __init__(self, n_in, n_out):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(n_out, n_in) * 0.02)
+        self.bias = nn.Parameter(torch.zeros(n_out))
+
+    def forward(self, x):
+        return fused_dense(x, self.weight, self.bias)
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.up = Dense(width, 4 * width)
+        self.down = Dense(4 * width, width)
+
+    def forward(self, x):
+        return x + self.down(torch.relu(self.up(self.norm(x))))
+
+
+class Net(nn.Module):
+    def __init__(self, width=64, depth=6):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(width) for _ in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+"""
+
+
+@pytest.mark.parametrize(
+    "user_class, reports",
+    [("Dense", True), ("model.Dense", True), ("pkg.model.Dense", False), ("other.Dense", False), ("", False)],
+)
+def test_config_maps_a_class_of_the_checked_file_by_its_name_or_module(tmp_path, user_class, reports):
+    # Its forward is a kernel initlint cannot read: only the config says `Dense` is a linear layer.
+    (tmp_path / "model.py").write_text(LOCAL_LAYER_MODEL)
+    table = f'\n[tool.initlint.extend-layer-classes]\n"{user_class}" = "torch.nn.Linear"\n' if user_class else ""
+    (tmp_path / "pyproject.toml").write_text("[tool.initlint]\n" + table)
+    result = run_cli(tmp_path)
+    lines = LOCAL_LAYER_MODEL.splitlines()
+    found = [lines[f["line"] - 1].strip() for f in json.loads(result.stdout)]
+    assert found == (["self.down = Dense(4 * width, width)"] if reports else []), result.stderr
+
+
 # ------------------------------------------------------------------ text pre-filter
 @pytest.mark.parametrize(
     "source",

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 
+from pathlib import Path
+
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -131,6 +133,20 @@ class ModelBuilder:
         """Whether a class is the checked file's (every class is, without a project)."""
         return True
 
+    def source_path(self, cls: ClassInfo) -> Path | None:
+        """The file a class of the code is read from, where a project places it."""
+        return None
+
+    def aliased_layer(self, cls: ClassInfo) -> LayerSpec | None:
+        """The known layer a class of the code stands for by `extend-layer-classes`: named by the
+        dotted name an import of it would use (`gpt2.Conv1D`, matched against its file where the
+        project places it), or by the class name alone."""
+        for user_class, known in self.knowledge.layer_aliases:
+            module, _, name = user_class.rpartition(".")
+            if name == cls.name and (not module or _names_file(module, self.source_path(cls))):
+                return self.knowledge.layer(known)
+        return None
+
     def run_entry_point(self, root: ModuleNode, uses: NameUses, executed: set[int]) -> None:
         """A library model whose init is a method its user calls after construction: where this
         file never calls it, run it as that user would, with its own defaults, and say so. A
@@ -197,6 +213,10 @@ class ModelBuilder:
                     node.kind = known.kind
                     self.add_default_params(node, known, {}, ctx)
                     break
+        aliased = self.aliased_layer(cls)
+        if aliased is not None and aliased.kind not in ("container", "sequential", "block", "stack"):
+            # Its own `__init__`, read below, gives its parameters; the user says what kind it is.
+            node.kind = aliased.kind
         found = self.index.find_method(cls, "__init__")
         if found is not None:
             owner, func = found
@@ -574,3 +594,15 @@ def _own_calls_without_arguments(func: cst.FunctionDef) -> tuple[str, ...]:
 def _ops_recorded(root: ModuleNode) -> int:
     """How many init operations the model's parameters have recorded so far."""
     return sum(len(param.ops) for _, param in root.named_parameters())
+
+
+def _names_file(module: str, path: Path | None) -> bool:
+    """Whether a dotted module name (`models.gpt2`) ends in the file's own (`src/models/gpt2.py`;
+    a package's `__init__.py` is the package). A file no project places cannot be told apart."""
+    if path is None:
+        return True
+    parts = path.with_suffix("").parts
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    wanted = tuple(module.split("."))
+    return parts[-len(wanted) :] == wanted

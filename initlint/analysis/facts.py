@@ -41,8 +41,7 @@ class WriterFacts:
     @property
     def residual_adds(self) -> str:
         """N, the number of residual adds in the stack, as an expression: `2 * n_layer`."""
-        depth = self.stack.depth_source.removeprefix("1*")
-        return depth if self.stack.adds_per_block == 1 else f"{self.stack.adds_per_block} * {depth}"
+        return self.stack.stream_adds or adds_in(self.stack)
 
     @property
     def in_prenorm_stream(self) -> bool:
@@ -84,3 +83,9 @@ def writer_facts(analysis: "Analysis") -> list[WriterFacts]:
 def _common_scaling(scalings: list[DepthScaling]) -> DepthScaling | None:
     """Whichever arm of an undecided `if` runs: known only where every arm scales alike."""
     return scalings[-1] if len({scaling.kind for scaling in scalings}) == 1 else None
+
+
+def adds_in(stack: Stack) -> str:
+    """N for one container's blocks: `2 * n_layer`."""
+    depth = stack.depth_source.removeprefix("1*")
+    return depth if stack.adds_per_block == 1 else f"{stack.adds_per_block} * {depth}"

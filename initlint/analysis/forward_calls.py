@@ -9,7 +9,7 @@ function that keeps, mixes or drops what it is handed.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import libcst as cst
 
@@ -43,7 +43,7 @@ from initlint.analysis.knowledge.conventions import (
 from initlint.analysis.index import ClassInfo
 from initlint.analysis.knowledge.specs import Arg
 from initlint.analysis.layers import layer_type
-from initlint.analysis.model import ModuleNode, ResidualAdd
+from initlint.analysis.model import ModuleNode, ResidualAdd, WriterRef
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Interpreter
@@ -65,7 +65,9 @@ class ForwardCalls:
 
         def _value(self, node: cst.BaseExpression, env: Env) -> Any: ...
 
-        def _read(self, node: ModuleNode, depth: int, block: ModuleNode | None = None) -> _Flow | None: ...
+        def _read(
+            self, node: ModuleNode, depth: int, block: ModuleNode | None = None, handed: Mapping[str, Any] | None = None
+        ) -> _Flow | None: ...
 
         def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]: ...
 
@@ -93,6 +95,8 @@ class ForwardCalls:
         name = func.attr.value
         weights = [a for a in args if isinstance(a, ParamRef)]
         if name == "linear" and weights and carried is not UNKNOWN:
+            if weights[0].param.owner is flow.node:
+                return _through_matrix(carried, weights[0])  # `F.linear(x, self.weight)`: a linear layer's own
             # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
             return self._apply_module(weights[0].param.owner, carried, depth)
         if name in MATRIX_PRODUCTS and weights:
@@ -186,7 +190,11 @@ class ForwardCalls:
             if found is not None:
                 result = self._inline(found, [callee] + args, call, flow, depth)
                 return carried if result is None else result
-            inner = self._adds_within(callee.node, flow, depth) if carried is STREAM and flow.recording else None
+            inner = (
+                self._adds_within(callee.node, call, args, flow, depth)
+                if carried is STREAM and flow.recording
+                else None
+            )
             if inner:
                 flow.adds.extend(inner)
                 return STREAM
@@ -230,23 +238,29 @@ class ForwardCalls:
             return UNKNOWN
         return Seq([normed, total]) if returns_sum else normed
 
-    def _adds_within(self, module: ModuleNode, flow: _Flow, depth: int) -> list[ResidualAdd]:
+    def _adds_within(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int
+    ) -> list[ResidualAdd]:
         """A module handed the stream whose own `forward` adds its input back and returns only
         the sum (a residual wrapper: `return self.fn(self.norm(x)) + x`, or `(out + x, *rest)` for
-        a tuple): its adds belong to the block that calls it, and what it hands on is the stream."""
+        a tuple): its adds belong to the block that calls it, and what it hands on is the stream.
+        A branch the caller hands it (`self.sublayer(x, self.mlp)`, `lambda h: self.attn(h, h, h)`)
+        runs where the wrapper calls it."""
         if module.cls is None or depth >= MAX_FORWARD_DEPTH:
             return []
-        inner = self._read(module, depth + 1)
+        forward = self.interp.index.find_method(module.cls, "forward")
+        bound = _bind_arguments(forward[1], [ModRef(module)] + args, call) if forward is not None else {}
+        handed = {name: value for name, value in bound.items() if isinstance(value, (ModRef, Lambda))}
+        inner = self._read(module, depth + 1, handed=handed)
         if inner is None or not inner.adds or any(value is not STREAM for value in inner.returns):
             return []
         block = flow.block or flow.node
-        prefix = module.path[len(block.path) + 1 :] if block.path else module.path
         # Each `return` hands back one sum: arms that add the same writers (a plain and a tuple
         # output) are one add per call.
         adds: dict[tuple[str, ...], ResidualAdd] = {}
         for add in inner.adds:
-            add.writers = [replace(ref, path=f"{prefix}.{ref.path}") for ref in add.writers]
-            add.site = prefix
+            add.writers = [replace(ref, path=_relative(ref, module, block)) for ref in add.writers]
+            add.site = _relative_path(module, block)
             adds.setdefault(tuple(ref.path for ref in add.writers), add)
         return list(adds.values())
 
@@ -334,6 +348,26 @@ def _call_argument(call: cst.Call, values: list[Any], arg: Arg) -> tuple[cst.Bas
         if keyword in arg.keywords or keyword is None and position == arg.index:
             return written.value, value
     return None
+
+
+def _relative_path(module: ModuleNode, block: ModuleNode) -> str:
+    return module.path[len(block.path) + 1 :] if block.path else module.path
+
+
+def _relative(ref: WriterRef, wrapper: ModuleNode, block: ModuleNode) -> str:
+    """A wrapper's writer as the calling block names it: one of the wrapper's own layers under
+    the wrapper's name, one the block handed it (`self.mlp`) under its own."""
+    layer = ref.layer
+    if layer is not None and not _is_under(layer, wrapper) and _is_under(layer, block):
+        return _relative_path(layer, block)
+    return f"{_relative_path(wrapper, block)}.{ref.path}"
+
+
+def _is_under(node: ModuleNode, ancestor: ModuleNode) -> bool:
+    parent: ModuleNode | None = node
+    while parent is not None and parent is not ancestor:
+        parent = parent.parent
+    return parent is ancestor
 
 
 def _is_super(node: cst.BaseExpression) -> bool:

@@ -100,7 +100,11 @@ class ForwardStatements:
         ) -> Any: ...
 
     # ---------------------------------------------------------------- reading
-    def _read(self, node: ModuleNode, depth: int, block: ModuleNode | None = None) -> _Flow | None:
+    def _read(
+        self, node: ModuleNode, depth: int, block: ModuleNode | None = None, handed: Mapping[str, Any] | None = None
+    ) -> _Flow | None:
+        """Read `node`'s `forward` from its input, the stream; `handed` are the callables its
+        caller passes to the other parameters by name (a branch handed to a residual wrapper)."""
         found = self.interp.index.find_method(node.cls, "forward") if node.cls is not None else None
         if found is None:
             return None
@@ -124,6 +128,7 @@ class ForwardStatements:
             # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
             # in by the parent, gates a branch as one computed here from `c` does.
             env.names[name] = CONDITIONED
+        env.names.update({name: value for name, value in (handed or {}).items() if name in params[2:]})
         try:
             self.walk_body(func.body.body, env, flow)
         except StepBudgetExceeded:

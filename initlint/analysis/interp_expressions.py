@@ -22,6 +22,7 @@ from initlint.analysis.abstract import (
     Lambda,
     Mapping,
     ModRef,
+    NewTensor,
     Opaque,
     Seq,
     as_number,
@@ -146,7 +147,33 @@ class InterpExpressions:
                     kwargs.update({str(k): v for k, v in value.items.items()})
             else:
                 args.append(value)
-        return self.call_value(callee, args, kwargs, ctx, node)
+        result = self.call_value(callee, args, kwargs, ctx, node)
+        if isinstance(result, NewTensor) and result.op.kind != "scale":
+            _rebind_initialised_in_place(node, result, env)
+        return result
+
+
+def _rebind_initialised_in_place(call: cst.Call, result: NewTensor, env: Env) -> None:
+    """`nn.init.normal_(w, std=0.02)` or `w.normal_(std=0.02)` on a fresh tensor held by a local
+    (`w = torch.empty(nx, nf)`), later wrapped as `nn.Parameter(w)`: PyTorch's in-place ops (the
+    trailing underscore) change the tensor the name holds, so the name now holds the init."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value.endswith("_"):
+        target = func.value if _is_tensor_name(func.value, env) else call.args[0].value if call.args else None
+    elif isinstance(func, cst.Name) and func.value.endswith("_") and call.args:
+        target = call.args[0].value
+    else:
+        return
+    if isinstance(target, cst.Attribute) and target.attr.value == "data":
+        target = target.value  # `w.data.normal_()`: the same storage
+    if isinstance(target, cst.Name) and isinstance(env.names.get(target.value), NewTensor):
+        env.names[target.value] = result
+
+
+def _is_tensor_name(node: cst.BaseExpression, env: Env) -> bool:
+    if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        node = node.value
+    return isinstance(node, cst.Name) and isinstance(env.names.get(node.value), NewTensor)
 
 
 Expression = Callable[["Interpreter", Any, Env, "Ctx"], Any]

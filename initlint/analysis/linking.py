@@ -303,6 +303,10 @@ class LinkedInterpreter(Interpreter):
     def defined_here(self, cls: ClassInfo) -> bool:
         return self.linker.owner(cls) in (None, self.linker.checked)
 
+    def source_path(self, cls: ClassInfo) -> Path | None:
+        owner = self.linker.owner(cls) or self.linker.checked
+        return owner.path if owner is not None else None
+
     # ------------------------------------------------------------------ names
     def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
         value = Interpreter.eval(self, node, env, ctx)

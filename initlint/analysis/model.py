@@ -333,6 +333,11 @@ class Stack:
     writers: list[Writer]
     #: The std most ordinary (non-writer) linear weights of the model end with, if they agree.
     reference_std: Monomial | None = None
+    #: The containers one stream runs through in turn, this one among them (`for blk in
+    #: self.encoder: x = blk(x)` then `for blk in self.decoder: x = blk(x)`), and N over them all
+    #: (`2 * n_enc + 2 * n_dec`); empty where the stream runs through this container alone.
+    stream: tuple[str, ...] = ()
+    stream_adds: str = ""
 
     @property
     def default_adds(self) -> list[ResidualAdd]:

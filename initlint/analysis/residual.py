@@ -176,8 +176,9 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
 
     def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool:
         """A module with parameters and no sub-layers that uses them as weight matrices (3-D
-        experts) is a layer, not a LayerScale-like gate."""
-        return any(param != "weight" for _, _, _, param in self.writers_of(module, depth)[0])
+        experts, or its own `weight` as a linear layer does: `torch.addmm(self.bias, x, self.weight)`)
+        is a layer, not a LayerScale-like gate."""
+        return any(param != "weight" or writer is module for writer, _, _, param in self.writers_of(module, depth)[0])
 
     def _by_name(self, node: ModuleNode) -> list[Any]:
         """A writer by its name, where the data flow ends in a call we cannot read: a linear

@@ -20,6 +20,7 @@ from initlint.analysis.abstract import FuncRef, ModRef
 from initlint.analysis.model import Analysis, FinalInit, InitOp, ModuleNode, Stack, Writer, final_init
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.scaling import reference_std
+from initlint.analysis.streams import join_streams
 from initlint.analysis.usage import NameUses
 from initlint.config import AnalysisOptions
 
@@ -416,7 +417,9 @@ def analyze(
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
         try:
-            analysis.stacks.extend(_stacks_of(root, reader))
+            stacks = _stacks_of(root, reader)
+            join_streams(root, stacks, index)
+            analysis.stacks.extend(stacks)
             analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
             continue

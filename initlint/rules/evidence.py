@@ -92,6 +92,8 @@ def depth_step(stack: Stack, residual_adds: str) -> EvidenceSpec:
         f"{stack.block.type_name} x {stack.depth_source.removeprefix('1*')} blocks, "
         f"{adds} residual add{'s' if adds != 1 else ''} each: N = {residual_adds}"
     )
+    if stack.stream:
+        message += f" over the lists the stream runs through ({', '.join(stack.stream)})"
     return EvidenceSpec(message, stack.block.created_at)
 
 

@@ -82,7 +82,7 @@ ACTIVATION_FUNCTIONS = frozenset({"relu", "relu_", "gelu", "silu", "leaky_relu",
 #: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
 #: Functions that hand back one of their arguments unchanged, by its position: `typing.cast(T, x)` is `x`.
 RETURNS_ARGUMENT = {"typing.cast": 1}
-MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm"})
+MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm"})
 #: A tensor's attributes and methods that describe it rather than hold its values
 #: (`n = x.shape[-2]`, `x.size(1)`): what is computed from them (`self.rotary_emb(n)`) is not
 #: the stream's content.
@@ -140,7 +140,20 @@ SCALE_KEEPING_METHODS = frozenset(
 )
 #: Tensor methods that lay the same values out in another shape or type (`gamma.view(-1, 1, 1)`).
 RESHAPING_METHODS = frozenset(
-    {"view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as", "to", "type_as", "float", "half", "bfloat16"}
+    {
+        "view",
+        "reshape",
+        "unsqueeze",
+        "squeeze",
+        "expand",
+        "expand_as",
+        "to",
+        "type_as",
+        "float",
+        "half",
+        "bfloat16",
+        "t",
+    }
 )
 #: Of those, the ones whose tensor argument gives only its shape, dtype or device (`x.type_as(y)`).
 LIKE_METHODS = frozenset({"type_as", "view_as", "expand_as", "to"})

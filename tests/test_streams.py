@@ -1,0 +1,50 @@
+"""N over every list one stream runs through (`analysis/streams.py`), and only over those."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from initlint.config import Settings
+from initlint.engine import lint_source
+
+BAD = (Path(__file__).parent / "idioms" / "stream_through_several_lists" / "bad.py").read_text(encoding="utf-8")
+LOOPS = """        for block in self.low:
+            x = block(x)
+        x = self.mid_norm(x)
+        for block in self.high:
+            x = block(x)
+        return x"""
+
+
+def messages(source: str) -> list[str]:
+    return [finding.message for finding in lint_source(source, "model.py", Settings(select=("INI001",)))]
+
+
+def test_a_stream_handed_from_one_list_to_the_next_owes_the_adds_of_both():
+    assert LOOPS in BAD
+    found = messages(BAD)
+    assert found and all(message.endswith("no depth factor 1/sqrt(2 * n_low + 2 * n_high)") for message in found)
+
+
+def test_a_list_run_over_another_value_is_another_stream():
+    # The lower list encodes a memory the upper list never adds into: two streams, N each.
+    separate = BAD.replace(
+        LOOPS,
+        """        memory = self.mid_norm(x)
+        for block in self.low:
+            memory = block(memory)
+        for block in self.high:
+            x = block(x)
+        return x + memory""",
+    )
+    found = messages(separate)
+    assert found and all(message.endswith("no depth factor 1/sqrt(2 * n_low)") for message in found)
+
+
+def test_a_name_rebound_afresh_between_the_lists_starts_a_new_stream():
+    fresh = BAD.replace("        x = self.mid_norm(x)\n", "        x = self.mid_norm(memory)\n").replace(
+        "def forward(self, x):\n        for block in self.low",
+        "def forward(self, x, memory):\n        for block in self.low",
+    )
+    found = messages(fresh)
+    assert found and all(message.endswith("no depth factor 1/sqrt(2 * n_low)") for message in found)
