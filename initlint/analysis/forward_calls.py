@@ -289,8 +289,11 @@ class ForwardCalls:
             normed = None
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
-        branch = Branch(module.with_alternatives(), normed)
-        if self._ends_in_norm(module, depth):
+        layers = module.with_alternatives()
+        branch = Branch(layers, normed)
+        # (Only where whichever layer an undecided `if` built ends in a norm: a dense MLP beside
+        # an MoE that renormalises its output still writes into the stream.)
+        if all(self._ends_in_norm(layer, depth) for layer in layers):
             return _reset_if_stream(carried, replace(branch, renormalised=True))
         return branch
 
