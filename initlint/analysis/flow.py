@@ -46,6 +46,9 @@ class Branch:
     scales: tuple[RuntimeScale, ...] = ()
     #: A norm applied after the writer resets the branch's scale whatever its init.
     renormalised: bool = False
+    #: The whole stream went through layers ending in a norm (`x = conv_bn(x)`): handed on as
+    #: the stream, it starts afresh from there, as after a post-norm block's `norm(x + f(x))`.
+    resets_stream: bool = False
     gated: bool = False
     #: Passed through a sigmoid/softmax/tanh: a gate rather than content.
     squashed: bool = False
@@ -96,6 +99,7 @@ def merge(values: list[Any]) -> object:
             normed,
             tuple(s for b in branches for s in b.scales),
             renormalised=any(b.renormalised for b in branches),
+            resets_stream=any(b.resets_stream for b in branches),
             gated=any(b.gated for b in branches),
             # (`torch.topk(probs, k)`: still probabilities, where each value merged is.)
             squashed=all(b.squashed for b in branches),

@@ -78,6 +78,7 @@ class ForwardCalls:
         def _normalises(self, module: ModuleNode, depth: int) -> bool: ...
 
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
+        def _ends_in_norm(self, module: ModuleNode, depth: int) -> bool: ...
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
@@ -321,7 +322,7 @@ class ForwardCalls:
         if self._passes_through(module):
             return carried
         if module.kind == "sequential" and module.children:
-            return self._in_order(module, carried, depth)
+            return _reset_if_stream(carried, self._in_order(module, carried, depth))
         if isinstance(carried, Branch) and is_gate(module) and not self._multiplies_by_matrix(module, depth):
             return replace(carried, gated=True)
         normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
@@ -329,7 +330,13 @@ class ForwardCalls:
             normed = None
         if carried is STREAM and module.kind == "module":
             _, normed = self.writers_of(module, depth)
-        return Branch(module.with_alternatives(), normed)
+        layers = module.with_alternatives()
+        branch = Branch(layers, normed)
+        # (Only where whichever layer an undecided `if` built ends in a norm: a dense MLP beside
+        # an MoE that renormalises its output still writes into the stream.)
+        if all(self._ends_in_norm(layer, depth) for layer in layers):
+            return _reset_if_stream(carried, replace(branch, renormalised=True))
+        return branch
 
     def _in_order(self, module: ModuleNode, carried: Any, depth: int) -> Any:
         """nn.Sequential runs its children in order: a LayerNorm first normalises the branch input."""
@@ -368,6 +375,14 @@ def _is_under(node: ModuleNode, ancestor: ModuleNode) -> bool:
     while parent is not None and parent is not ancestor:
         parent = parent.parent
     return parent is ancestor
+
+
+def _reset_if_stream(carried: Any, out: Any) -> Any:
+    """The whole stream put through layers that end in a norm comes out renormalised: handed on
+    as the stream, it starts afresh there."""
+    if carried is STREAM and isinstance(out, Branch) and out.renormalised:
+        return replace(out, resets_stream=True)
+    return out
 
 
 def _is_super(node: cst.BaseExpression) -> bool:

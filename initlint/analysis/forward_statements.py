@@ -52,6 +52,9 @@ class _Flow:
     several: bool = False
     #: Names bound to a part of the split stream (`x1, x2 = x.chunk(2, dim=-1)`).
     shares: set[str] = field(default_factory=set)
+    #: What `literals` holds for names bound more than once, on the path read: `pairs =
+    #: list(zip(...))` rebound only under a test that does not pass (layer drop while training).
+    rebound: dict[str, cst.BaseExpression | None] = field(default_factory=dict)
 
 
 #: Annotations of a `forward` parameter that cannot hold a tensor.
@@ -175,8 +178,9 @@ class ForwardStatements:
         # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
         loops = [
             (target, None if node is None else self._eval(node, env, flow, flow.depth))
-            for target, node in _walked(stmt.target, stmt.iter, flow.literals)
+            for target, node in _walked(stmt.target, stmt.iter, _current_literals(flow))
         ]
+        _forget_literals(_target_names(stmt.target), flow)
         for target, iterable in loops:
             # What is zipped beside the layers is handed in with each (LayerScale gains in a
             # ParameterList): computed elsewhere, like an extra argument of a block's `forward`.
@@ -216,12 +220,18 @@ class ForwardStatements:
     ) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
+        rebound = dict(flow.rebound)
         flow.undecided += 1
         body_returns = self.walk_body(body, env, flow)
-        after_body = env.names
-        env.names = dict(before)
+        after_body, rebound_in_body = env.names, flow.rebound
+        env.names, flow.rebound = dict(before), dict(rebound)
         else_returns = self.walk_body(else_body, env, flow)
         flow.undecided -= 1
+        # A name rebound on one path only holds either value past the `if`.
+        flow.rebound = {
+            name: expression if rebound_in_body.get(name, expression) is expression else None
+            for name, expression in {**rebound_in_body, **flow.rebound}.items()
+        }
         if body_returns or else_returns:
             # Past the `if` only the arm that did not return runs on.
             if body_returns and else_returns:
@@ -249,6 +259,7 @@ class ForwardStatements:
                 self._assign(element, element_value, env)
         elif isinstance(small, cst.Assign):
             value = self._eval(small.value, env, flow, depth)
+            _note_rebinding(small, flow)
             for target in small.targets:
                 if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
                     _bind_shares(target.target, env, flow)
@@ -257,6 +268,7 @@ class ForwardStatements:
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._assign(small.target, self._eval(small.value, env, flow, depth), env)
         elif isinstance(small, cst.AugAssign):
+            _forget_literals(_target_names(small.target), flow)
             current = self._eval(small.target, env, flow, depth)
             value = self._eval(small.value, env, flow, depth)
             if isinstance(small.operator, cst.AddAssign):
@@ -304,6 +316,24 @@ class ForwardStatements:
                     value if i == 0 or value is CONDITIONED else Part(value) if isinstance(value, Branch) else UNKNOWN,
                     env,
                 )
+
+
+def _note_rebinding(assign: cst.Assign, flow: _Flow) -> None:
+    """Follow, on the path read, the names `literals` leaves out for being bound more than once."""
+    _forget_literals({name for target in assign.targets for name in _target_names(target.target)}, flow)
+    target = assign.targets[0].target
+    if len(assign.targets) == 1 and isinstance(target, cst.Name) and target.value not in flow.literals:
+        flow.rebound[target.value] = _literal(assign.value)
+
+
+def _forget_literals(names: set[str], flow: _Flow) -> None:
+    for name in names - flow.literals.keys():
+        flow.rebound[name] = None
+
+
+def _current_literals(flow: _Flow) -> Mapping[str, cst.BaseExpression]:
+    rebound = {name: expression for name, expression in flow.rebound.items() if expression is not None}
+    return {**flow.literals, **rebound} if rebound else flow.literals
 
 
 def _splits(node: cst.BaseExpression) -> bool:
@@ -419,18 +449,23 @@ def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.BaseExpression]:
     or not) walks as that call does."""
     literals: dict[str, cst.BaseExpression] = {}
     for name, values in _bindings(func).items():
-        value = _materialised(values[0]) if len(values) == 1 and values[0] is not None else None
-        if isinstance(value, (cst.Tuple, cst.List)) and not any(
-            isinstance(element, cst.StarredElement) for element in value.elements
-        ):
-            literals[name] = value
-        elif (
-            isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Name)
-            and value.func.value in ("zip", "enumerate")
-        ):
+        value = _literal(values[0]) if len(values) == 1 and values[0] is not None else None
+        if value is not None:
             literals[name] = value
     return literals
+
+
+def _literal(expression: cst.BaseExpression) -> cst.BaseExpression | None:
+    """A tuple or list written out without a starred item, or a `zip(...)` or `enumerate(...)`
+    (listed or not): what a name bound to it stands for where it is walked or spread."""
+    value = _materialised(expression)
+    if isinstance(value, (cst.Tuple, cst.List)) and not any(
+        isinstance(element, cst.StarredElement) for element in value.elements
+    ):
+        return value
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("zip", "enumerate"):
+        return value
+    return None
 
 
 def _materialised(expression: cst.BaseExpression) -> cst.BaseExpression:

@@ -169,6 +169,20 @@ def builtin_isinstance(interp: "Interpreter", value: Any, classes: Any) -> Any:
     return Const(isinstance(example, kinds))
 
 
+def builtin_type(interp: "Interpreter", value: Any) -> Any:
+    """`type(heads)` of a value that is no module, as the builtin class it names where the value's
+    type is known; a number of unknown type is an int or a float, either of which a test like
+    `type(heads) is not tuple` may decide."""
+    example = _type_example(value)
+    if example is _UNSEEN:
+        return UNKNOWN
+    _note_assumed_defaults(interp, value)
+    if isinstance(example, Monomial):
+        return Choice((ExtRef("builtins.int"), ExtRef("builtins.float")))
+    names = [name for name, kind in _BUILTIN_TYPES.items() if type(example) is kind]
+    return ExtRef(names[0]) if names else UNKNOWN
+
+
 _UNSEEN = object()
 
 
@@ -253,6 +267,8 @@ def _identity(left: Any, right: Any) -> bool | None:
         return False if isinstance(left, (ModRef, ParamRef, NewTensor, Num, Seq, Mapping, FuncRef, ClassRef)) else None
     if isinstance(left, (ModRef, ParamRef)) and isinstance(right, (ModRef, ParamRef)):
         return bool(left == right)
+    if isinstance(left, ExtRef) and isinstance(right, ExtRef) and {left.name, right.name} <= _BUILTIN_TYPES.keys():
+        return left.name == right.name  # `type(heads) is tuple`: each builtin class is one object
     if isinstance(left, Const) and isinstance(left.value, EnumMember) and isinstance(right, Const):
         return left.value.same(right.value)
     if isinstance(left, Const) and isinstance(right, Const) and isinstance(right.value, bool):

@@ -47,7 +47,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         self.interp = interp
         self._writers: dict[int, tuple[Any, ...]] = {}
         self._scales_input: dict[int, bool] = {}
-        self._normalising: dict[int, bool] = {}
+        self._normalising: dict[int, str | None] = {}
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -64,7 +64,9 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         if flow is None:
             return []
         # (An owner's `forward` returning `self.norm(x)` after the loop is the final norm, not the block's.)
-        if flow.block is None and any(value in (NORMED, MAYBE_NORMED, ACTIVATED) for value in flow.returns):
+        if flow.block is None and any(
+            value in (MAYBE_NORMED, ACTIVATED) or _resets_stream(value) for value in flow.returns
+        ):
             # The block renormalises the stream before handing it on (Conformer): post-norm in
             # effect; or puts it through a nonlinearity (Inception-ResNet): post-activation.
             for add in flow.adds:
@@ -160,18 +162,29 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         computed from something else (adaLN without a gate: `norm(x) * (1 + scale(c)) + shift(c)`),
         on every path, and adds nothing into it. One that hands a gate back beside it (adaLN-Zero)
         stays a layer whose later outputs gate the branch."""
+        return self._output_norm(module, depth) == "input"
+
+    def _ends_in_norm(self, module: ModuleNode, depth: int) -> bool:
+        """A module whose `forward` puts its output through a norm last on every path (a conv
+        then a BatchNorm), adding nothing into it: its output's scale is the norm's, whatever
+        the layers before it hold."""
+        return self._output_norm(module, depth) is not None
+
+    def _output_norm(self, module: ModuleNode, depth: int) -> str | None:
+        """What a module's `forward` hands back normalised on every path: its "input", or the
+        output of its "layers"; None where it does not (read once per module)."""
         if module.kind != "module" or module.cls is None or depth >= MAX_FORWARD_DEPTH:
-            return False
+            return None
         if id(module) not in self._normalising:
-            self._normalising[id(module)] = False  # recursion guard
+            self._normalising[id(module)] = None  # recursion guard
             flow = self._read(module, depth + 1)
-            self._normalising[id(module)] = (
-                flow is not None
-                and bool(flow.returns)
-                and not flow.adds
-                and not flow.several
-                and all(value is NORMED for value in flow.returns)
-            )
+            returns = flow.returns if flow is not None and not flow.adds and not flow.several else []
+            if returns and all(value is NORMED for value in returns):
+                self._normalising[id(module)] = "input"
+            elif returns and all(
+                value is NORMED or isinstance(value, Branch) and value.renormalised for value in returns
+            ):
+                self._normalising[id(module)] = "layers"
         return self._normalising[id(module)]
 
     def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool:
@@ -210,6 +223,12 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                 add.optional = flow.undecided > 0 and any(_may_not_exist(m, block) for m in branch.last)
                 flow.adds.append(add)
                 return STREAM
+        if flow.recording and STREAM not in (left, right) and any(map(_resets_stream, (left, right))):
+            # `x = conv_bn(x); x = x + ff(x)`: the stream was renormalised after the adds made so
+            # far and goes on from there, as after a post-norm `norm(x + f(x))`: they do not
+            # sum over depth.
+            for add in flow.adds:
+                add.prenorm = False
         return merge([left, right])
 
     def _writer_refs(self, block: ModuleNode, branch: Branch) -> list[WriterRef]:
@@ -244,6 +263,12 @@ def _library_adds(block: ModuleNode, residual: ResidualBlock) -> list[ResidualAd
             add.writers = [WriterRef(path, block.type_name, writer.name, "library")]
         adds.append(add)
     return adds
+
+
+def _resets_stream(value: Any) -> bool:
+    """The stream normalised as a whole (`norm(x)`, `conv_bn(x)`), no longer the sum of the adds
+    before."""
+    return value is NORMED or isinstance(value, Branch) and value.resets_stream
 
 
 def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:

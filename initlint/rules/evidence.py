@@ -88,9 +88,13 @@ def add_step(analysis: Analysis, add: ResidualAdd) -> EvidenceSpec:
 
 def depth_step(stack: Stack, residual_adds: str) -> EvidenceSpec:
     adds = stack.adds_per_block
+    # A reversible block adds one branch into each half of its split stream: N counts the adds
+    # each half takes, not all the block makes.
+    split = bool(stack.default_adds) and all(add.share for add in stack.default_adds)
+    where = " into each part of the split stream" if split else " each"
     message = (
         f"{stack.block.type_name} x {stack.depth_source.removeprefix('1*')} blocks, "
-        f"{adds} residual add{'s' if adds != 1 else ''} each: N = {residual_adds}"
+        f"{adds} residual add{'s' if adds != 1 else ''}{where}: N = {residual_adds}"
     )
     if stack.stream:
         message += f" over the lists the stream runs through ({', '.join(stack.stream)})"

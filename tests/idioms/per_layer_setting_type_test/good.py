@@ -1,0 +1,58 @@
+"""bad.py with both writers drawn at 0.02 / sqrt(2 * depth) once the stack is built (the
+per-layer setting still told apart by `type(heads) is not tuple`)."""
+
+import math
+
+from torch import nn
+
+
+class PreNorm(nn.Module):
+    def __init__(self, width, inner):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.inner = inner
+
+    def forward(self, x):
+        return self.inner(self.norm(x))
+
+
+class Mixer(nn.Module):
+    def __init__(self, width, heads):
+        super().__init__()
+        self.heads = heads
+        self.mix = nn.Linear(width, width)
+        self.out = nn.Linear(width, width)
+
+    def forward(self, x):
+        return self.out(self.mix(x).relu())
+
+
+class Expand(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.up = nn.Linear(width, 4 * width)
+        self.down = nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        return self.down(self.up(x).relu())
+
+
+class Model(nn.Module):
+    def __init__(self, width, depth, heads=4):
+        super().__init__()
+        if type(heads) is not tuple:
+            heads = tuple([heads] * depth)
+        self.layers = nn.ModuleList([])
+        for _, layer_heads in zip(range(depth), heads):
+            pair = [PreNorm(width, Mixer(width, layer_heads)), PreNorm(width, Expand(width))]
+            self.layers.append(nn.ModuleList(pair))
+        for mixer, expand in self.layers:
+            nn.init.normal_(mixer.inner.out.weight, std=0.02 / math.sqrt(2 * depth))
+            nn.init.normal_(expand.inner.down.weight, std=0.02 / math.sqrt(2 * depth))
+        self.norm = nn.LayerNorm(width)
+
+    def forward(self, x):
+        for mixer, expand in self.layers:
+            x = x + mixer(x)
+            x = x + expand(x)
+        return self.norm(x)
