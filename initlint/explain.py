@@ -6,7 +6,10 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+import libcst as cst
+
 from initlint.analysis import analyze
+from initlint.analysis.index import ModuleIndex
 from initlint.analysis.model import Analysis, FinalInit, ModuleNode, Param, display_parameters, final_init
 from initlint.analysis.facts import writer_facts
 from initlint import guard, roles
@@ -54,16 +57,56 @@ def _layer_file(analysis: Analysis, param: Param) -> str:
 _KIND_ROLES = {"linear": roles.LINEAR, "conv": roles.LINEAR, "embedding": roles.EMBEDDING}
 
 
-def _owner_role(name: str, owner: ModuleNode, writers: set[int], heads: set[int]) -> str:
+def _owner_role(
+    name: str, owner: ModuleNode, writers: set[int], heads: set[int], index: ModuleIndex | None = None
+) -> str:
     if name == "weight" and id(owner) in writers:
         return roles.WRITER
     if name == "weight" and id(owner) in heads:
         return roles.HEAD
     if is_norm(owner):
-        return roles.NORM_GAIN if name == "weight" else roles.NORM_BIAS
+        if name in ("weight", "bias"):
+            return roles.NORM_GAIN if name == "weight" else roles.NORM_BIAS
+        return _norm_role_by_use(owner, name, index)
     if name == "bias":
         return roles.BIAS
     return _KIND_ROLES.get(owner.kind, roles.PARAMETER)
+
+
+class _ParameterUse(cst.CSTVisitor):
+    """How a norm's `forward` combines `self.<name>` with the normalised value: a factor of a
+    product is its gain, a term of a sum its bias."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.roles: set[str] = set()
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if not any(self._is_parameter(side) for side in (node.left, node.right)):
+            return
+        if isinstance(node.operator, (cst.Multiply, cst.Divide)):
+            self.roles.add(roles.NORM_GAIN)
+        elif isinstance(node.operator, (cst.Add, cst.Subtract)):
+            self.roles.add(roles.NORM_BIAS)
+
+    def _is_parameter(self, node: cst.BaseExpression) -> bool:
+        return (
+            isinstance(node, cst.Attribute)
+            and node.attr.value == self.name
+            and isinstance(node.value, cst.Name)
+            and node.value.value == "self"
+        )
+
+
+def _norm_role_by_use(owner: ModuleNode, name: str, index: ModuleIndex | None) -> str:
+    """A norm parameter named otherwise than `weight`/`bias` (`a_2`, `b_2`): its role is how the
+    norm's `forward` uses it; a parameter it uses both ways or not at all is just a parameter."""
+    found = index.find_method(owner.cls, "forward") if index is not None and owner.cls is not None else None
+    if found is None:
+        return roles.PARAMETER
+    use = _ParameterUse(name)
+    found[1].visit(use)
+    return use.roles.pop() if len(use.roles) == 1 else roles.PARAMETER
 
 
 def _owners(root: ModuleNode) -> dict[int, list[tuple[str, ModuleNode]]]:
@@ -78,11 +121,13 @@ def _owners(root: ModuleNode) -> dict[int, list[tuple[str, ModuleNode]]]:
     return found
 
 
-def _role(param: Param, owners: list[tuple[str, ModuleNode]], writers: set[int], heads: set[int]) -> str:
+def _role(
+    param: Param, owners: list[tuple[str, ModuleNode]], writers: set[int], heads: set[int], index: ModuleIndex
+) -> str:
     """The runtime's role key: a tied `wte`/`lm_head` weight is an embedding."""
-    role = _owner_role(param.name, param.owner, writers, heads)
+    role = _owner_role(param.name, param.owner, writers, heads, index)
     for name, owner in owners:
-        role = roles.stronger(role, _owner_role(name, owner, writers, heads))
+        role = roles.stronger(role, _owner_role(name, owner, writers, heads, index))
     return role
 
 
@@ -124,7 +169,13 @@ def plan_rows(analysis: Analysis, root: ModuleNode) -> list[PlanRow]:
     writers = {id(writer.node) for stack in analysis.stacks if stack.root is root for writer in stack.writers}
     owners, heads = _owners(root), {id(head) for head in analysis.heads}
     return [
-        PlanRow(name, tied, param, _role(param, owners.get(id(param), []), writers, heads), final_init(param))
+        PlanRow(
+            name,
+            tied,
+            param,
+            _role(param, owners.get(id(param), []), writers, heads, analysis.index),
+            final_init(param),
+        )
         for name, param, tied in display_parameters(root)
     ]
 

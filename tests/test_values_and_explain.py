@@ -69,6 +69,55 @@ def test_explain_uses_the_runtime_roles_and_constants_and_lists_optional_biases(
     assert " embedding " in rows["transformer.wte.weight"]  # tied to lm_head: still the embedding
 
 
+NORM_WITH_OWN_NAMES = """
+import torch
+import torch.nn as nn
+
+
+class Norm(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.a_2 = nn.Parameter(torch.ones(width))
+        self.b_2 = nn.Parameter(torch.zeros(width))
+
+    def forward(self, x):
+        centred = x - x.mean(-1, keepdim=True)
+        return self.a_2 * centred / (centred.std(-1, keepdim=True) + 1e-6) + self.b_2
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm = Norm(width)
+        self.proj = nn.Linear(width, width)
+        self.offset = nn.Parameter(torch.randn(width) * 0.02)
+
+    def forward(self, x):
+        return x + self.proj(self.norm(x)) + self.offset
+
+
+class Net(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(width) for _ in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+"""
+
+
+def test_explain_names_a_norms_parameters_by_how_its_forward_uses_them(tmp_path):
+    model = tmp_path / "model.py"
+    model.write_text(NORM_WITH_OWN_NAMES)
+    rows = {line.split()[0]: line for line in explain(str(model)).stdout.splitlines() if "blocks." in line}
+    assert "norm gain" in rows["blocks.*.norm.a_2"]  # multiplies the normalised value
+    assert "norm bias" in rows["blocks.*.norm.b_2"]  # is added to it
+    # The factor is shown once, after the factory call it scales.
+    assert "torch.randn(...) * 0.02 " in rows["blocks.*.offset"]
+
+
 def test_explain_leaves_an_optional_bias_out_when_the_config_turns_it_off(tmp_path):
     model = tmp_path / "model.py"
     model.write_text(

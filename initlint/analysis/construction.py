@@ -279,7 +279,9 @@ class ModelBuilder:
         if isinstance(built, ModRef) and built.node.parent is None:
             node.add_child(name, built.node)
 
-    def add_default_params(self, node: ModuleNode, known: LayerSpec, kwargs: dict[Any, Any], ctx: Ctx) -> None:
+    def add_default_params(
+        self, node: ModuleNode, known: LayerSpec, kwargs: dict[Any, Any], ctx: Ctx, certain: bool = True
+    ) -> None:
         for default in known.params:
             pname, kind = default.name, default.kind
             if pname == "bias" and isinstance(kwargs.get("bias"), Const) and kwargs["bias"].value is False:
@@ -287,7 +289,7 @@ class ModelBuilder:
             param = node.params.setdefault(pname, Param(pname, node, ndim=default.ndim))
             via = (f"PyTorch's default init for {known.class_name}",)
             param.ops.append(
-                InitOp(kind, default_std(default), None, via, True, init_ops.default_label(kind, known.class_name))
+                InitOp(kind, default_std(default), None, via, certain, init_ops.default_label(kind, known.class_name))
             )
 
     def construct_layer(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from initlint.analysis.model import FinalInit, Param, RuntimeScale, Stack, Writer, final_init
+from initlint.analysis.model import FinalInit, ModuleNode, Param, RuntimeScale, Stack, Writer, final_init
 from initlint.analysis.scaling import DepthScaling, scale_atoms, stack_scaling
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,8 +50,19 @@ class WriterFacts:
 
 
 def writer_pattern(stack: Stack, writer: Writer) -> str:
-    container, path = stack.container.path, writer.ref.display
+    """The writer under its repeated container, each repeated module above it shown as `*` too
+    (`stages.*.cells.*.mlp.fc2`), as `explain` names parameters."""
+    container, path = _starred_path(stack.container), writer.ref.display
     return f"{container}.*.{path}" if container else f"*.{path}"
+
+
+def _starred_path(node: ModuleNode) -> str:
+    parts: list[str] = []
+    current: ModuleNode | None = node
+    while current is not None and current.parent is not None:
+        parts.append("*" if current.repeat is not None else current.name)
+        current = current.parent
+    return ".".join(reversed(parts))
 
 
 def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:

@@ -167,12 +167,27 @@ class ForwardStatements:
 
     def on_if(self, stmt: cst.If, env: Env, flow: _Flow) -> None:
         decided = truth(self._value(stmt.test, env))
+        if decided is not None and self._tests_optional_module(stmt.test, env):
+            decided = None  # `if self.adapter is not None:` where __init__ may have left it None
         orelse = stmt.orelse
         else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
         if decided is None:
             self._undecided_if(stmt.body.body, else_body, env, flow)
         else:
             self.walk_block(stmt.body.body if decided else else_body, env, flow)
+
+    def _tests_optional_module(self, test: cst.BaseExpression, env: Env) -> bool:
+        """`module is None` (or `is not None`) on a module `__init__` built under a test it left
+        undecided: the model a user builds may hold None there."""
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return False
+        target = test.comparisons[0]
+        if not isinstance(target.operator, (cst.Is, cst.IsNot)):
+            return False
+        if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+            return False
+        value = self._value(test.left, env)
+        return isinstance(value, ModRef) and value.node.optional
 
     def on_for(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
         # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.

@@ -166,6 +166,9 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
         #: the statement and the decisions taken; and the one a variant of the root takes the other way.
         self.decided_choices: dict[int, tuple[cst.If, set[bool]]] = {}
         self.flipped_choice: int | None = None
+        #: `if`s with an `else` whose test was left undecided, by id (the arm a module is built in
+        #: names its test).
+        self.undecided_choices: dict[int, cst.If] = {}
         #: Calls whose every path raised on a path that always runs.
         self.certain_raises = 0
 

@@ -112,6 +112,7 @@ class InterpStatements:
     _part_helpers_in: dict[int, frozenset[str]]
     decided_choices: dict[int, tuple[cst.If, set[bool]]]
     flipped_choice: int | None
+    undecided_choices: dict[int, cst.If]
 
     if TYPE_CHECKING:  # declared only: a stub here would hide the interpreter's own method
 
@@ -182,6 +183,8 @@ class InterpStatements:
         elif orelse is None and _unseen_none_test(stmt.test, env) is not None:
             self.exec_default_fill(stmt, env, ctx)
         else:
+            if orelse is not None:
+                self.undecided_choices[id(stmt)] = stmt
             body_ends = self.exec_branch(
                 stmt.body.body, env, ctx.in_arm(stmt, 0) if orelse is not None else ctx.uncertain()
             )

@@ -340,7 +340,9 @@ class LinkedInterpreter(Interpreter):
     def _resolved(self, value: ExtRef) -> Any:
         symbol = self.linker.symbol(self.linked, value.name, load=False)
         if symbol.kind in (MODULE, EXTERNAL) or self.knowledge.knows(symbol.qualified):
-            return ExtRef(symbol.qualified)  # absolute from here on: it may travel to other modules
+            # Absolute from here on: it may travel to other modules. An attribute of a class the
+            # registry knows (`PreTrainedModel._init_weights`) stays that attribute.
+            return ExtRef(".".join((symbol.qualified, *symbol.attribute)))
         symbol = self.linker.symbol(self.linked, value.name)
         found = self.linker.definition(symbol)
         if found is None:

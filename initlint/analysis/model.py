@@ -103,6 +103,9 @@ class ModuleNode:
     #: On roots: the test of the `if` choosing a child (`if config.stable_norm: self.encoder =
     #: StableEncoder(config) else: ...`) that this model takes the other way than its defaults do.
     flipped_choice: cst.BaseExpression | None = None
+    #: Built in one arm of an undecided `if` that has an `else`: its test, and 0 for the body or
+    #: 1 for the rest. The other arm may build another module under the same name.
+    chosen_by: tuple[cst.BaseExpression, int] | None = None
 
     @property
     def path(self) -> str:

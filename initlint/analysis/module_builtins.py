@@ -67,10 +67,17 @@ def _node_isinstance(interp: "Interpreter", node: ModuleNode, target: Any) -> bo
             return None
         if interp.knowledge.is_known_class_name(last) or last == node.type_name.rsplit(".", 1)[-1]:
             return False
+        if _public_torch_nn(node.type_name) and _public_torch_nn(target.name):
+            return False  # torch.nn's public layers derive from no other public layer of it
         return None
     if node.kind == "unknown" and target.name == node.type_name:
         return True
     return None
+
+
+def _public_torch_nn(name: str) -> bool:
+    package, _, last = name.rpartition(".")
+    return package == "torch.nn" and not last.startswith("_")
 
 
 def _norm_by_name_only(interp: "Interpreter", node: ModuleNode, class_name: str) -> bool:

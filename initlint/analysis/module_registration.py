@@ -46,6 +46,9 @@ def set_module_attr(
             child.optional = not ctx.certain and node.built_certain
         for other in value.others:
             node.add_alternative(name, other).repeat = ctx.repeat or other.repeat
+        choice = interp.undecided_choices.get(ctx.arm[0]) if ctx.arm is not None else None
+        if choice is not None and ctx.arm is not None:
+            child.chosen_by = (choice.test, ctx.arm[1])
         # `self.wo = nn.Linear(...)` builds the layer; `self.wo = wo` stores one built before (a
         # constructor argument made by a builder function): its construction stays where it was.
         if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and not (_stores_only(stmt.value) and child.created_at):

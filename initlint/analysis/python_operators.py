@@ -93,8 +93,22 @@ def _scaled_tensor(
     if factor is not None and isinstance(operator, (cst.Multiply, cst.Divide, cst.MultiplyAssign, cst.DivideAssign)):
         op = tensor.op
         std = op.std * factor if op.std is not None else None
-        return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, f"{op.label} * {interp.code(node)}"))
+        label = f"{op.label} {_operator_text(operator)} {interp.code(_right_operand(node))}"
+        return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, label))
     return UNKNOWN
+
+
+def _operator_text(operator: cst.BaseBinaryOp | cst.BaseAugOp) -> str:
+    return "/" if isinstance(operator, (cst.Divide, cst.DivideAssign)) else "*"
+
+
+def _right_operand(node: cst.CSTNode) -> cst.CSTNode:
+    """The factor of `tensor * factor` or `tensor *= factor`: the tensor's own label says the rest."""
+    if isinstance(node, cst.BinaryOperation):
+        return node.right
+    if isinstance(node, cst.AugAssign):
+        return node.value
+    return node
 
 
 def _repeated_sequence(operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any) -> Any:

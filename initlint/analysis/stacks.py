@@ -17,7 +17,16 @@ from initlint.analysis.interp import Interpreter
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
 from initlint.analysis.abstract import FuncRef, ModRef
-from initlint.analysis.model import Analysis, FinalInit, InitOp, ModuleNode, Stack, Writer, final_init
+from initlint.analysis.model import (
+    Analysis,
+    FinalInit,
+    InitOp,
+    ModuleNode,
+    ResidualAdd,
+    Stack,
+    Writer,
+    final_init,
+)
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.scaling import reference_std
 from initlint.analysis.streams import join_streams
@@ -244,7 +253,9 @@ def _stack_of(root: ModuleNode, container: ModuleNode, block: ModuleNode, reader
         or block.kind in ("container", "sequential", "wrapper", "block")
     ):
         return []
-    adds = reader.residual_adds(block)
+    # An add a repeated block inside this one makes (a stage's blocks) is that inner stack's:
+    # counted per stage it would name the stage count as the depth.
+    adds = [add for add in reader.residual_adds(block) if not _made_in_nested_stack(block, add)]
     writers: list[Writer] = []
     for add in adds:
         for ref in add.writers:
@@ -255,6 +266,16 @@ def _stack_of(root: ModuleNode, container: ModuleNode, block: ModuleNode, reader
                 writers.append(Writer(ref, add, node))
     reference = reference_std(root, {id(writer.node) for writer in writers})
     return [Stack(root, container, block, block.repeat, block.repeat.describe(), adds, writers, reference)]
+
+
+def _made_in_nested_stack(block: ModuleNode, add: ResidualAdd) -> bool:
+    """The add is made by a module below `block` that stands for many copies of itself."""
+    node: ModuleNode | None = block
+    for part in add.site.split(".") if add.site else ():
+        node = node.children.get(part) if node is not None else None
+        if node is not None and node.repeat is not None:
+            return True
+    return False
 
 
 def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreign: bool = False) -> list[ModuleNode]:

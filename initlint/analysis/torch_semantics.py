@@ -24,6 +24,7 @@ from initlint.analysis.abstract import (
     SuperRef,
     as_number,
 )
+from initlint.analysis.index import HF_PRETRAINED_BASES, PRETRAINED_NAME_ENDINGS
 from initlint.analysis.init_ops import make_init_method, record_init
 from initlint.analysis.knowledge.conventions import GRAD_MODES, HARMLESS_CALLS
 from initlint.analysis.knowledge.torch_init import NORMAL, RANK_METHODS, SHAPE_METHODS
@@ -84,12 +85,27 @@ def call_external(
         return builtin
     if last in GRAD_MODES:
         return Const(None)
+    if _generic_init_called_unbound(name, args):
+        hf_generic_init(interp, args[1].node, ctx, call)
+        return Const(None)
     if last[:1].isupper() and not name.startswith(("torch.", "math.", "numpy.")):
         # A layer class from elsewhere: a module whose parameters we cannot see.
         return interp.construct_layer(name, None, args, kwargs, call, ctx)
     if last not in HARMLESS_CALLS:
         interp.mark_unknown_targets(args, kwargs, ctx, call, f"{last}() from elsewhere")
     return UNKNOWN
+
+
+def _generic_init_called_unbound(name: str, args: list[Any]) -> bool:
+    """`PreTrainedModel._init_weights(self, module)`: the library base's init called through the
+    class, as `super()._init_weights(module)` calls it."""
+    owner, _, method = name.rpartition(".")
+    return (
+        method == "_init_weights"
+        and (owner in HF_PRETRAINED_BASES or owner.endswith(PRETRAINED_NAME_ENDINGS))
+        and len(args) == 2
+        and isinstance(args[1], ModRef)
+    )
 
 
 def _stdlib_name(name: str) -> str:

@@ -156,5 +156,24 @@ def stands_in_for_text(root: ModuleNode) -> str:
     )
 
 
+def chosen_arm_step(analysis: Analysis, node: ModuleNode) -> EvidenceSpec | None:
+    """The writer, or a module holding it, is what one arm of an undecided `if` builds, and the
+    other arm builds another module under that name: which one a user gets is theirs to set."""
+    current: ModuleNode | None = node
+    while current is not None and current.parent is not None:
+        parent = current.parent
+        others = [other for name, other in parent.members() if name == current.name and other is not current]
+        if current.chosen_by is not None and others:
+            test, arm = current.chosen_by
+            code = code_of(analysis, test, 60)
+            return EvidenceSpec(
+                f"built where `{code}` is {'false' if arm else 'true'} (a test left undecided): "
+                f"the other arm builds `{others[0].type_name}` as `{current.name}`",
+                test,
+            )
+        current = current.parent
+    return None
+
+
 def code_of(analysis: Analysis, node: cst.CSTNode, limit: int) -> str:
     return short(analysis.code(node), limit)

@@ -14,6 +14,7 @@ from initlint.analysis.model import Analysis, ModuleNode
 from initlint.rules.base import EvidenceSpec, Rule, Violation
 from initlint.rules.evidence import (
     add_step,
+    chosen_arm_step,
     code_of,
     dead_depth_scaling,
     default_config_step,
@@ -115,6 +116,9 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                 )
             )
         steps.extend(_how_found(facts, created))
+        arm = chosen_arm_step(analysis, facts.writer.node)
+        if arm is not None:
+            steps.append(arm)
         if others:
             steps.append(_root_step(facts, others))
         defaults = default_config_step(analysis)
