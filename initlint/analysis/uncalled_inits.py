@@ -1,0 +1,150 @@
+"""Init functions a model's construction leaves uncalled: the entry points a trainer or a
+loader applies (`model.init_weights()`, `model.apply(model._init_weights)`), found by what they
+may write, and the parameters whose init such a call would leave as it is."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+import libcst as cst
+
+from initlint.analysis.abstract import FuncRef, ModRef
+from initlint.analysis.construction import init_like
+from initlint.analysis.index import ModuleIndex
+from initlint.analysis.interp import Interpreter
+from initlint.analysis.model import FinalInit, ModuleNode, final_init
+from initlint.errors import StepBudgetExceeded
+
+
+class _WriteFinder(cst.CSTVisitor):
+    """Whether a function may write a tensor: an in-place call (`normal_`, `copy_`), a call of
+    something named like an init or of `apply`, an augmented or `.data`/`.weight` assignment."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        self.found = self.found or name.endswith("_") or name == "apply" or init_like(name)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.found = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        target = node.target
+        self.found = self.found or isinstance(target, cst.Attribute) and target.attr.value in _TENSOR_FIELDS
+
+
+_TENSOR_FIELDS = frozenset({"data", "weight", "bias"})
+
+
+@lru_cache(maxsize=512)  # a LibCST walk of the whole function, asked per root and per model class
+def may_write_weights(func: cst.FunctionDef) -> bool:
+    """A function named like an init that cannot write a tensor (`_non_meta_init_device`, which
+    picks a device; a backbone mixin's `_init_timm_backbone`, which sets attributes) initialises
+    nothing, whoever calls it. A stub (`def init_model_randomly(self): ...`, `raise
+    NotImplementedError`) still counts: it stands for the override a trainer calls."""
+    if _is_stub(func):
+        return True
+    finder = _WriteFinder()
+    func.body.visit(finder)
+    return finder.found
+
+
+def _is_stub(func: cst.FunctionDef) -> bool:
+    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body]
+    for statement in body:
+        small = statement.body if isinstance(statement, cst.SimpleStatementLine) else None
+        if small is None or not all(_stub_statement(part) for part in small):
+            return False
+    return True
+
+
+def _stub_statement(part: cst.BaseSmallStatement) -> bool:
+    if isinstance(part, (cst.Pass, cst.Raise)):
+        return True
+    return isinstance(part, cst.Expr) and isinstance(
+        part.value, (cst.Ellipsis, cst.SimpleString, cst.ConcatenatedString)
+    )
+
+
+def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interpreter) -> list[str]:
+    """Init functions of the model that its construction never runs: something else applies them.
+    A helper the constructor calls on a part of itself in a branch its arguments turn off
+    (`if zero_init: init_zero_(self.out)`) is no such entry point: the constructor chose not to run it."""
+    names: list[str] = []
+
+    def left_to_others(name: str, func: cst.FunctionDef) -> bool:
+        return init_like(name) and id(func) not in interp.executed and name not in interp.declined_names
+
+    classes = {id(node.cls): node.cls for _, node in root.named_modules() if node.cls is not None}
+    for cls in classes.values():
+        for owner in index.mro(cls):
+            for name in owner.methods:
+                # A method an override shadows never runs on this module: the override is the init.
+                found = index.find_method(cls, name)
+                if (
+                    found is not None
+                    and found[0] is owner
+                    and left_to_others(name, found[1])
+                    and may_write_weights(found[1])
+                ):
+                    names.append(f"{owner.name}.{name}")
+    for name, func in index.functions.items():
+        if left_to_others(name, func) and may_write_weights(func):
+            names.append(name)
+    return sorted(set(names))
+
+
+def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode) -> set[int]:
+    """The parameters whose init stays what it is if the uncalled inits are applied after all:
+    where each is a per-module method of the model (`param_init_fn(self, module)`, for a trainer
+    to apply to every module), run over every module. Their verdicts hold either way."""
+    methods = []
+    for qualified in root.uncalled_init:
+        owner_name, _, name = qualified.rpartition(".")
+        found = interp.index.find_method(root.cls, name) if root.cls is not None else None
+        if found is None or found[0].name != owner_name or len(found[1].params.params) != 2:
+            return set()
+        methods.append((FuncRef(found[1], found[0], ModRef(root)), qualified))
+    return _unchanged_when_run(interp, root, methods) if methods else set()
+
+
+def _unchanged_when_run(interp: Interpreter, root: ModuleNode, methods: list[tuple[FuncRef, str]]) -> set[int]:
+    params = [param for _, param in root.named_parameters()]
+    before = {id(param): list(param.ops) for param in params}
+    saved = (interp.incomplete, set(interp.executed))
+    interp.incomplete = False
+    after: dict[int, FinalInit] = {}
+    try:
+        for method, name in methods:
+            ctx = replace(interp.root_context(), via=(f"{name}, if a trainer applies it",))
+            for node in list(root.post_order()):
+                interp.call_function(method, [ModRef(node)], {}, ctx)
+        if not interp.incomplete:  # a call it makes could not be followed: it may do anything
+            after = {id(param): final_init(param) for param in params}
+    except (StepBudgetExceeded, RecursionError):
+        after = {}
+    finally:
+        for param in params:
+            param.ops = before[id(param)]
+        interp.incomplete, interp.executed = saved
+    return {id(param) for param in params if id(param) in after and _same_init(final_init(param), after[id(param)])}
+
+
+def _same_init(old: FinalInit, new: FinalInit) -> bool:
+    """The same outcome as the rules read it: kind, std, certainty, the scales after it, the
+    alternatives of an undecided choice (not which call made it)."""
+    return (old.kind, old.std, old.certain, old.alternatives, _scales(old)) == (
+        new.kind,
+        new.std,
+        new.certain,
+        new.alternatives,
+        _scales(new),
+    )
+
+
+def _scales(final: FinalInit) -> list[tuple[str, object]]:
+    return [(op.kind, op.std) for op in final.chain if op.kind == "scale"]
