@@ -403,8 +403,9 @@ def _fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
 
 def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
     """`receiver.name(*args)` on what is not a module: a tensor method or a `torch` function."""
-    if isinstance(receiver, ParamRef) and name in RESHAPING_METHODS:
-        # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast.
+    if isinstance(receiver, ParamRef) and (name in RESHAPING_METHODS or name in SQUASHING):
+        # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast;
+        # `self.gate.tanh() * branch`: a squashed learned gate, as `torch.tanh(self.gate)` is.
         return receiver
     if name in NORM_FUNCTIONS:
         return NORMED if carried is STREAM else carried

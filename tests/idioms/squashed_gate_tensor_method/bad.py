@@ -1,0 +1,36 @@
+"""The adapters with the feed-forward gate left out: only the mixing branch is gated by its
+squashed scalar, so the feed-forward writer is added at std 0.02 with no depth factor."""
+
+import torch
+import torch.nn as nn
+
+
+class Adapter(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm_mix = nn.LayerNorm(width)
+        self.mix = nn.MultiheadAttention(width, 4, batch_first=True)
+        self.norm_ffn = nn.LayerNorm(width)
+        self.expand = nn.Linear(width, 2 * width)
+        self.contract = nn.Linear(2 * width, width)  # expect: INI001
+        self.mix_gate = nn.Parameter(torch.zeros(1))
+
+    def forward(self, h, memory):
+        mixed, _ = self.mix(self.norm_mix(h), memory, memory)
+        h = h + self.mix_gate.tanh() * mixed
+        update = self.contract(torch.relu(self.expand(self.norm_ffn(h))))
+        return h + update
+
+
+class AdapterStack(nn.Module):
+    def __init__(self, width=128, count=8):
+        super().__init__()
+        self.adapters = nn.ModuleList(Adapter(width) for _ in range(count))
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, std=0.02)
+
+    def forward(self, h, memory):
+        for adapter in self.adapters:
+            h = adapter(h, memory)
+        return h
