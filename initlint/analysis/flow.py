@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from initlint.analysis.abstract import UNKNOWN
-from initlint.analysis.knowledge.conventions import NORM_HINTS, PASS_THROUGH_HINTS
+from initlint.analysis.knowledge.conventions import NORM_HINTS, PASS_THROUGH_HINTS, SQUASHING
 from initlint.analysis.model import ModuleNode, Param, RuntimeScale
 
 
@@ -82,6 +82,11 @@ def is_pass_through(node: ModuleNode) -> bool:
         return True
     name = node.name.lower()
     return node.kind == "unknown" and any(hint in name for hint in PASS_THROUGH_HINTS)
+
+
+def is_squashing(node: ModuleNode) -> bool:
+    """`nn.Softmax`, `nn.Sigmoid`, `nn.Tanh`: the layer form of the functions that make a gate."""
+    return node.kind == "activation" and node.type_name.rsplit(".", 1)[-1].lower() in SQUASHING
 
 
 def is_gate(node: ModuleNode) -> bool:

@@ -27,6 +27,7 @@ from initlint.analysis.flow import (
     Part,
     is_gate,
     is_norm,
+    is_squashing,
     merge,
 )
 from initlint.analysis.knowledge.conventions import (
@@ -319,6 +320,8 @@ class ForwardCalls:
             return replace(carried, renormalised=True) if isinstance(carried, Branch) else NORMED
         if module.kind == "activation" and carried is STREAM:
             return ACTIVATED
+        if isinstance(carried, Branch) and is_squashing(module):
+            return replace(carried, squashed=True)  # `self.softmax(self.score(h))`: a gate, as `softmax(...)` makes
         if self._passes_through(module):
             return carried
         if module.kind == "sequential" and module.children:
