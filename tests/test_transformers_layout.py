@@ -14,6 +14,8 @@ from initlint.config import Settings
 from initlint.engine import lint_file
 
 INITIALIZATION = """
+import math
+
 import torch
 
 def normal_(tensor, mean=0.0, std=1.0):
@@ -24,6 +26,15 @@ def normal_(tensor, mean=0.0, std=1.0):
 def zeros_(tensor):
     if not getattr(tensor, "_is_hf_initialized", False):
         return torch.nn.init.zeros_(tensor)
+    return tensor
+
+def _fan_in_draw(tensor):
+    fan_in, _ = torch.nn.init._calculate_fan_in_and_fan_out(tensor)
+    torch.nn.init.trunc_normal_(tensor, std=math.sqrt(1.0 / fan_in) / 0.88)
+
+def lecun_normal_(tensor):
+    if not getattr(tensor, "_is_hf_initialized", False):
+        _fan_in_draw(tensor)
     return tensor
 """
 
@@ -94,6 +105,18 @@ def write_checkout(root: Path, norm_before: bool) -> Path:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
     return root / "src/transformers/models/tiny/modeling_tiny.py"
+
+
+def test_guarded_fan_in_init_is_read_as_the_registry_says(tmp_path, monkeypatch):
+    """`init.lecun_normal_` (std 1/sqrt(fan_in), no depth factor) is transformers' own, not a
+    torch.nn.init name: its guarded source must not leave the writers' init uncertain."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    model = write_checkout(tmp_path / "checkout", norm_before=True)
+    model.write_text(
+        model.read_text().replace("init.normal_(module.weight, std=0.02)", "init.lecun_normal_(module.weight)")
+    )
+    found = [(f.code, f.line) for f in lint_file(model, Settings(select=("INI0",)))]
+    assert found == [("INI001", 12), ("INI001", 14)]
 
 
 @pytest.mark.parametrize("norm_before, expected", [(True, [("INI001", 12), ("INI001", 14)]), (False, [])])

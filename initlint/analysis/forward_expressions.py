@@ -147,6 +147,11 @@ class ForwardExpressions:
                     content = right if left.squashed else left
                     return replace(content, gated=True)
                 return merge([left, right])
+            gated_norm = _normalised_times_squashed_gate(left, right)
+            if gated_norm is not None:
+                # `y * sigmoid(gate(y))` with y normalised: each entry of y is scaled by at most
+                # one, so the value is still the normalised input (a gated norm), not a branch.
+                return gated_norm
             if _gates_untraced_content(left, right):
                 # `emit(contracted) * sigmoid(gate(h))` with `emit`'s input untraced, or `h *
                 # sigmoid(gate(h))` on the stream itself: the squashed side is a gate, and the
@@ -165,6 +170,13 @@ class ForwardExpressions:
             if isinstance(node.operator, cst.Subtract)
             else (left if left is not UNKNOWN else right)
         )
+
+
+def _normalised_times_squashed_gate(left: Any, right: Any) -> Any:
+    for gate, other in ((left, right), (right, left)):
+        if isinstance(gate, Branch) and gate.squashed and (other is NORMED or other is MAYBE_NORMED):
+            return other
+    return None
 
 
 def _gates_untraced_content(left: Any, right: Any) -> bool:

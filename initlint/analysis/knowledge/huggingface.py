@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from initlint.analysis.knowledge.specs import LayerSpec, Library, ParamDefault
-from initlint.analysis.knowledge.torch_init import TORCH_INIT
+from initlint.analysis.knowledge.torch_init import KAIMING_NORMAL, TORCH_INIT
 
 #: The config field transformers' generic `_init_weights` draws linears and embeddings from.
 GENERIC_INIT_STD = "initializer_range"
@@ -28,6 +28,11 @@ HUGGINGFACE = Library(
     # torch's. Known here, their source (that per-tensor guard) is never read.
     init_functions=tuple(
         (f"transformers.initialization.{name.rpartition('.')[2]}", spec) for name, spec in TORCH_INIT.init_functions
+    )
+    # Its own fan-in draws behind the same guard (Flax's LeCun init): std 1/sqrt(fan_in).
+    + (
+        ("transformers.initialization.lecun_normal_", KAIMING_NORMAL),
+        ("transformers.initialization.default_flax_embed_init_", KAIMING_NORMAL),
     ),
     layers=(
         # GPT-2's transposed linear draws normal(0, 0.02) in its own __init__; modeling files
