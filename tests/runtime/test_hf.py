@@ -84,14 +84,18 @@ def test_factory_through_the_cli(factories, capsys, monkeypatch):
     code = main(["check", str(path), "--runtime", "--isolated", "--format", "json", "--factory", f"{path}:tiny_llama"])
     findings = [f for f in json.loads(capsys.readouterr().out) if f["code"].startswith("INI1")]
     assert code == 1 and [f["code"] for f in findings] == ["INI101"]
-    # Reported where the writer is created: in transformers' modeling file, not the factory's
-    # file; the evidence names transformers' `_init_weights` line (not its `normal_` wrapper).
+    # Reported in the checked file, at the line that builds the model (transformers' modeling file
+    # was not checked); the evidence points at the writer's line there and names transformers'
+    # `_init_weights` line (not its `normal_` wrapper).
     finding = findings[0]
-    assert finding["path"].endswith(os.path.join("models", "llama", "modeling_llama.py"))
-    with open(finding["path"]) as handle:
-        line = handle.read().splitlines()[finding["line"] - 1]
-    assert line.strip().startswith("self.o_proj = nn.Linear(") and finding["column"] == line.index("self") + 1
-    init = finding["evidence"][1]
+    assert finding["path"] == str(path)
+    assert path.read_text().splitlines()[finding["line"] - 1].strip().startswith("return LlamaForCausalLM(")
+    created, init = finding["evidence"][1], finding["evidence"][2]
+    assert created["path"].endswith(os.path.join("models", "llama", "modeling_llama.py"))
+    assert "was not checked" in created["message"]
+    with open(created["path"]) as handle:
+        line = handle.read().splitlines()[created["line"] - 1]
+    assert line.strip().startswith("self.o_proj = nn.Linear(") and created["column"] == line.index("self") + 1
     assert "transformers" in init["path"] and "initialization.py" not in init["path"]
 
 
