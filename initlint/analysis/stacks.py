@@ -304,7 +304,7 @@ def analyze(
     for root in analysis.roots:
         try:
             stacks = _stacks_of(root, reader)
-            join_streams(root, stacks, index)
+            join_streams(root, stacks, reader.stream_runs(root))
             analysis.stacks.extend(stacks)
             analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
