@@ -14,6 +14,7 @@ import inspect
 import os
 import re
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -21,7 +22,8 @@ import torch
 from torch import nn
 
 from initlint.runtime.build_error import BuildError
-from initlint.runtime.building_blocks import FACTORY_NAMES, package_name
+from initlint.project.layout import package_module
+from initlint.runtime.building_blocks import FACTORY_NAMES
 from initlint.runtime.configs import Factory, class_factory, parse_assignments, required_parameters
 
 
@@ -36,9 +38,9 @@ def load_file(path: str) -> ModuleType:
     path = os.path.abspath(path)
     if path in _LOADED:
         return _LOADED[path]
-    packaged = package_name(path)
+    packaged = package_module(Path(path))
     if packaged is not None:
-        root, dotted = packaged
+        root, dotted = str(packaged[0]), packaged[1]
         if root not in sys.path:
             sys.path.insert(0, root)
         module = importlib.import_module(dotted)
