@@ -24,6 +24,7 @@ from torch import nn
 from initlint.runtime.build_error import BuildError
 from initlint.project.layout import package_module
 from initlint.runtime.building_blocks import FACTORY_NAMES
+from initlint.runtime.locate import class_location
 from initlint.runtime.configs import Factory, class_factory, parse_assignments, required_parameters
 
 
@@ -60,6 +61,16 @@ def load_file(path: str) -> ModuleType:
     spec.loader.exec_module(module)
     _LOADED[path] = module
     return module
+
+
+def model_site(path: str, name: str) -> tuple[str, int] | None:
+    """(file, line) of the class or function `name` of the model file `path` (loaded already)."""
+    module = _LOADED.get(os.path.abspath(path))
+    value = vars(module).get(name) if module is not None else None
+    if not (inspect.isclass(value) or inspect.isfunction(value)):
+        return None
+    site = class_location(value)
+    return site if site[0] else None
 
 
 def resolve_factory(spec: str) -> tuple[str, Factory]:
@@ -211,7 +222,7 @@ def model_factories(
         except BuildError as error:
             problems.append(str(error))
     if not built:
-        raise BuildError(f"tried {', '.join(roots)}: " + "; ".join(problems))
+        raise BuildError(f"tried {', '.join(roots)}: " + "; ".join(problems), model_site(path, roots[0]))
     # Root classes that need arguments beside a buildable model are helpers, not the model.
     skipped.extend(problems)
     return built

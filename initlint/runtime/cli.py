@@ -123,8 +123,9 @@ def run_runtime(
     for path, result in zip(targets, _map(verify, targets, getattr(args, "jobs", None) or 1)):
         models = (result.report or {}).get("models", [])
         errors = list((result.report or {}).get("errors", [])) + ([result.error] if result.error else [])
+        sites = (result.report or {}).get("error_sites", {})
         reports.extend(models)
-        findings.extend(to_findings(path, models, errors, files, settings))
+        findings.extend(to_findings(path, models, errors, files, settings, sites))
         if show_tables:
             _print_tables(path, models, result.seconds)
     if progress is not None:

@@ -119,6 +119,14 @@ class Report:
 
     models: list[ModelReport] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: error -> [file, line] of the model class (or factory) that failed, where one did.
+    error_sites: dict[str, list] = field(default_factory=dict)
+
+    def failed(self, error: str, site: tuple[str, int] | None) -> None:
+        """A model that could not be built or verified, and where it is written when known."""
+        self.errors.append(error)
+        if site is not None and site[0]:
+            self.error_sites[error] = list(site)
 
     @property
     def ok(self) -> bool:
@@ -132,11 +140,16 @@ class Report:
         return sorted(item.code for item in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"models": [model.to_dict() for model in self.models], "errors": list(self.errors)}
+        return {
+            "models": [model.to_dict() for model in self.models],
+            "errors": list(self.errors),
+            "error_sites": dict(self.error_sites),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Report":
-        return cls([ModelReport.from_dict(m) for m in data.get("models", [])], list(data.get("errors", [])))
+        models = [ModelReport.from_dict(m) for m in data.get("models", [])]
+        return cls(models, list(data.get("errors", [])), dict(data.get("error_sites", {})))
 
     def __str__(self) -> str:
         parts = [f"error: {error}" for error in self.errors] + [str(model) for model in self.models]

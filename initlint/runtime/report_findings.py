@@ -45,9 +45,15 @@ def display_path(path: str, files: Sequence[str]) -> str:
 
 
 def to_findings(
-    path: str, models: list[dict], errors: list[str], files: Sequence[str], settings: Settings
+    path: str,
+    models: list[dict],
+    errors: list[str],
+    files: Sequence[str],
+    settings: Settings,
+    error_sites: dict[str, list] | None = None,
 ) -> list[Finding]:
-    """Typed findings from the child's reports, at the creation of the layer they are about."""
+    """Typed findings from the child's reports, at the creation of the layer they are about; a
+    model that failed at its class (or factory) where `error_sites` knows it, else at the file."""
     result: list[Finding] = []
 
     def add(
@@ -83,11 +89,13 @@ def to_findings(
         # The headline says what failed; help carries the exact flags to pass.
         reason, _, advice = error.partition("; pass ")
         whole = f"runtime check not run: {error}"
+        site = (error_sites or {}).get(error)
+        where = (site[0], int(site[1]), _indent_column(site[0], int(site[1]))) if site else (path, 1, 1)
         add(
             RUNTIME_CHECK_FAILED,
             whole if len(whole) <= HEADLINE_CHARS else f"runtime check not run: {reason}",
-            (path, 1, 1),
-            [Evidence(f"runtime check not run: {error}", 1, 1, None)],
+            where,
+            [Evidence(whole, where[1], where[2], display_path(where[0], files))],
             {"error": error},
             help=f"pass {advice}" if advice else None,
         )
