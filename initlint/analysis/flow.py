@@ -1,5 +1,6 @@
 """The abstract values of the forward data flow (`residual.py`), how they combine, and which
-layers normalise, pass through or gate what reaches them."""
+layers normalise, pass through or gate what reaches them; and the record of the block lists
+each value runs through (`StreamRuns`)."""
 
 from __future__ import annotations
 
