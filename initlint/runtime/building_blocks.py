@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
+from initlint.config import Settings
+
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
@@ -44,10 +46,10 @@ class _ModelFile:
     refers_to: set[_ClassKey] = field(default_factory=set)
 
 
-def building_block_files(files: Sequence[str]) -> dict[str, list[str]]:
+def building_block_files(files: Sequence[str], settings: Settings | None = None) -> dict[str, list[str]]:
     """path -> the other checked files whose module classes build its root classes, for every
     file of `files` that defines no model of its own. Never every file: something is built."""
-    read = [found for found in (_read(path) for path in files) if found is not None]
+    read = [found for found in (_read(path, settings or Settings()) for path in files) if found is not None]
     skipped: dict[str, list[str]] = {}
     for candidate in read:
         if candidate.has_factory or not candidate.roots:
@@ -69,14 +71,19 @@ def _builders(candidate: _ModelFile, others: list[_ModelFile]) -> list[str] | No
     return builders
 
 
-def _read(path: str) -> _ModelFile | None:
+def _read(path: str, settings: Settings) -> _ModelFile | None:
     """A checked file's root module classes and what its module classes build, from the parse
-    and index the static pass shares; None for a file that cannot be parsed."""
+    and index the static pass shares (the same project, whatever `project-analysis` says);
+    None for a file that cannot be parsed."""
+    from initlint.engine import project_cache_folder
     from initlint.project import project_for
 
-    project = project_for(path)
     real = Path(os.path.realpath(path))
-    parsed = project.parsed_file(real)
+    try:
+        project = project_for(path, project_cache_folder(settings))
+        parsed = project.parsed_file(real)
+    except (OSError, ValueError):
+        return None
     if isinstance(parsed, str):
         return None
     index = parsed.index

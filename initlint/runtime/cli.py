@@ -105,7 +105,7 @@ def run_runtime(
     else:
         targets = model_files(files, options.model)
         if options.model is None:
-            targets = _without_building_blocks(targets, quiet=getattr(args, "quiet", False))
+            targets = _without_building_blocks(targets, settings, quiet=getattr(args, "quiet", False))
     if not targets:
         print("initlint: warning: --runtime: no file defines an nn.Module", file=sys.stderr)
         return list(static)
@@ -135,10 +135,10 @@ def run_runtime(
     return merge_findings(list(static), findings, settings)
 
 
-def _without_building_blocks(targets: list[str], quiet: bool) -> list[str]:
+def _without_building_blocks(targets: list[str], settings: Settings, quiet: bool) -> list[str]:
     """The model files, less those whose modules the models of other checked files build (one
     line on stderr names them: building them alone could only fail, once per file)."""
-    skipped = building_block_files(targets)
+    skipped = building_block_files(targets, settings)
     if skipped and not quiet:
         names = ", ".join(display_path(path, targets) for path in skipped)
         print(
