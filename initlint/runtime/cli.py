@@ -177,7 +177,7 @@ def writer_agreement(path: str, model: dict) -> str:
     if any(row["role"] == roles.UNOBSERVED for row in model.get("rows", [])):
         return ""  # the forward pass never ran: there are no runtime writers to compare
     observed = {
-        name_pattern(row["name"]).rpartition(".")[0]
+        (row.get("group") or name_pattern(row["name"])).rpartition(".")[0]
         for row in model.get("rows", [])
         if row["role"] == "writer" and row["name"].endswith("weight")
     }

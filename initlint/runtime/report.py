@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Collection
 
 from initlint import roles
 
@@ -19,6 +19,16 @@ _INDEX = re.compile(r"(?<=\.)\d+(?=\.)|^\d+(?=\.)")
 def name_pattern(name: str) -> str:
     """`transformer.h.3.attn.c_proj.weight` -> `transformer.h.*.attn.c_proj.weight`."""
     return _INDEX.sub("*", name)
+
+
+def block_pattern(name: str, copies: Collection[str]) -> str:
+    """`layers.3.ff.2.weight` -> `layers.*.ff.2.weight`: only the index of a module that is one
+    of several copies of a block (`copies`, module names) becomes `*`; a position inside a block
+    (the first and the last Linear of an `nn.Sequential` feed-forward) stays itself."""
+    parts = name.split(".")
+    return ".".join(
+        "*" if part.isdigit() and ".".join(parts[: end + 1]) in copies else part for end, part in enumerate(parts)
+    )
 
 
 def layer_index(name: str) -> int | None:
@@ -45,10 +55,13 @@ class Row:
     #: [file, line, column] of that statement when `created` is a checked file's construction
     #: reaching it instead (the layer's own file is not checked)
     layer_site: list | None = None
+    #: Its name with the index of each repeated block as `*` (`block_pattern`), where the child
+    #: knew which modules are copies; else every index is.
+    group: str = ""
 
     @property
     def pattern(self) -> str:
-        return name_pattern(self.name)
+        return self.group or name_pattern(self.name)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from typing import Sequence
 from initlint.codes import RUNTIME_CHECK_FAILED
 from initlint.config import Settings, is_enabled
 from initlint.findings import Evidence, Finding
+from initlint.runtime.report import name_pattern
 
 HEADLINE_CHARS = 100
 _HELP = {
@@ -72,19 +73,8 @@ def to_findings(
         for item in model.get("findings", []):
             message = f"[{model['model']}] {item['message']}"
             where, evidence = _position(path, model, item, message, files)
-            add(
-                item["code"],
-                item.get("headline") or message,
-                where,
-                evidence,
-                dict(
-                    item.get("details", {}),
-                    model=model["model"],
-                    params=item.get("params", []),
-                    policy=model.get("policy"),
-                ),
-                help=item.get("details", {}).get("advice"),
-            )
+            details = _details(model, item)
+            add(item["code"], item.get("headline") or message, where, evidence, details, help=details.get("advice"))
     for error in errors:
         # The headline says what failed; help carries the exact flags to pass.
         reason, _, advice = error.partition("; pass ")
@@ -100,6 +90,20 @@ def to_findings(
             help=f"pass {advice}" if advice else None,
         )
     return result
+
+
+def _details(model: dict, item: dict) -> dict:
+    """A runtime finding's details: the child's, its model, its parameters, and their patterns
+    as the table names them (a block's index as `*`, the positions inside a block kept)."""
+    groups = {row["name"]: row.get("group") for row in model.get("rows", [])}
+    params = item.get("params", [])
+    return dict(
+        item.get("details", {}),
+        model=model["model"],
+        params=params,
+        patterns=sorted({groups.get(name) or name_pattern(name) for name in params}),
+        policy=model.get("policy"),
+    )
 
 
 def _finding(
