@@ -90,7 +90,9 @@ def _read(path: str, settings: Settings) -> _ModelFile | None:
     found = _ModelFile(path, has_factory=any(name in index.functions for name in FACTORY_NAMES))
     classes = {name: info for name, info in index.classes.items() if "forward" in info.methods}
     # (A class its own file extends or builds is no root: bases count here.)
-    used_here = {name for info in classes.values() for name in _referred([info.node]) if name in classes}
+    used_here = {
+        name for info in classes.values() for name in _referred([info.node]) if name in classes and name != info.name
+    }
     found.roots = [(real, name) for name in classes if name not in used_here]
     location = project.layout.location_of(real)
     if location is None:
@@ -132,9 +134,10 @@ def _referred(nodes: Sequence[cst.CSTNode]) -> Iterator[str]:
 
 
 def _project_class(project: Project, location: Location, dotted: str) -> Iterator[_ClassKey]:
-    """The class of the project `dotted` names where `location` reads it, if it names one."""
+    """The class of the project `dotted` names where `location` reads it, if it names one (no
+    file is parsed for it: the summaries say)."""
     from initlint.project import CLASS
 
-    symbol = project.resolve_symbol(location, dotted)
+    symbol = project.resolve(location, f"{location.name}.{dotted}")
     if symbol.kind == CLASS and symbol.path is not None and symbol.name is not None and not symbol.attribute:
         yield Path(os.path.realpath(symbol.path)), symbol.name
