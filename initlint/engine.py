@@ -180,15 +180,21 @@ def project_context(path: str, settings: Settings) -> ProjectContext | None:
     if not settings.project_analysis or not os.path.isfile(path):
         return None
     from initlint.analysis.linking import ProjectContext
-    from initlint.project import DEFAULT, project_for
+    from initlint.project import project_for
 
-    folder: object = DEFAULT
-    if settings.cache_dir is not None:
-        folder = os.path.join(settings.root or os.curdir, settings.cache_dir) if settings.cache_dir else None
     try:
-        return ProjectContext(project_for(path, folder), path)
+        return ProjectContext(project_for(path, project_cache_folder(settings)), path)
     except (OSError, ValueError):
         return None
+
+
+def project_cache_folder(settings: Settings) -> object:
+    """Where the project's summaries are kept between runs, as the settings say (None: nowhere)."""
+    from initlint.project import DEFAULT
+
+    if settings.cache_dir is None:
+        return DEFAULT
+    return os.path.join(settings.root or os.curdir, settings.cache_dir) if settings.cache_dir else None
 
 
 def parse_in_project(source: str, path: str, settings: Settings) -> tuple[cst.Module, ProjectContext | None]:

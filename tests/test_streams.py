@@ -48,3 +48,26 @@ def test_a_name_rebound_afresh_between_the_lists_starts_a_new_stream():
     )
     found = messages(fresh)
     assert found and all(message.endswith("no depth factor 1/sqrt(2 * n_low)") for message in found)
+
+
+def test_a_list_handed_the_output_of_another_as_memory_runs_its_own_stream():
+    # The upper list carries `y` and reads the lower list's output beside it (cross-attention
+    # memory): the lower list's adds are not into `y`.
+    cross = BAD.replace(
+        LOOPS,
+        """        for block in self.low:
+            x = block(x)
+        y = self.mid_norm(memory)
+        for block in self.high:
+            y = block(y, x)
+        return y""",
+    ).replace(
+        "def forward(self, x):\n        for block in self.low",
+        "def forward(self, x, memory):\n        for block in self.low",
+    )
+    cross = cross.replace(
+        "    def forward(self, x):\n        x = x + self.attn",
+        "    def forward(self, x, context=None):\n        x = x + self.attn",
+    )
+    found = messages(cross)
+    assert found and not any("n_low + " in message for message in found)

@@ -1,9 +1,10 @@
 """The abstract values of the forward data flow (`residual.py`), how they combine, and which
-layers normalise, pass through or gate what reaches them."""
+layers normalise, pass through or gate what reaches them; and the record of the block lists
+each value runs through (`StreamRuns`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from initlint.analysis.abstract import UNKNOWN
@@ -126,3 +127,42 @@ def join(a: object, b: object) -> object:
     if STREAM in (a, b) and (isinstance(a, Branch) or isinstance(b, Branch)):
         return STREAM  # `if residual is not None: x = residual + x`: the stream goes on where it was added
     return merge([a, b])
+
+
+@dataclass
+class StreamRuns:
+    """The block containers each name carries its value through, in the order the reading
+    meets them (`for blk in self.encoder: x = blk(x)` then `for blk in self.decoder: x = blk(x)`).
+
+    A name rebound from a value computed from itself keeps its run and adds the containers whose
+    blocks that statement called (`x = blk(x, mask)`, `x = self.mid_norm(x)`); one rebound from
+    anything else starts afresh (`x = self.mid_norm(memory)`): another stream.
+    """
+
+    #: Each run: the containers, in the order met (a container met again repeats).
+    runs: list[list[ModuleNode]] = field(default_factory=list)
+    #: The run (its position in `runs`) each name's value is on.
+    carried: dict[str, int] = field(default_factory=dict)
+    #: The names read, and the containers whose blocks were called, in the statement being read.
+    read: set[str] = field(default_factory=set)
+    passed: list[ModuleNode] = field(default_factory=list)
+
+    def start_statement(self) -> None:
+        self.read.clear()
+        self.passed.clear()
+
+    def block_called(self, block: ModuleNode) -> None:
+        """A block of a container applied: the value handed in runs through that container."""
+        if block.parent is not None and block.parent.kind in ("container", "sequential"):
+            self.passed.append(block.parent)
+
+    def bound(self, names: set[str]) -> None:
+        """The names the statement just read binds."""
+        for name in names:
+            if name not in self.read:
+                self.carried.pop(name, None)
+            elif self.passed:
+                if name not in self.carried:
+                    self.carried[name] = len(self.runs)
+                    self.runs.append([])
+                self.runs[self.carried[name]].extend(self.passed)

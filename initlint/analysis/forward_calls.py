@@ -137,6 +137,7 @@ class ForwardCalls:
         if isinstance(member, (ModRef, Lambda)):
             return self._call_value(member, call, args, flow, depth, carried)
         if name in ("forward", "__call__") and module is not flow.node:
+            flow.runs.block_called(module)
             return self._apply_module(module, carried, depth)  # `self.attention.forward(h)`
         if name in ("values", "children") and module.kind in ("container", "sequential"):
             return Seq([ModRef(child) for child in module.children.values()])
@@ -184,6 +185,8 @@ class ForwardCalls:
         return UNKNOWN
 
     def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        if isinstance(callee, ModRef):
+            flow.runs.block_called(callee.node)
         fused = self._fused_add_norm(callee.node, call, args, flow, depth) if isinstance(callee, ModRef) else None
         if fused is not None:
             return fused

@@ -73,6 +73,7 @@ class ForwardExpressions:
     def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any:
         self.interp.tick()
         if isinstance(node, cst.Name):
+            flow.runs.read.add(node.value)
             return env.names.get(node.value, UNKNOWN)
         if isinstance(node, cst.BinaryOperation):
             return self._binary(node, env, flow, depth)

@@ -18,7 +18,7 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, ModRef, Seq, truth
 from initlint.analysis.interp import Ctx
 from initlint.errors import StepBudgetExceeded
-from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, join, merge
+from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, StreamRuns, join, merge
 from initlint.analysis.knowledge.conventions import SPLITTING_METHODS
 from initlint.analysis.model import ModuleNode, ResidualAdd
 from initlint.analysis.positions import statement_parts
@@ -55,6 +55,8 @@ class _Flow:
     #: What `literals` holds for names bound more than once, on the path read: `pairs =
     #: list(zip(...))` rebound only under a test that does not pass (layer drop while training).
     rebound: dict[str, cst.BaseExpression | None] = field(default_factory=dict)
+    #: The block containers each name's value runs through (a root's stream handed from list to list).
+    runs: StreamRuns = field(default_factory=StreamRuns)
 
 
 #: Annotations of a `forward` parameter that cannot hold a tensor.
@@ -163,7 +165,9 @@ class ForwardStatements:
 
     def on_small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow) -> None:
         flow.statement = small
+        flow.runs.start_statement()
         self._small(small, env, flow, flow.depth)
+        flow.runs.bound(_bound_names(small))
 
     def on_if(self, stmt: cst.If, env: Env, flow: _Flow) -> None:
         decided = truth(self._value(stmt.test, env))
@@ -564,6 +568,15 @@ def _target_names(target: cst.BaseExpression) -> set[str]:
         return {target.value}
     if isinstance(target, (cst.Tuple, cst.List)):
         return {name for element in target.elements for name in _target_names(element.value)}
+    return set()
+
+
+def _bound_names(small: cst.BaseSmallStatement) -> set[str]:
+    """The names an assignment binds (`x, _ = blk(x)` binds two)."""
+    if isinstance(small, cst.Assign):
+        return {name for target in small.targets for name in _target_names(target.target)}
+    if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+        return _target_names(small.target)
     return set()
 
 

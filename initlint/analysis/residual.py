@@ -48,6 +48,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         self._writers: dict[int, tuple[Any, ...]] = {}
         self._scales_input: dict[int, bool] = {}
         self._normalising: dict[int, str | None] = {}
+        self._roots: dict[int, _Flow | None] = {}
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -76,12 +77,23 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
     def output_layers(self, root: ModuleNode) -> list[ModuleNode]:
         """The linear layers applied last to what a root's `forward` returns (first item of a
         tuple: `return logits, loss`): the output head, as the runtime names it."""
-        flow = self._read(root, depth=0)
+        flow = self._read_root(root)
         values = [
             value.items[0] if isinstance(value, Seq) and value.items else value
             for value in (flow.returns if flow else [])
         ]
         return [m for value in values if isinstance(value, Branch) for m in value.last if m.kind == "linear"]
+
+    def stream_runs(self, root: ModuleNode) -> list[list[ModuleNode]]:
+        """The block containers each stream of a root's `forward` runs through, in order."""
+        flow = self._read_root(root)
+        return flow.runs.runs if flow is not None else []
+
+    def _read_root(self, root: ModuleNode) -> _Flow | None:
+        """A root's `forward`, read once for its output head and its streams."""
+        if id(root) not in self._roots:
+            self._roots[id(root)] = self._read(root, depth=0)
+        return self._roots[id(root)]
 
     def _sequential_adds(self, block: ModuleNode) -> list[ResidualAdd]:
         """`nn.Sequential(Residual(attn), Residual(ff))` as a block: the stream runs through the

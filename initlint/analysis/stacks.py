@@ -304,8 +304,8 @@ def analyze(
     for root in analysis.roots:
         try:
             stacks = _stacks_of(root, reader)
-            join_streams(root, stacks, index)
-            analysis.stacks.extend(stacks)
+            analysis.stacks.extend(stacks)  # (kept should the root's own forward run out of steps)
+            join_streams(root, stacks, reader.stream_runs(root))
             analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
             continue

@@ -73,6 +73,23 @@ def package_top(path: Path) -> Path:
     return folder
 
 
+def module_parts(path: Path, top: Path) -> list[str]:
+    """The parts of the name `path` is imported by from `top`: `pkg/blocks.py` -> pkg, blocks
+    (a package's `__init__` kept: the caller names the package by it or by its folder)."""
+    return list(path.relative_to(top).with_suffix("").parts)
+
+
+def package_module(path: Path) -> tuple[Path, str] | None:
+    """(the folder above its `__init__.py` chain, its dotted name from there) for a file inside
+    a package, as `python -m` imports it; None for a file outside one, or a name that is no
+    identifier."""
+    top = package_top(path)
+    parts = module_parts(path, top)
+    if len(parts) == 1 or not all(part.isidentifier() for part in parts):
+        return None
+    return top, ".".join(parts)
+
+
 def installed_root(path: Path) -> Path | None:
     """For a file of an installed distribution, its top-level package folder (its own folder
     for a plain module): `.../site-packages/transformers` for any file of transformers.
@@ -158,7 +175,7 @@ class Layout:
         if not path.is_relative_to(self.root) or path.suffix not in (".py", ".pyi"):
             return None
         top = top or package_top(path)
-        parts = list(path.relative_to(top).with_suffix("").parts)
+        parts = module_parts(path, top)
         is_package = bool(parts) and parts[-1] == "__init__"
         if is_package:
             parts.pop()

@@ -14,6 +14,7 @@ import inspect
 import os
 import re
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -21,7 +22,9 @@ import torch
 from torch import nn
 
 from initlint.runtime.build_error import BuildError
-from initlint.runtime.building_blocks import FACTORY_NAMES, package_name
+from initlint.project.layout import package_module
+from initlint.runtime.building_blocks import FACTORY_NAMES
+from initlint.runtime.locate import class_location
 from initlint.runtime.configs import Factory, class_factory, parse_assignments, required_parameters
 
 
@@ -36,9 +39,9 @@ def load_file(path: str) -> ModuleType:
     path = os.path.abspath(path)
     if path in _LOADED:
         return _LOADED[path]
-    packaged = package_name(path)
+    packaged = package_module(Path(path))
     if packaged is not None:
-        root, dotted = packaged
+        root, dotted = str(packaged[0]), packaged[1]
         if root not in sys.path:
             sys.path.insert(0, root)
         module = importlib.import_module(dotted)
@@ -58,6 +61,16 @@ def load_file(path: str) -> ModuleType:
     spec.loader.exec_module(module)
     _LOADED[path] = module
     return module
+
+
+def model_site(path: str, name: str) -> tuple[str, int] | None:
+    """(file, line) of the class or function `name` of the model file `path` (loaded already)."""
+    module = _LOADED.get(os.path.abspath(path))
+    value = vars(module).get(name) if module is not None else None
+    if not (inspect.isclass(value) or inspect.isfunction(value)):
+        return None
+    site = class_location(value)
+    return site if site[0] else None
 
 
 def resolve_factory(spec: str) -> tuple[str, Factory]:
@@ -209,7 +222,7 @@ def model_factories(
         except BuildError as error:
             problems.append(str(error))
     if not built:
-        raise BuildError(f"tried {', '.join(roots)}: " + "; ".join(problems))
+        raise BuildError(f"tried {', '.join(roots)}: " + "; ".join(problems), model_site(path, roots[0]))
     # Root classes that need arguments beside a buildable model are helpers, not the model.
     skipped.extend(problems)
     return built

@@ -8,4 +8,9 @@ from __future__ import annotations
 
 
 class BuildError(Exception):
-    """One line: why a model could not be built and what to pass instead."""
+    """One line: why a model could not be built and what to pass instead; `site` is (file, line)
+    of the class or factory that could not be built, when one is to blame."""
+
+    def __init__(self, message: str, site: tuple[str, int] | None = None) -> None:
+        super().__init__(message)
+        self.site = site

@@ -158,8 +158,16 @@ def _run_spec(spec: dict[str, Any]) -> dict[str, Any]:
         progress=_progress if spec.get("progress") else (lambda message: None),
     )
     skipped: list[str] = []
-    factories = build.model_factories(spec["file"], spec.get("model"), spec.get("config"), spec.get("factory"), skipped)
     report = Report()
+    try:
+        factories = build.model_factories(
+            spec["file"], spec.get("model"), spec.get("config"), spec.get("factory"), skipped
+        )
+    except build.BuildError as error:
+        if error.site is None:
+            raise
+        report.failed(str(error), error.site)  # no model of the file could be built: that class
+        return report.to_dict()
     for label, factory in factories:
         try:
             report.models.append(verify_factory(label, factory, options))
@@ -168,7 +176,8 @@ def _run_spec(spec: dict[str, Any]) -> dict[str, Any]:
         except BaseException as error:  # noqa: BLE001 -- one model failing leaves the others
             if isinstance(error, SystemExit) or not isinstance(error, Exception):
                 raise
-            report.errors.append(f"{label}: {describe_failure(error, spec.get('memory_limit_mb'))}")
+            message = f"{label}: {describe_failure(error, spec.get('memory_limit_mb'))}"
+            report.failed(message, build.model_site(spec["file"], label))
     return report.to_dict()
 
 

@@ -105,7 +105,7 @@ def run_runtime(
     else:
         targets = model_files(files, options.model)
         if options.model is None:
-            targets = _without_building_blocks(targets, quiet=getattr(args, "quiet", False))
+            targets = _without_building_blocks(targets, settings, quiet=getattr(args, "quiet", False))
     if not targets:
         print("initlint: warning: --runtime: no file defines an nn.Module", file=sys.stderr)
         return list(static)
@@ -123,8 +123,9 @@ def run_runtime(
     for path, result in zip(targets, _map(verify, targets, getattr(args, "jobs", None) or 1)):
         models = (result.report or {}).get("models", [])
         errors = list((result.report or {}).get("errors", [])) + ([result.error] if result.error else [])
+        sites = (result.report or {}).get("error_sites", {})
         reports.extend(models)
-        findings.extend(to_findings(path, models, errors, files, settings))
+        findings.extend(to_findings(path, models, errors, files, settings, sites))
         if show_tables:
             _print_tables(path, models, result.seconds)
     if progress is not None:
@@ -134,10 +135,10 @@ def run_runtime(
     return merge_findings(list(static), findings, settings)
 
 
-def _without_building_blocks(targets: list[str], quiet: bool) -> list[str]:
+def _without_building_blocks(targets: list[str], settings: Settings, quiet: bool) -> list[str]:
     """The model files, less those whose modules the models of other checked files build (one
     line on stderr names them: building them alone could only fail, once per file)."""
-    skipped = building_block_files(targets)
+    skipped = building_block_files(targets, settings)
     if skipped and not quiet:
         names = ", ".join(display_path(path, targets) for path in skipped)
         print(
@@ -176,7 +177,7 @@ def writer_agreement(path: str, model: dict) -> str:
     if any(row["role"] == roles.UNOBSERVED for row in model.get("rows", [])):
         return ""  # the forward pass never ran: there are no runtime writers to compare
     observed = {
-        name_pattern(row["name"]).rpartition(".")[0]
+        (row.get("group") or name_pattern(row["name"])).rpartition(".")[0]
         for row in model.get("rows", [])
         if row["role"] == "writer" and row["name"].endswith("weight")
     }

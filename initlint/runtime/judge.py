@@ -23,7 +23,7 @@ from initlint.runtime.policy import (
     std_matches,
 )
 from initlint.runtime.distribution import Requested
-from initlint.runtime.report import Row, RuntimeFinding, layer_index
+from initlint.runtime.report import Row, RuntimeFinding, layer_index, name_pattern
 from initlint.runtime.writers import ForwardMap
 
 #: A runtime factor within this of 1 is no runtime scaling.
@@ -36,6 +36,13 @@ class ParamFacts:
     shape: list[int]
     requested: Requested
     history: list[Requested]
+    #: Its name with the index of each repeated block as `*` (`report.block_pattern`), where
+    #: the copies are known; else every index is.
+    group: str = ""
+
+    @property
+    def pattern(self) -> str:
+        return self.group or name_pattern(self.name)
 
     @property
     def fan_in(self) -> int:
@@ -82,6 +89,7 @@ def make_row(
         "not judged",
         factor=factor,
         source=list(requested.source) if requested.source else None,
+        group=param.group,
     )
     if requested.kind == "uninitialised" or requested.unwritten_fraction > 0:
         row.verdict = "uninitialised"

@@ -4,6 +4,7 @@ report's position), else the init line of its first parameter, else the class th
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 from torch import nn
 
@@ -51,7 +52,8 @@ def locate(report: ModelReport, model: nn.Module) -> None:
             finding.source = [report.source_file, report.class_line]
 
 
-def class_location(cls: type) -> tuple[str, int]:
+def class_location(cls: Any) -> tuple[str, int]:
+    """(file, line) where a class (or a function) is written; ("", 0) where that is unknown."""
     try:
         return inspect.getsourcefile(cls) or "", inspect.getsourcelines(cls)[1]
     except (TypeError, OSError):

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from initlint.runtime.distribution import Requested
 from initlint.runtime.judge import ParamFacts
-from initlint.runtime.report import Row, RuntimeFinding, name_pattern
+from initlint.runtime.report import Row, RuntimeFinding
 
 
 #: Truncation bounds beyond this many stds cut < 0.3% of the draws: they truncate nothing.
@@ -49,7 +49,7 @@ def _patterns_per_line(params: Sequence[ParamFacts]) -> dict[tuple, set[str]]:
         for step in param.history:
             line = _line_of(step)
             if line is not None and not step.by_default:
-                lines.setdefault(line, set()).add(name_pattern(param.name))
+                lines.setdefault(line, set()).add(param.pattern)
     return lines
 
 
@@ -75,7 +75,7 @@ def _lost_special_init(history: list[Requested], lines: dict[tuple, set[str]]) -
 
 
 def _lost_intent_finding(key: tuple, members: list[ParamFacts]) -> RuntimeFinding:
-    patterns = sorted({name_pattern(m.name) for m in members})
+    patterns = sorted({m.pattern for m in members})
     names = [m.name for m in members]
     first = members[0].requested
     if key[0] == "trunc":

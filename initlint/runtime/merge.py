@@ -17,7 +17,9 @@ def merge_findings(static: list[Finding], runtime: list[Finding], settings: Sett
     runtime, static = _apply_noqa(runtime, static, settings)
     merged = list(static)
     for finding in runtime:
-        layers = {name_pattern(name).rpartition(".")[0] for name in finding.details.get("params", [])}
+        details = finding.details
+        patterns = details.get("patterns") or [name_pattern(name) for name in details.get("params", [])]
+        layers = {pattern.rpartition(".")[0] for pattern in patterns}
         # Static rules are INI0xx; tool problems (INI9xx) carry no writer to merge with.
         matches = [
             i

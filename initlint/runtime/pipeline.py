@@ -29,7 +29,7 @@ from initlint.runtime.locate import class_location, locate, mark_creation
 from initlint.runtime.lost_intent import lost_intent_findings
 from initlint.runtime.options import Options
 from initlint.runtime.policy import DEFAULT_BASE_STD
-from initlint.runtime.report import ModelReport, RuntimeFinding
+from initlint.runtime.report import ModelReport, RuntimeFinding, block_pattern
 from initlint.runtime.writers import ForwardMap, map_forward
 
 #: Above this many parameters a failed meta forward is not retried on a real CPU build.
@@ -41,13 +41,13 @@ def verify_factory(label: str, factory: Callable[[], nn.Module], options: Option
     report = ModelReport(model=label, policy=options.policy.spec())
     clock = _Clock(report)
     options.progress(f"{label}: tracing the init on the meta device")
-    model, tracer, created = _traced_build(factory, options, report)
+    model, tracer, created, copies = _traced_build(factory, options, report)
     clock.lap("trace")
     if type(model).__name__ != label:  # a factory: the report names the model it built
         report.model, report.built_by = type(model).__name__, label
     requested = trace.requested_per_parameter(model, tracer)
     params = [
-        judging.ParamFacts(name, list(p.shape), *requested[name])
+        judging.ParamFacts(name, list(p.shape), *requested[name], group=block_pattern(name, copies))
         for name, p in model.named_parameters(remove_duplicate=False)
     ]
     report.source_file, report.class_line = class_location(type(model))
@@ -82,6 +82,7 @@ def verify_module(model: nn.Module, options: Options, label: str | None = None) 
     report.notes.append("judged from the measured values (pass a factory to trace the init itself)")
     stats = parameter_stats(model)
     params = []
+    copies = sites.copies(model, None)
     # Tied parameters are measured once, under their first name.
     by_tensor = {id(tensor): stats[name] for name, tensor in model.named_parameters() if name in stats}
     for name, tensor in model.named_parameters(remove_duplicate=False):
@@ -95,7 +96,9 @@ def verify_module(model: nn.Module, options: Options, label: str | None = None) 
                 else trace.Requested("measured", measured.mean, measured.std, measured.std, op="measured")
             )
         )
-        params.append(judging.ParamFacts(name, list(tensor.shape), requested, [requested]))
+        params.append(
+            judging.ParamFacts(name, list(tensor.shape), requested, [requested], group=block_pattern(name, copies))
+        )
     fmap = _forward_map(model, None, options, report)
     _judge(report, params, fmap, model, options)
     _measure(report, model, None, {}, fmap, options)
@@ -124,7 +127,7 @@ def _traced_build(factory, options: Options, report: ModelReport):
             _check_model(model)
             if build.finish_hf_init(model):
                 report.notes.append("transformers skips init on meta: ran initialize_weights() explicitly")
-        return model, tracer, sites.module_sites(model, created)
+        return model, tracer, sites.module_sites(model, created), sites.copies(model, created)
     except build.BuildError:
         raise
     except Exception as error:  # noqa: BLE001 -- some constructors compute with real values
@@ -133,7 +136,7 @@ def _traced_build(factory, options: Options, report: ModelReport):
     with trace.tracing(options.focus_files) as tracer, sites.recording() as created:
         model = factory()
         _check_model(model)
-    return model, tracer, sites.module_sites(model, created)
+    return model, tracer, sites.module_sites(model, created), sites.copies(model, created)
 
 
 def _check_model(model: Any) -> None:

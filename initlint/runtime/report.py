@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Collection
 
 from initlint import roles
 
@@ -19,6 +19,16 @@ _INDEX = re.compile(r"(?<=\.)\d+(?=\.)|^\d+(?=\.)")
 def name_pattern(name: str) -> str:
     """`transformer.h.3.attn.c_proj.weight` -> `transformer.h.*.attn.c_proj.weight`."""
     return _INDEX.sub("*", name)
+
+
+def block_pattern(name: str, copies: Collection[str]) -> str:
+    """`layers.3.ff.2.weight` -> `layers.*.ff.2.weight`: only the index of a module that is one
+    of several copies of a block (`copies`, module names) becomes `*`; a position inside a block
+    (the first and the last Linear of an `nn.Sequential` feed-forward) stays itself."""
+    parts = name.split(".")
+    return ".".join(
+        "*" if part.isdigit() and ".".join(parts[: end + 1]) in copies else part for end, part in enumerate(parts)
+    )
 
 
 def layer_index(name: str) -> int | None:
@@ -45,10 +55,13 @@ class Row:
     #: [file, line, column] of that statement when `created` is a checked file's construction
     #: reaching it instead (the layer's own file is not checked)
     layer_site: list | None = None
+    #: Its name with the index of each repeated block as `*` (`block_pattern`), where the child
+    #: knew which modules are copies; else every index is.
+    group: str = ""
 
     @property
     def pattern(self) -> str:
-        return name_pattern(self.name)
+        return self.group or name_pattern(self.name)
 
 
 @dataclass
@@ -119,6 +132,14 @@ class Report:
 
     models: list[ModelReport] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: error -> [file, line] of the model class (or factory) that failed, where one did.
+    error_sites: dict[str, list] = field(default_factory=dict)
+
+    def failed(self, error: str, site: tuple[str, int] | None) -> None:
+        """A model that could not be built or verified, and where it is written when known."""
+        self.errors.append(error)
+        if site is not None and site[0]:
+            self.error_sites[error] = list(site)
 
     @property
     def ok(self) -> bool:
@@ -132,11 +153,16 @@ class Report:
         return sorted(item.code for item in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"models": [model.to_dict() for model in self.models], "errors": list(self.errors)}
+        return {
+            "models": [model.to_dict() for model in self.models],
+            "errors": list(self.errors),
+            "error_sites": dict(self.error_sites),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Report":
-        return cls([ModelReport.from_dict(m) for m in data.get("models", [])], list(data.get("errors", [])))
+        models = [ModelReport.from_dict(m) for m in data.get("models", [])]
+        return cls(models, list(data.get("errors", [])), dict(data.get("error_sites", {})))
 
     def __str__(self) -> str:
         parts = [f"error: {error}" for error in self.errors] + [str(model) for model in self.models]

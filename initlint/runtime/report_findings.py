@@ -10,6 +10,7 @@ from typing import Sequence
 from initlint.codes import RUNTIME_CHECK_FAILED
 from initlint.config import Settings, is_enabled
 from initlint.findings import Evidence, Finding
+from initlint.runtime.report import name_pattern
 
 HEADLINE_CHARS = 100
 _HELP = {
@@ -45,9 +46,15 @@ def display_path(path: str, files: Sequence[str]) -> str:
 
 
 def to_findings(
-    path: str, models: list[dict], errors: list[str], files: Sequence[str], settings: Settings
+    path: str,
+    models: list[dict],
+    errors: list[str],
+    files: Sequence[str],
+    settings: Settings,
+    error_sites: dict[str, list] | None = None,
 ) -> list[Finding]:
-    """Typed findings from the child's reports, at the creation of the layer they are about."""
+    """Typed findings from the child's reports, at the creation of the layer they are about; a
+    model that failed at its class (or factory) where `error_sites` knows it, else at the file."""
     result: list[Finding] = []
 
     def add(
@@ -66,32 +73,37 @@ def to_findings(
         for item in model.get("findings", []):
             message = f"[{model['model']}] {item['message']}"
             where, evidence = _position(path, model, item, message, files)
-            add(
-                item["code"],
-                item.get("headline") or message,
-                where,
-                evidence,
-                dict(
-                    item.get("details", {}),
-                    model=model["model"],
-                    params=item.get("params", []),
-                    policy=model.get("policy"),
-                ),
-                help=item.get("details", {}).get("advice"),
-            )
+            details = _details(model, item)
+            add(item["code"], item.get("headline") or message, where, evidence, details, help=details.get("advice"))
     for error in errors:
         # The headline says what failed; help carries the exact flags to pass.
         reason, _, advice = error.partition("; pass ")
         whole = f"runtime check not run: {error}"
+        site = (error_sites or {}).get(error)
+        where = (site[0], int(site[1]), _indent_column(site[0], int(site[1]))) if site else (path, 1, 1)
         add(
             RUNTIME_CHECK_FAILED,
             whole if len(whole) <= HEADLINE_CHARS else f"runtime check not run: {reason}",
-            (path, 1, 1),
-            [Evidence(f"runtime check not run: {error}", 1, 1, None)],
+            where,
+            [Evidence(whole, where[1], where[2], display_path(where[0], files))],
             {"error": error},
             help=f"pass {advice}" if advice else None,
         )
     return result
+
+
+def _details(model: dict, item: dict) -> dict:
+    """A runtime finding's details: the child's, its model, its parameters, and their patterns
+    as the table names them (a block's index as `*`, the positions inside a block kept)."""
+    groups = {row["name"]: row.get("group") for row in model.get("rows", [])}
+    params = item.get("params", [])
+    return dict(
+        item.get("details", {}),
+        model=model["model"],
+        params=params,
+        patterns=sorted({groups.get(name) or name_pattern(name) for name in params}),
+        policy=model.get("policy"),
+    )
 
 
 def _finding(

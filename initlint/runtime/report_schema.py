@@ -40,6 +40,9 @@ def _check_report(report: Any) -> None:
         or not _conforms(report.get("errors", []), list[str])
     ):
         raise _Malformed("its models or errors are not lists")
+    sites = report.get("error_sites", {})
+    if not isinstance(sites, dict) or not all(_conforms(site, Any, "source") for site in sites.values()):
+        raise _Malformed("its error sites are not [file, line]")
     nested = {"rows": Row, "findings": RuntimeFinding}
     for model in report.get("models", []):
         for kind, items in [(ModelReport, [model])] + [(nested[key], model.get(key, [])) for key in nested]:

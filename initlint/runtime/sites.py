@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import os
 import sys
+from collections import Counter
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Iterator
@@ -34,16 +35,29 @@ Sites = tuple[Site, ...]
 _OUTER_FRAMES = 16
 
 
+class Created(dict[int, Sites]):
+    """The creation sites of the modules built, keyed by `id(module)`; `calls` holds the very
+    calls that created each, the creation first and the calls above it (file, line, column of
+    each expression): the blocks one loop or comprehension builds share them, the layers written
+    one by one (or made by one helper called twice) do not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: dict[int, tuple[Site, ...]] = {}
+
+
 @contextmanager
-def recording() -> Iterator[dict[int, Sites]]:
+def recording() -> Iterator[Created]:
     """Record the creation sites of every module built inside, keyed by `id(module)`."""
-    sites: dict[int, Sites] = {}
+    sites = Created()
     original = nn.Module.__init__
 
     def init(self, *args, **kwargs):
         original(self, *args, **kwargs)
         if id(self) not in sites:
-            sites[id(self)] = _sites_of(self, sys._getframe(1))
+            frame = _creation_frame(self, sys._getframe(1))
+            sites[id(self)] = _sites_of(frame)
+            sites.calls[id(self)] = _calls_above(frame)
 
     nn.Module.__init__ = init
     try:
@@ -52,12 +66,26 @@ def recording() -> Iterator[dict[int, Sites]]:
         nn.Module.__init__ = original
 
 
-def _sites_of(module: nn.Module, frame) -> Sites:
-    """The module's creation site (empty when torch or initlint created it), then the sites of
-    the user-code frames above it."""
-    # Skip the constructors of this very module (its class and its bases' __init__).
+def _creation_frame(module: nn.Module, frame):
+    """The frame that called the module's class: above the constructors of this very module
+    (its class and its bases' __init__)."""
     while frame is not None and frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is module:
         frame = frame.f_back
+    return frame
+
+
+def _calls_above(frame) -> tuple[Site, ...]:
+    """The exact call positions of `frame` and the frames above it (a bounded number)."""
+    found: list[Site] = []
+    while frame is not None and len(found) <= _OUTER_FRAMES:
+        found.append((frame.f_code.co_filename, *_call_position(frame)))
+        frame = frame.f_back
+    return tuple(found)
+
+
+def _sites_of(frame) -> Sites:
+    """The module's creation site (empty when torch or initlint created it), then the sites of
+    the user-code frames above it."""
     if frame is None or _code_file(frame.f_code.co_filename) is None:
         return ()
     found: list[Site] = []
@@ -140,6 +168,27 @@ def module_sites(model: nn.Module, sites: dict[int, Sites]) -> dict[str, Sites]:
         if found:
             result[name] = found
     return result
+
+
+def copies(model: nn.Module, created: Created | None) -> set[str]:
+    """The names of the modules a container holds beside others made by the same call: the
+    blocks of a stack (`nn.ModuleList([Block(c) for _ in range(n)])`), not the layers of an
+    `nn.Sequential` written out. A module no constructor made (a `copy.deepcopy` clone), or
+    one built where nothing was recorded, is a copy of the siblings of its class and shapes."""
+    found: set[str] = set()
+    calls = created.calls if created is not None else {}
+    for name, container in model.named_modules():
+        if not isinstance(container, (nn.ModuleList, nn.Sequential)):
+            continue
+        children = list(container.named_children())
+        keys = [calls.get(id(child)) or _structure(child) for _, child in children]
+        counts = Counter(keys)
+        found.update(f"{name}.{child}" if name else child for (child, _), key in zip(children, keys) if counts[key] > 1)
+    return found
+
+
+def _structure(module: nn.Module) -> tuple:
+    return (type(module), tuple((name, tuple(p.shape)) for name, p in module.named_parameters()))
 
 
 def reported_site(found: Sites, checked: tuple[str, ...]) -> Site | None:

@@ -114,7 +114,8 @@ def test_cannot_build_says_what_to_pass(tmp_path, monkeypatch, capsys):
     )
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q")
     [line] = runtime_lines(out)
-    assert line.startswith("net.py:1:1: INI110 runtime check not run: tried Net: cannot build Net:")
+    # At the class that could not be built, not at the top of the file.
+    assert line.startswith("net.py:4:1: INI110 runtime check not run: tried Net: cannot build Net:")
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "--format", "json")
     [finding] = [f for f in json.loads(out) if f["code"] == "INI110"]
     assert finding["details"]["error"] == (
@@ -129,6 +130,32 @@ def test_cannot_build_says_what_to_pass(tmp_path, monkeypatch, capsys):
     code, out, _ = run_cli(capsys, "net.py", "--runtime", "--isolated", "-q", "--config", "vocab_size=16,width=4")
     assert "INI110" not in out and code == 1  # built: the default N(0, 1) embedding is reported
     assert "INI102" in out
+
+
+def test_a_model_whose_construction_raises_is_reported_at_its_class(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pair.py").write_text(
+        textwrap.dedent("""
+        import torch.nn as nn
+
+        class Good(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.proj(x)
+
+
+        def build_model():
+            raise RuntimeError("no weights here")
+    """)
+    )
+    code, out, _ = run_cli(capsys, "pair.py", "--runtime", "--isolated", "--format", "json", "--select", "INI110")
+    [finding] = json.loads(out)
+    assert (
+        finding["line"] == 13 and finding["column"] == 1 and "build_model: the model code raised" in finding["message"]
+    )
 
 
 @pytest.mark.parametrize(

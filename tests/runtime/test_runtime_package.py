@@ -56,6 +56,22 @@ def test_a_block_file_is_skipped_when_a_model_of_another_file_builds_its_classes
     assert building_block_files(files) == {blocks: [model]}
 
 
+def test_a_block_reached_through_a_package_reexport_is_built_by_its_model(tmp_path):
+    block = "import torch.nn as nn\n\nclass Block(nn.Module):\n    def __init__(self):\n"
+    block += "        super(Block, self).__init__()\n\n    def forward(self, x):\n        return x\n"
+    files = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .blocks import Block\n",
+            "pkg/blocks.py": block,
+            "pkg/model.py": "from pkg import Block\n" + MODULE.format(name="Model", body="Block()(x)"),
+        },
+    )
+    _, blocks, model = files
+    # (`super(Block, self)` names the class in its own body: it is still the file's root.)
+    assert building_block_files([blocks, model]) == {blocks: [model]}
+
+
 def test_extending_a_class_is_not_building_it_and_a_factory_keeps_its_file(tmp_path):
     files = write(
         tmp_path,
