@@ -236,6 +236,8 @@ class ModelBuilder:
                 )
             finally:
                 self.building.pop()
+            if self.borrows_list_class(node):
+                node.kind = "module"
         elif _is_dataclass(cls):
             _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
         else:
@@ -252,6 +254,18 @@ class ModelBuilder:
             if name is not None:
                 return self.index.class_named(name)
         return None
+
+    def borrows_list_class(self, node: ModuleNode) -> bool:
+        """A subclass of `nn.ModuleList` that holds no entries once built (`super().__init__()`
+        given no layers, nothing appended) and has a `forward` of its own only borrows the base
+        class: its parts are its attributes, and calling it runs its `forward` (ModuleList has
+        none), as for any module."""
+        if node.kind != "container" or node.cls is None or any(key.isdigit() for key in node.children):
+            return False
+        if self.index.find_method(node.cls, "forward") is None:
+            return False
+        library = [base for base in self.index.base_chain(node.cls) if base not in self.index.classes]
+        return any((known := layer_type(self.knowledge, base)) and known.class_name == "ModuleList" for base in library)
 
     def init_library_container(self, node: ModuleNode, args: list[Any]) -> None:
         """`nn.Sequential.__init__(*layers)` (or `nn.ModuleList`'s) on a subclass, by `super()` or
