@@ -55,6 +55,9 @@ class _Flow:
     #: What `literals` holds for names bound more than once, on the path read: `pairs =
     #: list(zip(...))` rebound only under a test that does not pass (layer drop while training).
     rebound: dict[str, cst.BaseExpression | None] = field(default_factory=dict)
+    #: Per name, the last `masked_scatter` into it: the mask, what the masked positions now
+    #: hold, and the value the name was bound to by that write.
+    masked: dict[str, tuple[cst.BaseExpression, Any, Any]] = field(default_factory=dict)
 
 
 #: Annotations of a `forward` parameter that cannot hold a tensor.
