@@ -180,19 +180,22 @@ class ModelBuilder:
 
     def run_lazy_inits(self, root: ModuleNode) -> None:
         """An init method a module's `forward` calls on itself (`if not self._ready:
-        self.init_buffers()`) may run at the first forward, after any init entry point: run it
-        once per module after those, on a path that may not be taken (its guard is not read)."""
+        self.init_buffers()`, or `self.init_from(x)` filling buffers from the first batch) may
+        run at the first forward, after any init entry point: run it once per module after
+        those, on a path that may not be taken (its guard is not read), with the values the
+        forward hands it unknown."""
         for node in list(root.post_order()):
             forward = self.index.find_method(node.cls, "forward") if node.cls is not None else None
             if node.cls is None or forward is None:
                 continue
-            for name in _own_calls_without_arguments(forward[1]):
+            for name, positional, keywords in _own_calls(forward[1]):
                 found = self.index.find_method(node.cls, name)
                 if found is None or not init_like(name):
                     continue
                 owner, func = found
                 ctx = replace(self.root_context(), certain=False, via=(f"{owner.name}.{name}, called by forward",))
-                self.call_function(FuncRef(func, owner, ModRef(node)), [], {}, ctx)
+                given = {keyword: UNKNOWN for keyword in keywords}
+                self.call_function(FuncRef(func, owner, ModRef(node)), [UNKNOWN] * positional, given, ctx)
 
     def instantiate(
         self, cls: ClassInfo, args: list[Any], kwargs: dict[Any, Any], call: cst.CSTNode, ctx: Ctx, root: bool = False
@@ -236,6 +239,8 @@ class ModelBuilder:
                 )
             finally:
                 self.building.pop()
+            if self.borrows_list_class(node):
+                node.kind = "module"
         elif _is_dataclass(cls):
             _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
         else:
@@ -252,6 +257,18 @@ class ModelBuilder:
             if name is not None:
                 return self.index.class_named(name)
         return None
+
+    def borrows_list_class(self, node: ModuleNode) -> bool:
+        """A subclass of `nn.ModuleList` that holds no entries once built (`super().__init__()`
+        given no layers, nothing appended) and has a `forward` of its own only borrows the base
+        class: its parts are its attributes, and calling it runs its `forward` (ModuleList has
+        none), as for any module."""
+        if node.kind != "container" or node.cls is None or any(key.isdigit() for key in node.children):
+            return False
+        if self.index.find_method(node.cls, "forward") is None:
+            return False
+        library = [base for base in self.index.base_chain(node.cls) if base not in self.index.classes]
+        return any((known := layer_type(self.knowledge, base)) and known.class_name == "ModuleList" for base in library)
 
     def init_library_container(self, node: ModuleNode, args: list[Any]) -> None:
         """`nn.Sequential.__init__(*layers)` (or `nn.ModuleList`'s) on a subclass, by `super()` or
@@ -564,10 +581,11 @@ def init_like(name: str) -> bool:
 
 
 class _OwnCalls(cst.CSTVisitor):
-    """`self.name()` calls without arguments, outside nested functions."""
+    """`self.name(...)` calls outside nested functions: each name with the keywords of the
+    call and how many values it passes by position (calls that spread arguments are left out)."""
 
     def __init__(self) -> None:
-        self.names: list[str] = []
+        self.calls: list[tuple[str, int, tuple[str, ...]]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -578,19 +596,20 @@ class _OwnCalls(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if (
-            not node.args
-            and isinstance(func, cst.Attribute)
+            isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and func.value.value == "self"
+            and not any(arg.star for arg in node.args)
         ):
-            self.names.append(func.attr.value)
+            keywords = tuple(arg.keyword.value for arg in node.args if arg.keyword is not None)
+            self.calls.append((func.attr.value, len(node.args) - len(keywords), keywords))
 
 
 @functools.lru_cache(maxsize=512)  # a LibCST walk of a whole `forward`, asked per module of every root
-def _own_calls_without_arguments(func: cst.FunctionDef) -> tuple[str, ...]:
+def _own_calls(func: cst.FunctionDef) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
     finder = _OwnCalls()
     func.body.visit(finder)
-    return tuple(dict.fromkeys(finder.names))
+    return tuple(dict.fromkeys(finder.calls))
 
 
 def _ops_recorded(root: ModuleNode) -> int:

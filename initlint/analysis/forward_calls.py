@@ -28,6 +28,7 @@ from initlint.analysis.flow import (
     is_gate,
     is_norm,
     is_squashing,
+    join,
     merge,
 )
 from initlint.analysis.knowledge.conventions import (
@@ -123,11 +124,11 @@ class ForwardCalls:
             # forward runs the children in order.
             return self._in_order(flow.node, carried, depth)
         receiver = self._eval(func.value, env, flow, depth)
-        if name in TENSOR_METADATA and not isinstance(receiver, ModRef):
-            return UNKNOWN
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
-        return _tensor_call(receiver, name, args, carried)
+        if name == "masked_scatter" and len(args) == 2:
+            return _masked_scatter(func.value, node.args[0].value, receiver, args[1], env, flow)
+        return UNKNOWN if name in TENSOR_METADATA else _tensor_call(receiver, name, args, carried)
 
     def _module_call(
         self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
@@ -423,6 +424,36 @@ def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any
         # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
         return receiver
     return carried
+
+
+def _masked_scatter(
+    written: cst.BaseExpression, mask: cst.BaseExpression, receiver: Any, source: Any, env: Env, flow: _Flow
+) -> Any:
+    """`x.masked_scatter(mask, values)`: `values` at the masked positions, `x` at the others.
+    Written back into `x` and followed by a write under the complementary mask (`~mask`), no
+    position holds the first `x` any more: each kind of token normalised by its own norm is
+    normalised as a whole."""
+    name = written.value if isinstance(written, cst.Name) else None
+    earlier = flow.masked.get(name) if name is not None else None
+    kept = receiver
+    if earlier is not None and env.names.get(name) is earlier[2] and _complementary(earlier[0], mask):
+        kept = earlier[1]
+    result = join(kept, source)
+    if name is not None:
+        flow.masked[name] = (mask, source, result)
+    return result
+
+
+def _complementary(first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
+    """One mask is the other inverted (`mask` and `~mask`)."""
+    for plain, inverted in ((first, second), (second, first)):
+        if (
+            isinstance(inverted, cst.UnaryOperation)
+            and isinstance(inverted.operator, cst.BitInvert)
+            and inverted.expression.deep_equals(plain)
+        ):
+            return True
+    return False
 
 
 def _carried_by(node: cst.Call, args: list[Any]) -> Any:

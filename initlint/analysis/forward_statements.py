@@ -57,6 +57,9 @@ class _Flow:
     rebound: dict[str, cst.BaseExpression | None] = field(default_factory=dict)
     #: The block containers each name's value runs through (a root's stream handed from list to list).
     runs: StreamRuns = field(default_factory=StreamRuns)
+    #: Per name, the last `masked_scatter` into it: the mask, what the masked positions now
+    #: hold, and the value the name was bound to by that write.
+    masked: dict[str, tuple[cst.BaseExpression, Any, Any]] = field(default_factory=dict)
 
 
 #: Annotations of a `forward` parameter that cannot hold a tensor.
@@ -278,7 +281,7 @@ class ForwardStatements:
                 self._assign(element, element_value, env)
         elif isinstance(small, cst.Assign):
             value = self._eval(small.value, env, flow, depth)
-            _note_rebinding(small, flow)
+            _note_rebinding(small, flow, self._kept_items(small.value, flow))
             for target in small.targets:
                 if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
                     _bind_shares(target.target, env, flow)
@@ -303,6 +306,21 @@ class ForwardStatements:
             self._eval(small.value, env, flow, depth)
         elif isinstance(small, (cst.Import, cst.ImportFrom)):
             self._bind_imported_functions(small, env)
+
+    def _kept_items(self, value: cst.BaseExpression, flow: _Flow) -> cst.BaseExpression | None:
+        """What a list rebound to a helper's pick of its own items walks (`pairs =
+        layer_drop(pairs, p)`): the items it was bound to, as far as the loops over it are
+        concerned. None where the value is no such call or the list's items are not known."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return None
+        name = value.func.value
+        helper = self.interp.index.functions.get(name) or _plain_function(self._value(value.func, Env()))
+        position = _picked_parameter(helper) if helper is not None else None
+        arguments = _plain_arguments(value.args)
+        if position is None or arguments is None or len(arguments) <= position:
+            return None
+        picked = arguments[position]
+        return _current_literals(flow).get(picked.value) if isinstance(picked, cst.Name) else None
 
     def _bind_imported_functions(self, small: cst.Import | cst.ImportFrom, env: Env) -> None:
         """`from .calls import call_layer` inside `forward`: the names it binds to functions of
@@ -337,12 +355,62 @@ class ForwardStatements:
                 )
 
 
-def _note_rebinding(assign: cst.Assign, flow: _Flow) -> None:
-    """Follow, on the path read, the names `literals` leaves out for being bound more than once."""
+def _note_rebinding(assign: cst.Assign, flow: _Flow, kept: cst.BaseExpression | None) -> None:
+    """Follow, on the path read, the names `literals` leaves out for being bound more than once;
+    `kept` is what the value walks when it keeps the items of another name."""
     _forget_literals({name for target in assign.targets for name in _target_names(target.target)}, flow)
     target = assign.targets[0].target
     if len(assign.targets) == 1 and isinstance(target, cst.Name) and target.value not in flow.literals:
-        flow.rebound[target.value] = _literal(assign.value)
+        flow.rebound[target.value] = kept or _literal(assign.value)
+
+
+@functools.lru_cache(maxsize=256)  # asked at each call of the helper in a `forward`
+def _picked_parameter(helper: cst.FunctionDef) -> int | None:
+    """The position of the parameter a straight-line helper hands back some of the items of on
+    every path: the parameter itself, a slice of it, or the items a comprehension over it keeps
+    (`[block for block, drop in zip(blocks, drops) if not drop]`). None for any other helper."""
+    body = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
+    lines = [statement for statement in body if isinstance(statement, cst.SimpleStatementLine)]
+    if len(lines) != len(body):
+        return None
+    smalls = [small for line in lines for small in line.body]
+    for position, param in enumerate(helper.params.params):
+        picked = {param.name.value}
+        for small in smalls:
+            if isinstance(small, cst.Return):
+                if small.value is not None and _picks_from(small.value, picked):
+                    return position
+                break
+            if isinstance(small, cst.Assign):
+                bound = {name for target in small.targets for name in _target_names(target.target)}
+                target = small.targets[0].target
+                keeps = len(small.targets) == 1 and isinstance(target, cst.Name) and _picks_from(small.value, picked)
+                picked = picked | bound if keeps else picked - bound
+            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                picked = picked - _target_names(small.target)
+    return None
+
+
+def _picks_from(value: cst.BaseExpression, picked: set[str]) -> bool:
+    """`value` holds only items of the lists named in `picked`: one of them, a slice of one, a
+    choice between two such values, or a comprehension handing back the items of one it walks."""
+    if isinstance(value, cst.Name):
+        return value.value in picked
+    if isinstance(value, cst.Subscript):
+        sliced = all(isinstance(element.slice, cst.Slice) for element in value.slice)
+        return sliced and _picks_from(value.value, picked)
+    if isinstance(value, cst.IfExp):
+        return _picks_from(value.body, picked) and _picks_from(value.orelse, picked)
+    if isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Name) and value.for_in.inner_for_in is None:
+        walked = dict(_walked(value.for_in.target, value.for_in.iter, {}))
+        return any(
+            isinstance(target, cst.Name)
+            and target.value == value.elt.value
+            and node is not None
+            and _picks_from(node, picked)
+            for target, node in walked.items()
+        )
+    return False
 
 
 def _forget_literals(names: set[str], flow: _Flow) -> None:

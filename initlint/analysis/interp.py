@@ -88,10 +88,25 @@ class Ctx:
     owner: ClassInfo | None = None
     self_value: Any = None
     repeat: Monomial | None = None
+    #: Inside a function called from such a pass (a stage's `__init__` handed the loop's index):
+    #: the index it was handed still names one pass of that loop.
+    in_repeat: bool = False
     #: Inside one arm of an undecided `if` that has an `else`, reached on a certain path.
     arm: tuple[int, int] | None = None
     #: Inside the `__init__` of a module built on an uncertain path: certain relative to it.
     fresh: Fresh | None = None
+
+    def calling(self, owner: ClassInfo | None, self_value: Any) -> "Ctx":
+        """The context a called function's body runs in: one call deeper, in no loop pass of its
+        own, but knowing whether its caller runs in one."""
+        return replace(
+            self,
+            depth=self.depth + 1,
+            owner=owner or self.owner,
+            self_value=self_value,
+            repeat=None,
+            in_repeat=self.in_repeat or self.repeat is not None,
+        )
 
     def uncertain(self) -> "Ctx":
         return replace(self, certain=False, arm=None) if self.certain or self.arm else self
@@ -272,7 +287,7 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
         if isinstance(params.star_kwarg, cst.Param):
             env.names[params.star_kwarg.name.value] = Mapping(named)
         self_value = positional[0] if ref.owner is not None and positional else ctx.self_value
-        inner = replace(ctx, depth=ctx.depth + 1, owner=ref.owner or ctx.owner, self_value=self_value, repeat=None)
+        inner = ctx.calling(ref.owner, self_value)
         self.running.append(id(func))
         self.maybe_returned.append([])
         try:

@@ -99,7 +99,7 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         if isinstance(key, Const) and isinstance(key.value, int) and -len(base.items) <= key.value < len(base.items):
             return base.items[key.value]
         return UNKNOWN
-    if isinstance(base, Opaque) and _is_loop_index(key) and ctx.repeat is not None:
+    if isinstance(base, Opaque) and _is_loop_index(key) and (ctx.repeat is not None or ctx.in_repeat):
         return stage_entry(base)
     if isinstance(base, (Mapping, Opaque)):
         return config_entry(interp, base, key, UNKNOWN)
@@ -139,7 +139,8 @@ def _is_loop_index(value: Any) -> bool:
 
 def stage_entry(per_stage: Opaque) -> Num:
     """`depths[i]` in `for i in range(len(depths))` (or `range(config.num_stages)`, a count the
-    list has an entry for each of): one stage's block count. That loop runs its body once, for
+    list has an entry for each of), or in the `__init__` of a stage built per `i`: one stage's
+    block count. That loop runs its body once, for
     every stage; a loop nested in it that builds `depths[i]` blocks therefore builds `sum(depths)`
     of them in all, the depth the residual stream runs through (the stages share one stream: a
     down-sampling layer between them is no residual add)."""

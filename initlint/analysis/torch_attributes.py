@@ -62,6 +62,11 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
     if isinstance(base, Opaque) and base.fields is not None and _has_field(base.fields, attr):
         fields = base.fields
         return interp.inside(fields, lambda: _field_default(interp, fields, attr, ctx))
+    if isinstance(base, Opaque) and base.fields is not None:
+        # `block_config.build(d_model)`: the config's own method, reading the fields it was given.
+        found = interp.index.find_method(base.fields, attr)
+        if found is not None:
+            return method_ref(found[1], found[0], base, ClassRef(base.fields))
     if attr in DELIBERATE_CONFIG_NAMES:
         interp.deliberate_scheme = DELIBERATE_CONFIG_NAMES[attr]
     return Opaque(attr)
@@ -86,7 +91,7 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
     member (`init_fn: InitFnType = InitFnType.normal`) decides as the default config does; a
     string is kept as a root's string default is, and compares as its default; a number stays the symbol it is named by (depth
     and widths keep their meaning), compared by its default."""
-    sub_config = _sub_config(interp, fields, attr, ctx)
+    sub_config = _sub_config(interp, fields, attr, ctx) or _factory_config(interp, fields, attr, ctx)
     if sub_config is not None:
         return sub_config
     stored = fields.init_fields().get(attr)
@@ -213,6 +218,26 @@ def _sub_config(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx")
     if isinstance(built, ClassRef) and not interp.index.is_module_class(built.cls):
         return Opaque(attr, fields=built.cls)
     return Opaque(attr)
+
+
+def _factory_config(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Opaque | None:
+    """A nested config a dataclass field builds by default (`mlp: MlpConfig =
+    field(default_factory=MlpConfig)`): that config with its own defaults. None for any other field."""
+    declared = fields.attributes.get(attr)
+    factory = next(
+        (
+            arg.value
+            for arg in (declared.args if isinstance(declared, cst.Call) else ())
+            if arg.keyword is not None and arg.keyword.value == "default_factory"
+        ),
+        None,
+    )
+    if factory is None:
+        return None
+    built = interp.inside(fields, lambda: interp.eval(factory, Env(), ctx))
+    if isinstance(built, ClassRef) and not interp.index.is_module_class(built.cls):
+        return Opaque(attr, fields=built.cls)
+    return None
 
 
 def _table_entry(table: cst.Dict, key: str) -> cst.BaseExpression | None:
