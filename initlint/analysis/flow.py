@@ -126,3 +126,9 @@ def join(a: object, b: object) -> object:
     if STREAM in (a, b) and (isinstance(a, Branch) or isinstance(b, Branch)):
         return STREAM  # `if residual is not None: x = residual + x`: the stream goes on where it was added
     return merge([a, b])
+
+
+def stored_key(owner: str, attribute: str) -> str:
+    """The name under which a `forward` keeps what it stored in an attribute (`self.pos_emb =
+    ...`) for the rest of the read: dotted, so no plain name meets it."""
+    return f"{owner}.{attribute}"

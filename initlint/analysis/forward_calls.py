@@ -197,7 +197,7 @@ class ForwardCalls:
                 if carried is STREAM and flow.recording
                 else None
             )
-            if inner:
+            if inner is not None:
                 flow.adds.extend(inner)
                 return STREAM
             if is_gate(callee.node) and isinstance(carried, Branch):
@@ -242,20 +242,24 @@ class ForwardCalls:
 
     def _adds_within(
         self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int
-    ) -> list[ResidualAdd]:
+    ) -> list[ResidualAdd] | None:
         """A module handed the stream whose own `forward` adds its input back and returns only
         the sum (a residual wrapper: `return self.fn(self.norm(x)) + x`, or `(out + x, *rest)` for
         a tuple): its adds belong to the block that calls it, and what it hands on is the stream.
         A branch the caller hands it (`self.sublayer(x, self.mlp)`, `lambda h: self.attn(h, h, h)`)
-        runs where the wrapper calls it."""
+        runs where the wrapper calls it. One that only adds a value computed from something else
+        (a position bias: `x + self.table(coords)`) hands the stream on with no add of its own.
+        None for any other module."""
         if module.cls is None or depth >= MAX_FORWARD_DEPTH:
-            return []
+            return None
         forward = self.interp.index.find_method(module.cls, "forward")
         bound = _bind_arguments(forward[1], [ModRef(module)] + args, call) if forward is not None else {}
         handed = {name: value for name, value in bound.items() if isinstance(value, (ModRef, Lambda))}
         inner = self._read(module, depth + 1, handed=handed)
-        if inner is None or not inner.adds or any(value is not STREAM for value in inner.returns):
-            return []
+        if inner is None or not (inner.adds or inner.offset and inner.returns):
+            return None
+        if any(value is not STREAM for value in inner.returns):
+            return None
         block = flow.block or flow.node
         # Each `return` hands back one sum: arms that add the same writers (a plain and a tuple
         # output) are one add per call.

@@ -14,7 +14,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, Seq, as_number
 from initlint.analysis.interp import Ctx
-from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge
+from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge, stored_key
 from initlint.analysis.knowledge.conventions import TENSOR_METADATA
 from initlint.analysis.model import ModuleNode, RuntimeScale
 from initlint.analysis.values import Monomial
@@ -79,12 +79,7 @@ class ForwardExpressions:
         if isinstance(node, cst.Call):
             return self._call(node, env, flow, depth)
         if isinstance(node, cst.Attribute):
-            base = self._eval(node.value, env, flow, depth)
-            if isinstance(base, ModRef):
-                return _member(base.node, node.attr.value)
-            if node.attr.value in TENSOR_METADATA:
-                return UNKNOWN
-            return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
+            return self._attribute(node, env, flow, depth)
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
             if isinstance(base, ModRef):
@@ -113,6 +108,19 @@ class ForwardExpressions:
             # `lambda h: self.attn(h, h, h)` handed to a residual wrapper: read where it is called.
             return Lambda(node, closure=Env(dict(env.names)))
         return UNKNOWN
+
+    def _attribute(self, node: cst.Attribute, env: Env, flow: _Flow, depth: int) -> Any:
+        """A module's member, what this `forward` stored in an attribute earlier, or a tensor's
+        attribute (`x.mT` is still the stream; `x.shape` is not)."""
+        stored = stored_key(node.value.value, node.attr.value) if isinstance(node.value, cst.Name) else None
+        if stored in env.names:
+            return env.names[stored]
+        base = self._eval(node.value, env, flow, depth)
+        if isinstance(base, ModRef):
+            return _member(base.node, node.attr.value)
+        if node.attr.value in TENSOR_METADATA:
+            return UNKNOWN
+        return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
 
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp, env: Env, flow: _Flow, depth: int) -> Any:
         """`[self.fn(piece) for piece in x.chunk(n, dim=1)]`: each item is the element computed
