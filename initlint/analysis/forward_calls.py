@@ -9,11 +9,11 @@ function that keeps, mixes or drops what it is handed.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeGuard
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, Lambda, ModRef, ParamRef, Seq, truth
+from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, truth
 from initlint.analysis.construction import dataclass_fields
 from initlint.analysis.forward_expressions import _member, _through_matrix
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, _tuple_literals
@@ -134,7 +134,7 @@ class ForwardCalls:
     ) -> Any:
         """`module.name(...)`: a child or lambda it holds, its own `forward`, its children, a helper."""
         member = _member(module, name)
-        if isinstance(member, (ModRef, Lambda)):
+        if isinstance(member, (ModRef, Lambda, FuncRef)):
             return self._call_value(member, call, args, flow, depth, carried)
         if name in ("forward", "__call__") and module is not flow.node:
             return self._apply_module(module, carried, depth)  # `self.attention.forward(h)`
@@ -209,6 +209,10 @@ class ForwardCalls:
         if func is not None:
             # A helper imported inside `forward` (`from .base import call_layer`).
             result = self._inline(func, args, call, flow, depth)
+            return carried if result is None else result
+        if _bound_method(callee):
+            # `self.ff_fn = self.ff_residual` in `__init__`, called as `self.ff_fn(x)`.
+            result = self._inline(callee.func, [callee.bound] + args, call, flow, depth)
             return carried if result is None else result
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
             # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
@@ -362,6 +366,11 @@ def _call_argument(call: cst.Call, values: list[Any], arg: Arg) -> tuple[cst.Bas
         if keyword in arg.keywords or keyword is None and position == arg.index:
             return written.value, value
     return None
+
+
+def _bound_method(value: Any) -> TypeGuard[FuncRef]:
+    """A method bound to a module (`self.ff_residual`), stored to be called later."""
+    return isinstance(value, FuncRef) and isinstance(value.bound, ModRef) and not value.partial_args
 
 
 def _relative_path(module: ModuleNode, block: ModuleNode) -> str:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, Seq, as_number
+from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, as_number
 from initlint.analysis.interp import Ctx
 from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge, stored_key
 from initlint.analysis.knowledge.conventions import TENSOR_METADATA
@@ -194,8 +194,9 @@ def _gates_untraced_content(left: Any, right: Any) -> bool:
 
 
 def _member(node: ModuleNode, name: str) -> Any:
-    """`self.name` in `forward`: a child, a parameter, a module or lambda stored on it, or a
-    tuple of constants (the kind of each layer, walked beside the layers)."""
+    """`self.name` in `forward`: a child, a parameter, a module, lambda or method stored on it
+    (`self.ff_fn = self.ff`), or a tuple of constants (the kind of each layer, walked beside the
+    layers)."""
     child = node.children.get(name)
     if child is not None:
         return ModRef(child)
@@ -205,7 +206,7 @@ def _member(node: ModuleNode, name: str) -> Any:
     stored = node.attrs.get(name)
     if isinstance(stored, Seq) and all(isinstance(item, Const) for item in stored.items):
         return stored
-    return stored if isinstance(stored, (ModRef, Lambda)) else UNKNOWN
+    return stored if isinstance(stored, (ModRef, Lambda, FuncRef)) else UNKNOWN
 
 
 def _indexed(node: ModuleNode, index: Any) -> Any:
