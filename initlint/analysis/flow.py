@@ -166,3 +166,9 @@ class StreamRuns:
                     self.carried[name] = len(self.runs)
                     self.runs.append([])
                 self.runs[self.carried[name]].extend(self.passed)
+
+
+def stored_key(owner: str, attribute: str) -> str:
+    """The name under which a `forward` keeps what it stored in an attribute (`self.pos_emb =
+    ...`) for the rest of the read: dotted, so no plain name meets it."""
+    return f"{owner}.{attribute}"

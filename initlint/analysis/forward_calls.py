@@ -9,11 +9,11 @@ function that keeps, mixes or drops what it is handed.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeGuard
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, Lambda, ModRef, ParamRef, Seq, truth
+from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, truth
 from initlint.analysis.construction import dataclass_fields
 from initlint.analysis.forward_expressions import _member, _through_matrix
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, _tuple_literals
@@ -135,7 +135,7 @@ class ForwardCalls:
     ) -> Any:
         """`module.name(...)`: a child or lambda it holds, its own `forward`, its children, a helper."""
         member = _member(module, name)
-        if isinstance(member, (ModRef, Lambda)):
+        if isinstance(member, (ModRef, Lambda, FuncRef)):
             return self._call_value(member, call, args, flow, depth, carried)
         if name in ("forward", "__call__") and module is not flow.node:
             flow.runs.block_called(module)
@@ -201,7 +201,7 @@ class ForwardCalls:
                 if carried is STREAM and flow.recording
                 else None
             )
-            if inner:
+            if inner is not None:
                 flow.adds.extend(inner)
                 return STREAM
             if is_gate(callee.node) and isinstance(carried, Branch):
@@ -213,6 +213,10 @@ class ForwardCalls:
         if func is not None:
             # A helper imported inside `forward` (`from .base import call_layer`).
             result = self._inline(func, args, call, flow, depth)
+            return carried if result is None else result
+        if _bound_method(callee):
+            # `self.ff_fn = self.ff_residual` in `__init__`, called as `self.ff_fn(x)`.
+            result = self._inline(callee.func, [callee.bound] + args, call, flow, depth)
             return carried if result is None else result
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
             # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
@@ -246,20 +250,24 @@ class ForwardCalls:
 
     def _adds_within(
         self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int
-    ) -> list[ResidualAdd]:
+    ) -> list[ResidualAdd] | None:
         """A module handed the stream whose own `forward` adds its input back and returns only
         the sum (a residual wrapper: `return self.fn(self.norm(x)) + x`, or `(out + x, *rest)` for
         a tuple): its adds belong to the block that calls it, and what it hands on is the stream.
         A branch the caller hands it (`self.sublayer(x, self.mlp)`, `lambda h: self.attn(h, h, h)`)
-        runs where the wrapper calls it."""
+        runs where the wrapper calls it. One that only adds a value computed from something else
+        (a position bias: `x + self.table(coords)`) hands the stream on with no add of its own.
+        None for any other module."""
         if module.cls is None or depth >= MAX_FORWARD_DEPTH:
-            return []
+            return None
         forward = self.interp.index.find_method(module.cls, "forward")
         bound = _bind_arguments(forward[1], [ModRef(module)] + args, call) if forward is not None else {}
         handed = {name: value for name, value in bound.items() if isinstance(value, (ModRef, Lambda))}
         inner = self._read(module, depth + 1, handed=handed)
-        if inner is None or not inner.adds or any(value is not STREAM for value in inner.returns):
-            return []
+        if inner is None or not (inner.adds or inner.offset and inner.returns):
+            return None
+        if any(value is not STREAM for value in inner.returns):
+            return None
         block = flow.block or flow.node
         # Each `return` hands back one sum: arms that add the same writers (a plain and a tuple
         # output) are one add per call.
@@ -362,6 +370,11 @@ def _call_argument(call: cst.Call, values: list[Any], arg: Arg) -> tuple[cst.Bas
         if keyword in arg.keywords or keyword is None and position == arg.index:
             return written.value, value
     return None
+
+
+def _bound_method(value: Any) -> TypeGuard[FuncRef]:
+    """A method bound to a module (`self.ff_residual`), stored to be called later."""
+    return isinstance(value, FuncRef) and isinstance(value.bound, ModRef) and not value.partial_args
 
 
 def _relative_path(module: ModuleNode, block: ModuleNode) -> str:

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, ParamRef, Seq, as_number
+from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, as_number
 from initlint.analysis.interp import Ctx
-from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge
+from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge, stored_key
 from initlint.analysis.knowledge.conventions import TENSOR_METADATA
 from initlint.analysis.model import ModuleNode, RuntimeScale
 from initlint.analysis.values import Monomial
@@ -80,12 +80,7 @@ class ForwardExpressions:
         if isinstance(node, cst.Call):
             return self._call(node, env, flow, depth)
         if isinstance(node, cst.Attribute):
-            base = self._eval(node.value, env, flow, depth)
-            if isinstance(base, ModRef):
-                return _member(base.node, node.attr.value)
-            if node.attr.value in TENSOR_METADATA:
-                return UNKNOWN
-            return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
+            return self._attribute(node, env, flow, depth)
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
             if isinstance(base, ModRef):
@@ -114,6 +109,19 @@ class ForwardExpressions:
             # `lambda h: self.attn(h, h, h)` handed to a residual wrapper: read where it is called.
             return Lambda(node, closure=Env(dict(env.names)))
         return UNKNOWN
+
+    def _attribute(self, node: cst.Attribute, env: Env, flow: _Flow, depth: int) -> Any:
+        """A module's member, what this `forward` stored in an attribute earlier, or a tensor's
+        attribute (`x.mT` is still the stream; `x.shape` is not)."""
+        stored = stored_key(node.value.value, node.attr.value) if isinstance(node.value, cst.Name) else None
+        if stored in env.names:
+            return env.names[stored]
+        base = self._eval(node.value, env, flow, depth)
+        if isinstance(base, ModRef):
+            return _member(base.node, node.attr.value)
+        if node.attr.value in TENSOR_METADATA:
+            return UNKNOWN
+        return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
 
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp, env: Env, flow: _Flow, depth: int) -> Any:
         """`[self.fn(piece) for piece in x.chunk(n, dim=1)]`: each item is the element computed
@@ -187,8 +195,9 @@ def _gates_untraced_content(left: Any, right: Any) -> bool:
 
 
 def _member(node: ModuleNode, name: str) -> Any:
-    """`self.name` in `forward`: a child, a parameter, a module or lambda stored on it, or a
-    tuple of constants (the kind of each layer, walked beside the layers)."""
+    """`self.name` in `forward`: a child, a parameter, a module, lambda or method stored on it
+    (`self.ff_fn = self.ff`), or a tuple of constants (the kind of each layer, walked beside the
+    layers)."""
     child = node.children.get(name)
     if child is not None:
         return ModRef(child)
@@ -198,7 +207,7 @@ def _member(node: ModuleNode, name: str) -> Any:
     stored = node.attrs.get(name)
     if isinstance(stored, Seq) and all(isinstance(item, Const) for item in stored.items):
         return stored
-    return stored if isinstance(stored, (ModRef, Lambda)) else UNKNOWN
+    return stored if isinstance(stored, (ModRef, Lambda, FuncRef)) else UNKNOWN
 
 
 def _indexed(node: ModuleNode, index: Any) -> Any:

@@ -18,7 +18,7 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, ModRef, Seq, truth
 from initlint.analysis.interp import Ctx
 from initlint.errors import StepBudgetExceeded
-from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, StreamRuns, join, merge
+from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, StreamRuns, join, merge, stored_key
 from initlint.analysis.knowledge.conventions import SPLITTING_METHODS
 from initlint.analysis.model import ModuleNode, ResidualAdd
 from initlint.analysis.positions import statement_parts
@@ -60,6 +60,9 @@ class _Flow:
     #: Per name, the last `masked_scatter` into it: the mask, what the masked positions now
     #: hold, and the value the name was bound to by that write.
     masked: dict[str, tuple[cst.BaseExpression, Any, Any]] = field(default_factory=dict)
+    #: A value computed from something other than the stream was added to it (`x +
+    #: self.table(coords)`): a module that does only that (a position bias) hands the stream on.
+    offset: bool = False
 
 
 #: Annotations of a `forward` parameter that cannot hold a tensor.
@@ -335,6 +338,9 @@ class ForwardStatements:
     def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
         if isinstance(target, cst.Name):
             env.names[target.value] = value
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            # `self.pos_emb = self.table(coords)`, read back later in the same `forward`.
+            env.names[stored_key(target.value.value, target.attr.value)] = value
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and isinstance(value, Branch):
             # `out[mask] = expert(x[mask])`: the tensor now holds that content too.
             name = target.value.value

@@ -137,8 +137,18 @@ class Ctx:
         return self if outer is self else replace(self, certain=outer.certain, arm=outer.arm, fresh=outer.fresh)
 
 
-def _only_value(values: list[Any]) -> Any:
-    """What a call returns when the paths that return give `values` and every other path raises."""
+def _only_value(values: list[Any], per_layer: bool = False) -> Any:
+    """What a call returns when the paths that return give `values` and every other path raises.
+    Called once per layer of a list (`get_block(config, i) for i in range(n)`), modules built in
+    different arms (`if i in attn_layers: return Attn(...)` / `else: return Conv(...)`) make one
+    module that is either of them, as a name bound in both arms does: each layer is one of them.
+    For a single slot the choice stays unknown."""
+    if per_layer and values and all(isinstance(value, ModRef) for value in values):
+        chosen = values[0]
+        for other in values[1:]:
+            if other.node is not chosen.node:
+                chosen = chosen.either(other)
+        return chosen
     return values[0] if values and all(value is values[0] or value == values[0] for value in values) else UNKNOWN
 
 
@@ -296,7 +306,7 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
         except _Return as ret:
             if ret.raised and ctx.certain and not self.maybe_returned[-1]:
                 self.certain_raises += 1  # every path raises: the program stops here
-            return _only_value(self.maybe_returned[-1]) if ret.raised else ret.value
+            return _only_value(self.maybe_returned[-1], ctx.repeat is not None) if ret.raised else ret.value
         finally:
             self.running.pop()
             self.maybe_returned.pop()

@@ -29,7 +29,16 @@ from initlint.analysis.forward_expressions import ForwardExpressions
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardStatements, _Flow
 from initlint.analysis.index import ClassInfo
 from initlint.analysis.interp import Interpreter
-from initlint.analysis.flow import ACTIVATED, MAYBE_NORMED, NORMED, STREAM, Branch, is_pass_through, merge
+from initlint.analysis.flow import (
+    ACTIVATED,
+    CONDITIONED,
+    MAYBE_NORMED,
+    NORMED,
+    STREAM,
+    Branch,
+    is_pass_through,
+    merge,
+)
 from initlint.analysis.knowledge.conventions import WRITER_NAMES
 from initlint.analysis.knowledge.specs import ResidualBlock
 from initlint.analysis.layers import layer_type
@@ -235,6 +244,8 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                 add.optional = flow.undecided > 0 and any(_may_not_exist(m, block) for m in branch.last)
                 flow.adds.append(add)
                 return STREAM
+        if STREAM in (left, right) and CONDITIONED in (left, right):
+            flow.offset = True
         if flow.recording and STREAM not in (left, right) and any(map(_resets_stream, (left, right))):
             # `x = conv_bn(x); x = x + ff(x)`: the stream was renormalised after the adds made so
             # far and goes on from there, as after a post-norm `norm(x + f(x))`: they do not

@@ -94,13 +94,15 @@ def _repeated_child(container: ModuleNode) -> ModuleNode | None:
 def _repeated_kinds(container: ModuleNode) -> list[ModuleNode]:
     """The blocks of a list a loop fills with one of several classes per index (`AttentionLayer`
     every fourth layer, `MambaLayer` otherwise): each stands for its share of the same count, and
-    every layer of the stack is one of them. Otherwise the one repeated block, if any."""
+    every layer of the stack is one of them. Otherwise the one repeated block, if any, with the
+    blocks an undecided test builds in its place (`get_block(config, i)` returning one class or
+    another as `i in config.attn_layer_idxs`): each layer is one of those."""
     children = list(container.children.values())
     counts = {child.repeat for child in children}
     if container.kind == "container" and len(children) > 1 and len(counts) == 1 and None not in counts:
         return children
     block = _repeated_child(container)
-    return [block] if block is not None else []
+    return list(block.with_alternatives()) if block is not None else []
 
 
 def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:

@@ -26,7 +26,7 @@ from initlint.analysis.abstract import (
 )
 from initlint.analysis.index import HF_PRETRAINED_BASES, PRETRAINED_NAME_ENDINGS
 from initlint.analysis.init_ops import make_init_method, record_init
-from initlint.analysis.knowledge.conventions import GRAD_MODES, HARMLESS_CALLS
+from initlint.analysis.knowledge.conventions import GRAD_MODES, HARMLESS_CALLS, RETURNS_ARGUMENT
 from initlint.analysis.knowledge.torch_init import NORMAL, RANK_METHODS, SHAPE_METHODS
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import InitOp, ModuleNode
@@ -50,6 +50,9 @@ def call_external(
 ) -> Any:
     short = name[len("builtins.") :] if name.startswith("builtins.") else name
     last = name.rsplit(".", 1)[-1]
+    returned = RETURNS_ARGUMENT.get(name)
+    if returned is not None and len(args) > returned:
+        return args[returned]
     spec = interp.knowledge.init_function(name)
     if spec is None and (name in interp.options.init_helpers or last in interp.options.init_helpers):
         spec = NORMAL
@@ -61,10 +64,7 @@ def call_external(
     if method_factory is not None:
         return make_init_method(interp, method_factory, args, kwargs, call)
     if last == "Parameter":
-        value = args[0] if args else kwargs.get("data", UNKNOWN)
-        if isinstance(value, (NewTensor, ParamRef)):
-            return value
-        return NewTensor(InitOp("unknown", None, call, ctx.via, False, "nn.Parameter(...)"))
+        return _parameter(args[0] if args else kwargs.get("data", UNKNOWN), call, ctx)
     factory = interp.knowledge.tensor_factory(name)
     if factory is not None:
         std = Monomial.of(factory.std) if factory.std is not None else None
@@ -94,6 +94,13 @@ def call_external(
     if last not in HARMLESS_CALLS:
         interp.mark_unknown_targets(args, kwargs, ctx, call, f"{last}() from elsewhere")
     return UNKNOWN
+
+
+def _parameter(value: Any, call: cst.Call, ctx: "Ctx") -> Any:
+    """`nn.Parameter(data)`: the tensor it wraps, with the init that tensor was given."""
+    if isinstance(value, (NewTensor, ParamRef)):
+        return value
+    return NewTensor(InitOp("unknown", None, call, ctx.via, False, "nn.Parameter(...)"))
 
 
 def _generic_init_called_unbound(name: str, args: list[Any]) -> bool:

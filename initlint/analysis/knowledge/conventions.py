@@ -80,8 +80,9 @@ SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
 ACTIVATION_FUNCTIONS = frozenset({"relu", "relu_", "gelu", "silu", "leaky_relu", "elu", "relu6", "hardswish"})
 #: Functional calls in `forward` that multiply their input by a weight given as an argument
 #: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
-#: Functions that hand back one of their arguments unchanged, by its position: `typing.cast(T, x)` is `x`.
-RETURNS_ARGUMENT = {"typing.cast": 1}
+#: Functions that hand back one of their arguments unchanged, by its position: `typing.cast(T, x)` is `x`;
+#: `torch.compile(fn)` runs as `fn` (a block's method swapped for its compiled version under a flag).
+RETURNS_ARGUMENT = {"typing.cast": 1, "torch.compile": 0}
 MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm"})
 #: A tensor's attributes and methods that describe it rather than hold its values
 #: (`n = x.shape[-2]`, `x.size(1)`): what is computed from them (`self.rotary_emb(n)`) is not
