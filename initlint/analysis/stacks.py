@@ -287,18 +287,20 @@ def analyze(
     analysis.deliberate_scheme = _imported_deliberate_scheme(interp, index)
     uses = shared.uses if shared is not None else NameUses(module, source)
     trees = _class_roots(interp, index, uses)
-    trees.extend(_function_roots(interp, index, uses))
+    built_by_functions = _function_roots(interp, index, uses)
+    trees.extend(built_by_functions)
     analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     analysis.enum_defaults = dict(interp.enum_defaults)
     used = interp.instantiated | {
         node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None
     }
-    # A builder's model of another file's class (`return Decoder(...)`) is a root whatever else built that class.
+    # A builder's model (`return Decoder(layers)`) is a root whatever else built that class.
+    builders = {id(tree) for tree in built_by_functions}
     analysis.roots = [
         tree
         for tree in reversed(trees)
-        if tree.cls is None or not interp.defined_here(tree.cls) or tree.cls.name not in used
+        if tree.cls is None or id(tree) in builders or not interp.defined_here(tree.cls) or tree.cls.name not in used
     ]
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
