@@ -333,15 +333,20 @@ def _foreign_roots(
     interp: Interpreter, reader: ForwardReader, analysis: Analysis
 ) -> list[tuple[ModuleNode, list[Stack]]]:
     """A file whose own models stack none of its writers (it defines blocks) is analysed with the
-    models of the project files that stack them: those whose stacks hold a writer built here."""
-    if any(_models_a_stream(stack) for stack in analysis.stacks):
-        return []  # its own models stack its blocks (pre-norm or not): they are the file's answer
+    models of the project files that stack them: those whose stacks hold a writer built here.
+    A file whose own models keep its blocks post-norm (a norm-placement flag left at its default)
+    still takes the pre-norm stacks other files build of them with the flag switched on."""
+    own = [stack for stack in analysis.stacks if _models_a_stream(stack)]
+    if any(stack.prenorm for stack in own):
+        return []  # its own models stack its blocks pre-norm: they are the file's answer
     found: list[tuple[ModuleNode, list[Stack]]] = []
     for root in _outermost_foreign_roots(interp):
         try:
             stacks = _stacks_of(root, reader)
         except (StepBudgetExceeded, RecursionError):
             continue
+        if own:
+            stacks = [stack for stack in stacks if stack.prenorm]
         if _stacks_writers_built_here(analysis, stacks):
             found.append((root, stacks))
     return found
