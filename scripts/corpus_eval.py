@@ -490,6 +490,19 @@ UNTUNED_PACKAGES = (
     Package("transfusion-pytorch", "0.20.0", ("transfusion_pytorch/transfusion.py",)),
     Package("fastervit", "1.0.0", ("fastervit/models/faster_vit.py", "fastervit/models/faster_vit_any_res.py")),
     Package("meshgpt-pytorch", "1.8.1", ("meshgpt_pytorch/meshgpt_pytorch.py",)),
+    # seen_8 (scout b, round 6)
+    Package("vformer", "0.1.3", ("vformer/attention/*.py", "vformer/encoder/*.py")),
+    Package(
+        "self-attention-cv",
+        "1.2.3",
+        ("self_attention_cv/transformer_vanilla/*.py", "self_attention_cv/UnetTr/UnetTr.py"),
+    ),
+    Package("itransformer", "0.8.1", ("iTransformer/iTransformer*.py",)),
+    Package("pi-zero-pytorch", "0.5.17", ("pi_zero_pytorch/pi_zero.py",)),
+    Package("pypots", "1.5", ("pypots/nn/modules/transformer/*.py",)),
+    # A binary wheel (cp311, manylinux x86_64): only its Python model files are read.
+    Package("torchaudio", "2.11.0", ("torchaudio/models/wav2vec2/components.py", "torchaudio/models/conformer.py")),
+    Package("segmentation-models-pytorch", "0.6.0", ("segmentation_models_pytorch/encoders/mix_transformer.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
