@@ -166,12 +166,20 @@ class Layout:
             # above it; `_within` still keeps every file inside the root
             folders.append(self.root.parent)
         self.search_path: list[Path] = [folder for folder in folders if is_folder(folder)]
+        #: (path, top) -> its module: a run asks for the same few hundred files thousands of
+        #: times, each answer a `realpath` and a walk up the `__init__.py` chain
+        self._modules: dict[tuple[Path, Path | None], Location | None] = {}
 
     def location_of(self, path: Path, top: Path | None = None) -> Location | None:
         """The module a file of the project is: `mypkg.blocks` for `<root>/src/mypkg/blocks.py`
         (named from `top`, by default the folder above its `__init__.py` chain); None outside the
         project or for a file name that is no identifier (`train-v2.py`)."""
-        path = Path(os.path.realpath(path))
+        key = (path, top)
+        if key not in self._modules:
+            self._modules[key] = self._location_of(Path(os.path.realpath(path)), top)
+        return self._modules[key]
+
+    def _location_of(self, path: Path, top: Path | None) -> Location | None:
         if not path.is_relative_to(self.root) or path.suffix not in (".py", ".pyi"):
             return None
         top = top or package_top(path)

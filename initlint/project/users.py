@@ -64,7 +64,7 @@ def _importers(project, path: Path, names: list[str], with_classes: bool = True)
     for other in project.python_files():
         if other == path or other not in naming or text.defines_class(other) != with_classes:
             continue  # a file that names none of them cannot use them
-        if _imports_from(project, other, lambda symbol: _defined_in(symbol) == path):
+        if any(origin == path for _, origin in _resolved_imports(project, other)):
             found.append(other)
     return found
 
@@ -75,11 +75,24 @@ def _defined_in(symbol) -> Path | None:
 
 
 def _imports_from(project, importer: Path, wanted: Callable[[Symbol], bool]) -> bool:
-    summary = project.store.summary(importer)
-    location = project.layout.location_of(importer)
-    if summary.error is not None or location is None:
-        return False
-    return any(wanted(project.resolve(location, qualified)) for qualified in summary.imports.values())
+    return any(wanted(symbol) for symbol, _ in _resolved_imports(project, importer))
+
+
+def _resolved_imports(project, importer: Path) -> tuple[tuple[Symbol, Path | None], ...]:
+    """Every import of `importer` resolved, with the file that defines it: once per file and run.
+    The users' search asks each file of the frontier's neighbourhood again for every file it
+    starts from; resolving the imports each time was most of a whole-project check."""
+    found = project.resolved_imports.get(importer)
+    if found is None:
+        summary = project.store.summary(importer)
+        location = project.layout.location_of(importer)
+        symbols = (
+            [project.resolve(location, qualified) for qualified in summary.imports.values()]
+            if summary.error is None and location is not None
+            else []
+        )
+        found = project.resolved_imports[importer] = tuple((symbol, _defined_in(symbol)) for symbol in symbols)
+    return found
 
 
 def _named(qualified: str, symbol: Symbol) -> bool:
