@@ -8,6 +8,8 @@ function that keeps, mixes or drops what it is handed.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeGuard
 
@@ -268,6 +270,9 @@ class ForwardCalls:
             return None
         if any(value is not STREAM for value in inner.returns):
             return None
+        handed_back = _items_handed_back(inner)
+        if handed_back is not None:
+            flow.unpacked[id(call)] = handed_back
         block = flow.block or flow.node
         # Each `return` hands back one sum: arms that add the same writers (a plain and a tuple
         # output) are one add per call.
@@ -358,6 +363,15 @@ class ForwardCalls:
         for child in list(module.children.values())[:MAX_UNROLL]:
             carried = self._apply_module(child, carried, depth)
         return carried
+
+
+def _items_handed_back(flow: _Flow) -> Seq | None:
+    """What each item of the tuple a `forward` hands back holds (`return residual,
+    self.norm_2(x)`: the stream and its norm), where every `return` writes out one as long."""
+    items = flow.returned_items
+    if len(items) != len(flow.returns) or not items[0] or any(len(other) != len(items[0]) for other in items):
+        return None
+    return Seq([functools.reduce(join, [returned[i] for returned in items]) for i in range(len(items[0]))])
 
 
 def _call_argument(call: cst.Call, values: list[Any], arg: Arg) -> tuple[cst.BaseExpression, Any] | None:

@@ -63,6 +63,11 @@ class _Flow:
     #: A value computed from something other than the stream was added to it (`x +
     #: self.table(coords)`): a module that does only that (a position bias) hands the stream on.
     offset: bool = False
+    #: Each item of every tuple the function returns written out (`return residual, normed`).
+    returned_items: list[list[Any]] = field(default_factory=list)
+    #: Calls of a residual wrapper that hands back a tuple: what each item holds, by id of the
+    #: call, for a statement that unpacks it (`resid, h = self.norm_attn_norm(x)`).
+    unpacked: dict[int, Seq] = field(default_factory=dict)
 
 
 #: Annotations of a `forward` parameter that cannot hold a tensor.
@@ -284,6 +289,8 @@ class ForwardStatements:
                 self._assign(element, element_value, env)
         elif isinstance(small, cst.Assign):
             value = self._eval(small.value, env, flow, depth)
+            if len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List)):
+                value = flow.unpacked.get(id(small.value), value)
             _note_rebinding(small, flow, self._kept_items(small.value, flow))
             for target in small.targets:
                 if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
@@ -301,9 +308,15 @@ class ForwardStatements:
             else:
                 self._assign(small.target, self._scale(current, value, small.value, small.operator, env, small), env)
         elif isinstance(small, cst.Return):
-            if small.value is not None:
-                flow.several = flow.several or isinstance(small.value, (cst.Tuple, cst.List))
-                flow.returns.append(self._eval(small.value, env, flow, depth))
+            written = small.value
+            flow.several = flow.several or isinstance(written, (cst.Tuple, cst.List))
+            if isinstance(written, (cst.Tuple, cst.List)) and written.elements:
+                items = [self._eval(element.value, env, flow, depth) for element in written.elements]
+                starred = any(isinstance(element, cst.StarredElement) for element in written.elements)
+                flow.returned_items.append([] if starred else items)
+                flow.returns.append(items[0])
+            elif written is not None:
+                flow.returns.append(self._eval(written, env, flow, depth))
             raise _Returned()
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env, flow, depth)
