@@ -206,6 +206,9 @@ class ForwardCalls:
             if inner is not None:
                 flow.adds.extend(inner)
                 return STREAM
+            beside = self._adds_beside(callee.node, call, args, flow, depth) if STREAM in args[1:] else None
+            if beside is not None:
+                return beside
             if is_gate(callee.node) and isinstance(carried, Branch):
                 # A module of bare parameters handed the stream beside a branch (experts given the
                 # tokens and the router's scores) computes from the stream: it gates nothing.
@@ -283,6 +286,15 @@ class ForwardCalls:
             adds.setdefault(tuple(ref.path for ref in add.writers), add)
         return list(adds.values())
 
+    def _adds_beside(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
+        """A module handed the stream beside its input (ViT's `self.output(hidden, x)`) whose own
+        `forward` adds it back (`dense(hidden) + residual`): read with the caller's values, the
+        add is the caller's, at the call. None where its `forward` adds nothing so."""
+        forward = self.interp.index.find_method(module.cls, "forward") if module.cls is not None else None
+        if forward is None or not flow.recording:
+            return None
+        return self._inline(forward[1], [ModRef(module)] + args, call, flow, depth, only_adding=True)
+
     def _runs_with_arguments(self, module: ModuleNode, args: list[Any]) -> cst.FunctionDef | None:
         """The method to read with the call's own arguments, where a module is no layer applied
         to its input: a plain callable object (diffusers' attention processor, called as
@@ -299,8 +311,11 @@ class ForwardCalls:
             return None
         return forward[1]
 
-    def _inline(self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int) -> Any:
-        """Read a helper's body with the caller's values; its adds are the caller's, at the call."""
+    def _inline(
+        self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int, only_adding: bool = False
+    ) -> Any:
+        """Read a helper's body with the caller's values; its adds are the caller's, at the call.
+        `only_adding`: None, and nothing recorded, where the body makes no add."""
         if depth >= MAX_FORWARD_DEPTH:
             return None
         env = Env(_bind_arguments(func, args, call))
@@ -313,6 +328,8 @@ class ForwardCalls:
             literals=_tuple_literals(func),
         )
         self.walk_body(func.body.body, env, inner)
+        if only_adding and not inner.adds:
+            return None
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
