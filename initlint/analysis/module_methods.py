@@ -201,10 +201,18 @@ def _register_children(
         key = (
             str(args[0].value)
             if name != "append" and name != "extend" and isinstance(args[0], Const)
-            else str(len(node.children))
+            else _next_index(node)
         )
         set_module_attr(interp, node, key, value, ctx, call)
     return Const(None)
+
+
+def _next_index(node: ModuleNode) -> str:
+    """The index an appended entry takes: one past the entries so far, those that are no module
+    we could build included (`layers.append(build_mixer(d))` from a library we cannot read still
+    takes index 0, and the next entry index 1)."""
+    taken = [int(key) for key in (*node.children, *node.attrs) if key.isdigit()]
+    return str(max(taken) + 1 if taken else 0)
 
 
 def _update_children(
