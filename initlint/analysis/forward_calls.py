@@ -204,6 +204,10 @@ class ForwardCalls:
                 else None
             )
             if inner is not None:
+                # (Called under a test left undecided, a part `__init__` may not have built.)
+                optional = flow.undecided > 0 and _may_not_exist(callee.node, flow.block or flow.node)
+                for add in inner:
+                    add.optional = add.optional or optional
                 flow.adds.extend(inner)
                 return STREAM
             beside = self._adds_beside(callee.node, call, args, flow, depth) if STREAM in args[1:] else None
@@ -380,6 +384,16 @@ class ForwardCalls:
         for child in list(module.children.values())[:MAX_UNROLL]:
             carried = self._apply_module(child, carried, depth)
         return carried
+
+
+def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
+    """Whether `module`, inside `block`, was built only under a condition `__init__` left undecided."""
+    node: ModuleNode | None = module
+    while node is not None and node is not block:
+        if node.optional:
+            return True
+        node = node.parent
+    return False
 
 
 def _items_handed_back(flow: _Flow) -> Seq | None:

@@ -24,7 +24,7 @@ from typing import Any
 import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Seq, truth
-from initlint.analysis.forward_calls import ForwardCalls
+from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
 from initlint.analysis.forward_expressions import ForwardExpressions
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardStatements, _Flow
 from initlint.analysis.index import ClassInfo
@@ -292,16 +292,6 @@ def _resets_stream(value: Any) -> bool:
     """The stream normalised as a whole (`norm(x)`, `conv_bn(x)`), no longer the sum of the adds
     before."""
     return value is NORMED or isinstance(value, Branch) and value.resets_stream
-
-
-def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
-    """Whether `module`, inside `block`, was built only under a condition `__init__` left undecided."""
-    node: ModuleNode | None = module
-    while node is not None and node is not block:
-        if node.optional:
-            return True
-        node = node.parent
-    return False
 
 
 def _creator(node: ModuleNode) -> ClassInfo | None:
