@@ -208,7 +208,7 @@ class ForwardStatements:
         # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
         loops = [
             (target, None if node is None else self._eval(node, env, flow, flow.depth))
-            for target, node in _walked(stmt.target, stmt.iter, _current_literals(flow))
+            for target, node in walked_by_loop(stmt.target, stmt.iter, _current_literals(flow))
         ]
         _forget_literals(_target_names(stmt.target), flow)
         for target, iterable in loops:
@@ -421,7 +421,7 @@ def _picks_from(value: cst.BaseExpression, picked: set[str]) -> bool:
     if isinstance(value, cst.IfExp):
         return _picks_from(value.body, picked) and _picks_from(value.orelse, picked)
     if isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Name) and value.for_in.inner_for_in is None:
-        walked = dict(_walked(value.for_in.target, value.for_in.iter, {}))
+        walked = dict(walked_by_loop(value.for_in.target, value.for_in.iter, {}))
         return any(
             isinstance(target, cst.Name)
             and target.value == value.elt.value
@@ -492,7 +492,7 @@ def _pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpr
     return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
 
 
-def _walked(
+def walked_by_loop(
     target: cst.BaseExpression, iterable: cst.BaseExpression, literals: Mapping[str, cst.BaseExpression]
 ) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """A loop's targets paired with what each walks: `enumerate(xs)` hands out an index (which
@@ -505,9 +505,9 @@ def _walked(
     args = _plain_arguments(calls) if func == "enumerate" else _zipped(calls, literals) if func == "zip" else None
     elements = [element.value for element in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
     if func == "enumerate" and args is not None and len(args) == 1 and len(elements) == 2:
-        return [(elements[0], None)] + _walked(elements[1], args[0], literals)
+        return [(elements[0], None)] + walked_by_loop(elements[1], args[0], literals)
     if func == "zip" and args is not None and len(args) == len(elements) > 1:
-        return [pair for element, arg in zip(elements, args) for pair in _walked(element, arg, literals)]
+        return [pair for element, arg in zip(elements, args) for pair in walked_by_loop(element, arg, literals)]
     return [(target, iterable)]
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Seq, truth
+from initlint.analysis.abstract import UNKNOWN, Env, ModRef, Seq, as_number, truth
 from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
 from initlint.analysis.forward_expressions import ForwardExpressions
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardStatements, _Flow
@@ -45,6 +45,7 @@ from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 from initlint.analysis.scaled_input import returns_scaled_input
 from initlint.analysis.statements import StatementWalker
+from initlint.analysis.values import Monomial
 
 #: A writer found: the layer (or the module owning a matrix parameter), how it was found, the
 #: runtime scales after it, and which of its parameters is the written matrix.
@@ -82,6 +83,10 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
             for add in flow.adds:
                 add.prenorm = False
         return flow.adds
+
+    def number_of(self, module: ModuleNode, self_name: str, node: cst.BaseExpression) -> Monomial | None:
+        """A number `module`'s `forward` computes (`self.config.num_blocks`), its `self` so named."""
+        return as_number(self._value(node, Env({self_name: ModRef(module)})))
 
     def output_layers(self, root: ModuleNode) -> list[ModuleNode]:
         """The linear layers applied last to what a root's `forward` returns (first item of a
