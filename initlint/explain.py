@@ -180,6 +180,19 @@ def plan_rows(analysis: Analysis, root: ModuleNode) -> list[PlanRow]:
     ]
 
 
+def _side_by_side_notes(analysis: Analysis, root: ModuleNode) -> list[str]:
+    """Why the lists of blocks run side by side hold no stack (their writers owe no depth factor)."""
+    notes = []
+    for apart in (stack for stack in analysis.side_by_side if stack.root is root):
+        owner = apart.container.parent
+        notes.append(
+            f"  note: {apart.container.path}: {apart.block.type_name} blocks run side by side "
+            f"({owner.type_name if owner is not None else 'the owner'}.forward hands each a value built afresh): "
+            "their count is no depth"
+        )
+    return notes
+
+
 def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
     stacks = [stack for stack in analysis.stacks if stack.root is root]
     header = f"{root.type_name}"
@@ -218,7 +231,7 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
                 _layer_file(analysis, param),
             )
         )
-    lines = [header]
+    lines = [header, *_side_by_side_notes(analysis, root)]
     if root.uncalled_init:
         lines.append(
             "  note: init functions not run by the constructor (applied elsewhere?): " + ", ".join(root.uncalled_init)

@@ -17,3 +17,13 @@ def test_base_init_called_through_a_project_class_is_the_generic_init():
     model = IDIOMS / "base_init_called_through_class/bad/transformers/models/mixer/modeling_mixer.py"
     (finding,) = lint_file(model, Settings(select=("INI001",)))
     assert "ends with transformers' generic normal_(std=config.initializer_range)" in finding.evidence[0].message
+
+
+def test_generic_init_names_the_std_field_the_config_defines():
+    # transformers' generic `_init_weights` reads `initializer_range`, else `init_std`, else
+    # `initializer_factor`: a config with only `init_std` is drawn from that.
+    findings = lint_file(IDIOMS / "generic_init_std_named_by_config/bad.py", Settings(select=("INI001",)))
+    assert findings and all(
+        finding.message.endswith("init std init_std has no depth factor 1/sqrt(2 * depth)") for finding in findings
+    )
+    assert all("generic normal_(std=config.init_std)" in finding.evidence[0].message for finding in findings)

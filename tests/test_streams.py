@@ -71,3 +71,11 @@ def test_a_list_handed_the_output_of_another_as_memory_runs_its_own_stream():
     )
     found = messages(cross)
     assert found and not any("n_low + " in message for message in found)
+
+
+def test_a_list_run_again_and_again_owes_the_adds_of_every_run():
+    # `for _ in range(self.repeats): for block in self.blocks: x = block(x)`: shared weights, but
+    # each run adds the blocks' branches into the stream again.
+    repeated = (Path(__file__).parent / "idioms" / "block_list_run_repeatedly" / "bad.py").read_text(encoding="utf-8")
+    found = messages(repeated)
+    assert len(found) == 2 and all(message.endswith("1/sqrt(2 * per_repeat*repeats)") for message in found)

@@ -54,6 +54,9 @@ class Opaque:
     #: The builtin type of a root parameter's number default (`heads=8`: "int"): `isinstance`
     #: decides by it as the default model does, while comparisons keep the symbol undecided.
     default_type: str | None = field(default=None, compare=False, hash=False)
+    #: Whether a root parameter's number default is nonzero (`ls_init_value=1e-6`): `if
+    #: ls_init_value:` decides by it as the model built with its defaults does.
+    nonzero: bool | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -253,6 +256,8 @@ def truth(value: Any) -> bool | None:
         return answers.pop() if len(answers) == 1 else None
     if isinstance(value, Opaque) and value.compared == Const(None):
         return False  # `if init_values:` on a root parameter left at None, as `is not None` decides
+    if isinstance(value, Opaque) and value.nonzero is not None:
+        return value.nonzero
     return None
 
 

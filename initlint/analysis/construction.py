@@ -462,10 +462,21 @@ def _root_argument(index: ModuleIndex, param: cst.Param, typed: ClassInfo | None
     fields = cls if cls is not None and _is_config_class(index, cls) else None
     default = _string_default(param)
     if default is None or param.default is None:
-        return Opaque(param.name.value, None, fields, default_type=_number_type(param.default))
+        number = _number_default(param.default)
+        nonzero = number != 0 if number is not None else None
+        return Opaque(param.name.value, None, fields, default_type=_number_type(param.default), nonzero=nonzero)
     # Comparisons decide by the string default, as the model built with its defaults does.
     assumed = (f"{param.name.value}={cst.Module([]).code_for_node(param.default)}", param.default)
     return Opaque(param.name.value, default, fields, compared=Const(default), assumed=assumed)
+
+
+def _number_default(default: cst.BaseExpression | None) -> float | None:
+    """The value of a number literal default (`eps=-1e-6`), None for anything else."""
+    if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, (cst.Minus, cst.Plus)):
+        default = default.expression
+    if isinstance(default, (cst.Integer, cst.Float)):
+        return float(default.evaluated_value)
+    return None
 
 
 def _number_type(default: cst.BaseExpression | None) -> str | None:

@@ -8,6 +8,8 @@ function that keeps, mixes or drops what it is handed.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeGuard
 
@@ -202,8 +204,15 @@ class ForwardCalls:
                 else None
             )
             if inner is not None:
+                # (Called under a test left undecided, a part `__init__` may not have built.)
+                optional = flow.undecided > 0 and _may_not_exist(callee.node, flow.block or flow.node)
+                for add in inner:
+                    add.optional = add.optional or optional
                 flow.adds.extend(inner)
                 return STREAM
+            beside = self._adds_beside(callee.node, call, args, flow, depth) if STREAM in args[1:] else None
+            if beside is not None:
+                return beside
             if is_gate(callee.node) and isinstance(carried, Branch):
                 # A module of bare parameters handed the stream beside a branch (experts given the
                 # tokens and the router's scores) computes from the stream: it gates nothing.
@@ -268,6 +277,9 @@ class ForwardCalls:
             return None
         if any(value is not STREAM for value in inner.returns):
             return None
+        handed_back = _items_handed_back(inner)
+        if handed_back is not None:
+            flow.unpacked[id(call)] = handed_back
         block = flow.block or flow.node
         # Each `return` hands back one sum: arms that add the same writers (a plain and a tuple
         # output) are one add per call.
@@ -277,6 +289,15 @@ class ForwardCalls:
             add.site = _relative_path(module, block)
             adds.setdefault(tuple(ref.path for ref in add.writers), add)
         return list(adds.values())
+
+    def _adds_beside(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
+        """A module handed the stream beside its input (ViT's `self.output(hidden, x)`) whose own
+        `forward` adds it back (`dense(hidden) + residual`): read with the caller's values, the
+        add is the caller's, at the call. None where its `forward` adds nothing so."""
+        forward = self.interp.index.find_method(module.cls, "forward") if module.cls is not None else None
+        if forward is None or not flow.recording:
+            return None
+        return self._inline(forward[1], [ModRef(module)] + args, call, flow, depth, only_adding=True)
 
     def _runs_with_arguments(self, module: ModuleNode, args: list[Any]) -> cst.FunctionDef | None:
         """The method to read with the call's own arguments, where a module is no layer applied
@@ -294,8 +315,11 @@ class ForwardCalls:
             return None
         return forward[1]
 
-    def _inline(self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int) -> Any:
-        """Read a helper's body with the caller's values; its adds are the caller's, at the call."""
+    def _inline(
+        self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int, only_adding: bool = False
+    ) -> Any:
+        """Read a helper's body with the caller's values; its adds are the caller's, at the call.
+        `only_adding`: None, and nothing recorded, where the body makes no add."""
         if depth >= MAX_FORWARD_DEPTH:
             return None
         env = Env(_bind_arguments(func, args, call))
@@ -308,6 +332,8 @@ class ForwardCalls:
             literals=_tuple_literals(func),
         )
         self.walk_body(func.body.body, env, inner)
+        if only_adding and not inner.adds:
+            return None
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
@@ -358,6 +384,25 @@ class ForwardCalls:
         for child in list(module.children.values())[:MAX_UNROLL]:
             carried = self._apply_module(child, carried, depth)
         return carried
+
+
+def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
+    """Whether `module`, inside `block`, was built only under a condition `__init__` left undecided."""
+    node: ModuleNode | None = module
+    while node is not None and node is not block:
+        if node.optional:
+            return True
+        node = node.parent
+    return False
+
+
+def _items_handed_back(flow: _Flow) -> Seq | None:
+    """What each item of the tuple a `forward` hands back holds (`return residual,
+    self.norm_2(x)`: the stream and its norm), where every `return` writes out one as long."""
+    items = flow.returned_items
+    if len(items) != len(flow.returns) or not items[0] or any(len(other) != len(items[0]) for other in items):
+        return None
+    return Seq([functools.reduce(join, [returned[i] for returned in items]) for i in range(len(items[0]))])
 
 
 def _call_argument(call: cst.Call, values: list[Any], arg: Arg) -> tuple[cst.BaseExpression, Any] | None:

@@ -215,12 +215,22 @@ def _indexed(node: ModuleNode, index: Any) -> Any:
     children = list(node.children.values())
     if len(children) == 1 and children[0].repeat is not None:
         return ModRef(children[0])  # any index of a stack selects its representative
-    key = index.value if isinstance(index, Const) else None
-    if isinstance(key, int) and not isinstance(key, bool) and -len(children) <= key < len(children):
+    key = index.value if isinstance(index, Const) else _whole_number(index)
+    if isinstance(key, int) and not isinstance(key, bool) and str(key) in node.children:
+        return ModRef(node.children[str(key)])  # (an entry we could not build still took its index)
+    if isinstance(key, int) and not isinstance(key, bool) and -len(children) <= key < 0:
         return ModRef(children[key])
     if isinstance(key, str) and key in node.children:
         return ModRef(node.children[key])
     return UNKNOWN
+
+
+def _whole_number(value: Any) -> int | None:
+    """A constant whole number computed by the interpreter (`-1` is `-(1)`: a number, no literal)."""
+    number = as_number(value)
+    if number is None or not number.is_constant or not float(number.const).is_integer():
+        return None
+    return int(number.const)
 
 
 def _through_matrix(content: Any, weight: ParamRef) -> Any:

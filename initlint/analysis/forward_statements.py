@@ -63,6 +63,11 @@ class _Flow:
     #: A value computed from something other than the stream was added to it (`x +
     #: self.table(coords)`): a module that does only that (a position bias) hands the stream on.
     offset: bool = False
+    #: Each item of every tuple the function returns written out (`return residual, normed`).
+    returned_items: list[list[Any]] = field(default_factory=list)
+    #: Calls of a residual wrapper that hands back a tuple: what each item holds, by id of the
+    #: call, for a statement that unpacks it (`resid, h = self.norm_attn_norm(x)`).
+    unpacked: dict[int, Seq] = field(default_factory=dict)
 
 
 #: Annotations of a `forward` parameter that cannot hold a tensor.
@@ -203,7 +208,7 @@ class ForwardStatements:
         # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
         loops = [
             (target, None if node is None else self._eval(node, env, flow, flow.depth))
-            for target, node in _walked(stmt.target, stmt.iter, _current_literals(flow))
+            for target, node in walked_by_loop(stmt.target, stmt.iter, _current_literals(flow))
         ]
         _forget_literals(_target_names(stmt.target), flow)
         for target, iterable in loops:
@@ -284,6 +289,8 @@ class ForwardStatements:
                 self._assign(element, element_value, env)
         elif isinstance(small, cst.Assign):
             value = self._eval(small.value, env, flow, depth)
+            if len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List)):
+                value = flow.unpacked.get(id(small.value), value)
             _note_rebinding(small, flow, self._kept_items(small.value, flow))
             for target in small.targets:
                 if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
@@ -301,9 +308,15 @@ class ForwardStatements:
             else:
                 self._assign(small.target, self._scale(current, value, small.value, small.operator, env, small), env)
         elif isinstance(small, cst.Return):
-            if small.value is not None:
-                flow.several = flow.several or isinstance(small.value, (cst.Tuple, cst.List))
-                flow.returns.append(self._eval(small.value, env, flow, depth))
+            written = small.value
+            flow.several = flow.several or isinstance(written, (cst.Tuple, cst.List))
+            if isinstance(written, (cst.Tuple, cst.List)) and written.elements:
+                items = [self._eval(element.value, env, flow, depth) for element in written.elements]
+                starred = any(isinstance(element, cst.StarredElement) for element in written.elements)
+                flow.returned_items.append([] if starred else items)
+                flow.returns.append(items[0])
+            elif written is not None:
+                flow.returns.append(self._eval(written, env, flow, depth))
             raise _Returned()
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env, flow, depth)
@@ -408,7 +421,7 @@ def _picks_from(value: cst.BaseExpression, picked: set[str]) -> bool:
     if isinstance(value, cst.IfExp):
         return _picks_from(value.body, picked) and _picks_from(value.orelse, picked)
     if isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Name) and value.for_in.inner_for_in is None:
-        walked = dict(_walked(value.for_in.target, value.for_in.iter, {}))
+        walked = dict(walked_by_loop(value.for_in.target, value.for_in.iter, {}))
         return any(
             isinstance(target, cst.Name)
             and target.value == value.elt.value
@@ -479,7 +492,7 @@ def _pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpr
     return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
 
 
-def _walked(
+def walked_by_loop(
     target: cst.BaseExpression, iterable: cst.BaseExpression, literals: Mapping[str, cst.BaseExpression]
 ) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
     """A loop's targets paired with what each walks: `enumerate(xs)` hands out an index (which
@@ -492,9 +505,9 @@ def _walked(
     args = _plain_arguments(calls) if func == "enumerate" else _zipped(calls, literals) if func == "zip" else None
     elements = [element.value for element in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
     if func == "enumerate" and args is not None and len(args) == 1 and len(elements) == 2:
-        return [(elements[0], None)] + _walked(elements[1], args[0], literals)
+        return [(elements[0], None)] + walked_by_loop(elements[1], args[0], literals)
     if func == "zip" and args is not None and len(args) == len(elements) > 1:
-        return [pair for element, arg in zip(elements, args) for pair in _walked(element, arg, literals)]
+        return [pair for element, arg in zip(elements, args) for pair in walked_by_loop(element, arg, literals)]
     return [(target, iterable)]
 
 

@@ -370,6 +370,9 @@ class Analysis:
     index: ModuleIndex = field(default_factory=ModuleIndex)
     roots: list[ModuleNode] = field(default_factory=list)
     stacks: list[Stack] = field(default_factory=list)
+    #: Lists of blocks their owner's loop runs side by side (no block takes another's output):
+    #: not stacks, kept for `explain` to say why their writers owe no depth factor.
+    side_by_side: list[Stack] = field(default_factory=list)
     #: Output heads of the roots: linear layers applied last to what `forward` returns.
     heads: list[ModuleNode] = field(default_factory=list)
     depth_atoms: frozenset[str] = frozenset()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, Lambda, Mapping, ModRef, ParamRef, Seq
+from initlint.analysis.abstract import UNKNOWN, Const, FuncRef, Lambda, Mapping, ModRef, Opaque, ParamRef, Seq
 from initlint.analysis.knowledge.huggingface import GENERIC_INIT, GENERIC_INIT_STD
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import InitOp, ModuleNode
@@ -19,8 +19,6 @@ from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
-
-_HF_STD = Monomial.atom(GENERIC_INIT_STD)
 
 
 def module_method(
@@ -201,10 +199,18 @@ def _register_children(
         key = (
             str(args[0].value)
             if name != "append" and name != "extend" and isinstance(args[0], Const)
-            else str(len(node.children))
+            else _next_index(node)
         )
         set_module_attr(interp, node, key, value, ctx, call)
     return Const(None)
+
+
+def _next_index(node: ModuleNode) -> str:
+    """The index an appended entry takes: one past the entries so far, those that are no module
+    we could build included (`layers.append(build_mixer(d))` from a library we cannot read still
+    takes index 0, and the next entry index 1)."""
+    taken = [int(key) for key in (*node.children, *node.attrs) if key.isdigit()]
+    return str(max(taken) + 1 if taken else 0)
 
 
 def _update_children(
@@ -307,24 +313,43 @@ def hf_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNo
                 replace_via(inner, f"{owner.name}._init_weights"),
             )
         else:
-            hf_generic_init(interp, module, inner, call)
+            hf_generic_init(interp, module, inner, call, node)
+
+
+def _generic_std_field(interp: "Interpreter", model: ModuleNode | None) -> str:
+    """The config field the generic init reads: the first of the registry's that the model's
+    config class defines (patchtsmixer's config has `init_std` only); the first where the class
+    is not known."""
+    stored = interp.knowledge.stored_init_argument(interp.index.base_chain(model.cls)) if model and model.cls else None
+    config = model.attrs.get(stored) if model is not None and stored is not None else None
+    cls = config.fields if isinstance(config, Opaque) else None
+    defined = (
+        {name for owner in interp.index.mro(cls) for name in (*owner.attributes, *owner.init_fields())}
+        if cls
+        else set()
+    )
+    return next((name for name in GENERIC_INIT_STD if name in defined), GENERIC_INIT_STD[0])
 
 
 def replace_via(ctx: "Ctx", step: str) -> "Ctx":
     return replace(ctx, via=ctx.via + (step,))
 
 
-def hf_generic_init(interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNode) -> None:
-    """transformers' PreTrainedModel._init_weights: normal(initializer_range) for linears and embeddings."""
+def hf_generic_init(
+    interp: "Interpreter", node: ModuleNode, ctx: "Ctx", call: cst.CSTNode, model: ModuleNode | None = None
+) -> None:
+    """transformers' PreTrainedModel._init_weights on `node`, a module of `model`: normal(std) for
+    linears and embeddings, the std read from the first of its fields `model`'s config has."""
     ctx = ctx.toward(node)
     via = ctx.via + ("transformers PreTrainedModel._init_weights",)
     plan = dict(GENERIC_INIT.get(node.kind, ()))
+    field = _generic_std_field(interp, model)
     for pname, param in node.params.items():
         kind = plan.get(pname, plan.get("*"))
         if kind is None:
             continue
-        std = _HF_STD if kind == "normal" else Monomial.of(0.0)
-        label = "transformers' generic normal_(std=config.initializer_range)" if kind == "normal" else "zeros_"
+        std = Monomial.atom(field) if kind == "normal" else Monomial.of(0.0)
+        label = f"transformers' generic normal_(std=config.{field})" if kind == "normal" else "zeros_"
         param.ops.append(
             InitOp(kind, std, call, via, ctx.certain, "ones_/zeros_" if node.kind == "norm" else label, ctx.arm)
         )

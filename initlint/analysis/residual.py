@@ -23,8 +23,8 @@ from typing import Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Seq, truth
-from initlint.analysis.forward_calls import ForwardCalls
+from initlint.analysis.abstract import UNKNOWN, Env, ModRef, Seq, as_number, truth
+from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
 from initlint.analysis.forward_expressions import ForwardExpressions
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardStatements, _Flow
 from initlint.analysis.index import ClassInfo
@@ -45,6 +45,7 @@ from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 from initlint.analysis.scaled_input import returns_scaled_input
 from initlint.analysis.statements import StatementWalker
+from initlint.analysis.values import Monomial
 
 #: A writer found: the layer (or the module owning a matrix parameter), how it was found, the
 #: runtime scales after it, and which of its parameters is the written matrix.
@@ -82,6 +83,10 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
             for add in flow.adds:
                 add.prenorm = False
         return flow.adds
+
+    def number_of(self, module: ModuleNode, self_name: str, node: cst.BaseExpression) -> Monomial | None:
+        """A number `module`'s `forward` computes (`self.config.num_blocks`), its `self` so named."""
+        return as_number(self._value(node, Env({self_name: ModRef(module)})))
 
     def output_layers(self, root: ModuleNode) -> list[ModuleNode]:
         """The linear layers applied last to what a root's `forward` returns (first item of a
@@ -292,16 +297,6 @@ def _resets_stream(value: Any) -> bool:
     """The stream normalised as a whole (`norm(x)`, `conv_bn(x)`), no longer the sum of the adds
     before."""
     return value is NORMED or isinstance(value, Branch) and value.resets_stream
-
-
-def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
-    """Whether `module`, inside `block`, was built only under a condition `__init__` left undecided."""
-    node: ModuleNode | None = module
-    while node is not None and node is not block:
-        if node.optional:
-            return True
-        node = node.parent
-    return False
 
 
 def _creator(node: ModuleNode) -> ClassInfo | None:

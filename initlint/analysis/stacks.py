@@ -26,6 +26,7 @@ from initlint.analysis.model import (
 )
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.scaling import reference_std
+from initlint.analysis.block_loops import repeat_runs, runs_side_by_side
 from initlint.analysis.streams import join_streams
 from initlint.analysis.uncalled_inits import may_write_weights, unchanged_by_uncalled, uncalled_init_functions
 from initlint.analysis.usage import NameUses
@@ -307,7 +308,8 @@ def analyze(
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
         try:
-            stacks = _stacks_of(root, reader)
+            stacks = _set_aside_side_by_side(analysis, _stacks_of(root, reader))
+            repeat_runs(stacks, index, reader.number_of)
             analysis.stacks.extend(stacks)  # (kept should the root's own forward run out of steps)
             join_streams(root, stacks, reader.stream_runs(root))
             analysis.heads.extend(reader.output_layers(root))
@@ -315,13 +317,21 @@ def analyze(
             continue
     for root, stacks in _foreign_roots(interp, reader, analysis) or _wrapping_roots(interp, reader, analysis):
         analysis.roots.append(root)
-        analysis.stacks.extend(stacks)
+        analysis.stacks.extend(_set_aside_side_by_side(analysis, stacks))
     for root, stacks in _stacks_built_blind(interp, reader, analysis, uses):
         analysis.roots.append(root)
-        analysis.stacks.extend(stacks)
+        analysis.stacks.extend(_set_aside_side_by_side(analysis, stacks))
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     analysis.depth_atoms = _depth_atoms(options, analysis.stacks)
     return analysis
+
+
+def _set_aside_side_by_side(analysis: Analysis, stacks: list[Stack]) -> list[Stack]:
+    """The stacks whose blocks one stream runs through in turn; lists of blocks run side by side
+    (each handed a value built afresh) are kept apart for `explain`: their count is no depth."""
+    apart = {id(stack) for stack in stacks if runs_side_by_side(stack.container, analysis.index)}
+    analysis.side_by_side.extend(stack for stack in stacks if id(stack) in apart)
+    return [stack for stack in stacks if id(stack) not in apart]
 
 
 def _models_a_stream(stack: Stack) -> bool:

@@ -86,7 +86,8 @@ def call_external(
     if last in GRAD_MODES:
         return Const(None)
     if _generic_init_called_unbound(name, args):
-        hf_generic_init(interp, args[1].node, ctx, call)
+        model = args[0].node if isinstance(args[0], ModRef) else None
+        hf_generic_init(interp, args[1].node, ctx, call, model)
         return Const(None)
     if last[:1].isupper() and not name.startswith(("torch.", "math.", "numpy.")):
         # A layer class from elsewhere: a module whose parameters we cannot see.
@@ -163,7 +164,8 @@ def _super_method(
 ) -> Any:
     """`super().__init__(...)` or `super()._init_weights(m)` on a base initlint cannot read."""
     if name == "_init_weights" and args and isinstance(args[0], ModRef):
-        hf_generic_init(interp, args[0].node, ctx, call)
+        model = receiver.instance.node if isinstance(receiver.instance, ModRef) else None
+        hf_generic_init(interp, args[0].node, ctx, call, model)
     if name == "__init__" and isinstance(receiver.instance, ModRef):
         _layer_base_init(interp, receiver.instance.node, ctx)
         _store_init_argument(interp, receiver.instance.node, args)

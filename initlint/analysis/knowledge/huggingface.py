@@ -5,8 +5,9 @@ from __future__ import annotations
 from initlint.analysis.knowledge.specs import LayerSpec, Library, ParamDefault
 from initlint.analysis.knowledge.torch_init import KAIMING_NORMAL, TORCH_INIT
 
-#: The config field transformers' generic `_init_weights` draws linears and embeddings from.
-GENERIC_INIT_STD = "initializer_range"
+#: The config fields transformers' generic `_init_weights` draws linears and embeddings from:
+#: the first one the config has (`initializer_range`, else `init_std`, else `initializer_factor`).
+GENERIC_INIT_STD = ("initializer_range", "init_std", "initializer_factor")
 _WEIGHT_DRAWN = (("weight", "normal"), ("bias", "zeros"))
 #: What transformers' generic `PreTrainedModel._init_weights` gives each parameter, by layer kind
 #: ("normal" draws from N(0, initializer_range); "*" is any other parameter of the layer).

@@ -1,0 +1,64 @@
+"""A stack of pre-norm blocks, then one fusion block per branch, side by side: each branch's
+input is built afresh from the stack's output. The stack's writers are scaled by
+1/sqrt(depth); the fusion writers owe no factor for the number of branches."""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Mlp(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.up = nn.Linear(width, 4 * width)
+        self.down = nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        return self.down(F.gelu(self.up(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.mlp = Mlp(width)
+
+    def forward(self, x):
+        return x + self.mlp(self.norm(x))
+
+
+class Fusion(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.mix = nn.Linear(width, width)
+
+    def forward(self, x):
+        return x + self.mix(self.norm(x))
+
+
+class TwoBranch(nn.Module):
+    def __init__(self, width=64, depth=12, branches=2):
+        super().__init__()
+        self.depth = depth
+        self.blocks = nn.ModuleList([Block(width) for _ in range(depth)])
+        self.fusion = nn.ModuleList([Fusion(width) for _ in range(branches)])
+        self.heads = nn.ModuleList([nn.Linear(width, 10) for _ in range(branches)])
+        self.apply(self._init_weights)
+
+    def _init_weights(self, module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, std=0.02)
+        if isinstance(module, Mlp):
+            nn.init.normal_(module.down.weight, std=0.02 / math.sqrt(self.depth))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        outs = []
+        for i, (fusion, head) in enumerate(zip(self.fusion, self.heads)):
+            tokens = torch.cat((x[:, i : i + 1], x), dim=1)
+            tokens = fusion(tokens)
+            outs.append(head(tokens[:, 0]))
+        return outs
