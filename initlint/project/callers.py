@@ -17,6 +17,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from initlint.analysis.cst_walk import walk
 from initlint.analysis.index import build_index, dotted_name
 from initlint.analysis.positions import LazyPositions
 from initlint.files import DEFAULT_EXCLUDE
@@ -210,7 +211,7 @@ def _statements_to_walk(parsed: Parsed, method: str) -> list[cst.CSTNode]:
 def sites_in(project, path: Path, parsed: Parsed, method: str) -> list[CallSite]:
     finder = _Finder(method)
     for statement in _statements_to_walk(parsed, method):
-        statement.visit(finder)
+        walk(statement, finder)
     if not finder.hits:
         return []
     module = project.layout.location_of(path)
