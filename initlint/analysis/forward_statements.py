@@ -555,10 +555,33 @@ def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.BaseExpression]:
     or not) walks as that call does."""
     literals: dict[str, cst.BaseExpression] = {}
     for name, values in _bindings(func).items():
-        value = _literal(values[0]) if len(values) == 1 and values[0] is not None else None
+        # Rebindings that only re-index each item (`walked = tuple(xs[a:b] for xs in walked)`)
+        # keep what the one written-out binding walks.
+        kept = [value for value in values if value is None or not _reindexes_items(value, name)]
+        value = _literal(kept[0]) if len(kept) == 1 and kept[0] is not None else None
         if value is not None:
             literals[name] = value
     return literals
+
+
+def _reindexes_items(expression: cst.BaseExpression, name: str) -> bool:
+    """`tuple(tuple(xs[i] for i in order) for xs in name)` or `tuple(xs[a:b] for xs in name)`:
+    each item re-read through indices of its own, so the name still walks beside the same lists
+    (an execution order that reorders or trims them, not other modules)."""
+    outer = _materialised(expression)
+    if not isinstance(outer, (cst.GeneratorExp, cst.ListComp)) or not _plain_loop(outer.for_in):
+        return False
+    walked, item = outer.for_in.iter, outer.for_in.target
+    if not (isinstance(walked, cst.Name) and walked.value == name and isinstance(item, cst.Name)):
+        return False
+    inner = _materialised(outer.elt)
+    if isinstance(inner, (cst.GeneratorExp, cst.ListComp)) and _plain_loop(inner.for_in):
+        inner = inner.elt
+    return isinstance(inner, cst.Subscript) and isinstance(inner.value, cst.Name) and inner.value.value == item.value
+
+
+def _plain_loop(loop: cst.CompFor) -> bool:
+    return not loop.ifs and loop.inner_for_in is None and loop.asynchronous is None
 
 
 def _literal(expression: cst.BaseExpression) -> cst.BaseExpression | None:
