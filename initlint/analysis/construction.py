@@ -127,8 +127,6 @@ class ModelBuilder:
             return built.node
         if built.node.cls is not None and not self.defined_here(built.node.cls):
             return built.node
-        if built.node.cls is not None and _holds_stack_built_in(built.node, func):
-            return built.node
         return None
 
     def defined_here(self, cls: ClassInfo) -> bool:
@@ -640,26 +638,3 @@ def _names_file(module: str, path: Path | None) -> bool:
         parts = parts[:-1]
     wanted = tuple(module.split("."))
     return parts[-len(wanted) :] == wanted
-
-
-def _holds_stack_built_in(model: ModuleNode, func: cst.FunctionDef) -> bool:
-    """A class of the file that the builder filled with a stack of layers it made itself
-    (`layers = nn.ModuleList(); ...; return Encoder(layers)`): built alone, by its own defaults,
-    the class holds none of them, so the builder's model is the one to check."""
-    inside = {id(node) for node in _descendants(func)}
-    return any(
-        node.created_at is not None
-        and id(node.created_at) in inside
-        and any(child.repeat is not None for child in node.children.values())
-        for _, node in model.named_modules()
-    )
-
-
-def _descendants(node: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        found.append(current)
-        pending.extend(current.children)
-    return found

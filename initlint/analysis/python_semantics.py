@@ -101,8 +101,6 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         return UNKNOWN
     if isinstance(base, Opaque) and _is_loop_index(key) and (ctx.repeat is not None or ctx.in_repeat):
         return stage_entry(base)
-    if isinstance(base, Opaque) and isinstance(key, Const) and type(key.value) is int:
-        return fixed_entry(base, key.value)
     if isinstance(base, (Mapping, Opaque)):
         return config_entry(interp, base, key, UNKNOWN)
     if isinstance(base, ModRef):
@@ -147,14 +145,6 @@ def stage_entry(per_stage: Opaque) -> Num:
     of them in all, the depth the residual stream runs through (the stages share one stream: a
     down-sampling layer between them is no residual add)."""
     return Num(Monomial.atom(f"sum({per_stage.name})"))
-
-
-def fixed_entry(per_stage: Opaque, position: int) -> Opaque:
-    """`depths[2]` of a per-stage setting the model takes (stages written out one by one): a
-    symbol named by the entry, as `config.n_layers` is, whatever number the default holds. The
-    default (`depths=(2, 2, 6, 2)`) is only one model's: a constant would unroll the stage's
-    loop into separate blocks and hide that they are one stack."""
-    return Opaque(f"{per_stage.name}[{position}]")
 
 
 def config_entry(interp: "Interpreter", config: Mapping | Opaque, key: Any, default: Any) -> Any:

@@ -290,20 +290,18 @@ def analyze(
     analysis.deliberate_scheme = _imported_deliberate_scheme(interp, index)
     uses = shared.uses if shared is not None else NameUses(module, source)
     trees = _class_roots(interp, index, uses)
-    built_by_functions = _function_roots(interp, index, uses)
-    trees.extend(built_by_functions)
+    trees.extend(_function_roots(interp, index, uses))
     analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     analysis.enum_defaults = dict(interp.enum_defaults)
     used = interp.instantiated | {
         node.cls.name for tree in trees for _, node in tree.named_modules() if node is not tree and node.cls is not None
     }
-    # A builder's model (`return Decoder(layers)`) is a root whatever else built that class.
-    builders = {id(tree) for tree in built_by_functions}
+    # A builder's model of another file's class (`return Decoder(...)`) is a root whatever else built that class.
     analysis.roots = [
         tree
         for tree in reversed(trees)
-        if tree.cls is None or id(tree) in builders or not interp.defined_here(tree.cls) or tree.cls.name not in used
+        if tree.cls is None or not interp.defined_here(tree.cls) or tree.cls.name not in used
     ]
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
@@ -345,20 +343,15 @@ def _foreign_roots(
     interp: Interpreter, reader: ForwardReader, analysis: Analysis
 ) -> list[tuple[ModuleNode, list[Stack]]]:
     """A file whose own models stack none of its writers (it defines blocks) is analysed with the
-    models of the project files that stack them: those whose stacks hold a writer built here.
-    A file whose own models keep its blocks post-norm (a norm-placement flag left at its default)
-    still takes the pre-norm stacks other files build of them with the flag switched on."""
-    own = [stack for stack in analysis.stacks if _models_a_stream(stack)]
-    if any(stack.prenorm for stack in own):
-        return []  # its own models stack its blocks pre-norm: they are the file's answer
+    models of the project files that stack them: those whose stacks hold a writer built here."""
+    if any(_models_a_stream(stack) for stack in analysis.stacks):
+        return []  # its own models stack its blocks (pre-norm or not): they are the file's answer
     found: list[tuple[ModuleNode, list[Stack]]] = []
     for root in _outermost_foreign_roots(interp):
         try:
             stacks = _stacks_of(root, reader)
         except (StepBudgetExceeded, RecursionError):
             continue
-        if own:
-            stacks = [stack for stack in stacks if stack.prenorm]
         if _stacks_writers_built_here(analysis, stacks):
             found.append((root, stacks))
     return found
