@@ -31,13 +31,11 @@ def repeat_runs(stacks: list[Stack], index: ModuleIndex, number_of: NumberOf) ->
     run adds the blocks' branches into the stream again, so the depth is the runs times the
     list's length."""
     for stack in stacks:
-        owner = stack.container.parent
-        found = index.find_method(owner.cls, "forward") if owner is not None and owner.cls is not None else None
-        params = found[1].params.params if found is not None else ()
-        if owner is None or found is None or not params:
+        owner, found = stack.container.parent, _owner_forward(stack.container, index)
+        if owner is None or found is None:
             continue
-        self_name = params[0].name.value
-        for outer in _loops(found[1].body):
+        self_name, forward = found
+        for outer in _loops(forward.body):
             count = _range_count(outer)
             inner = [
                 s
@@ -56,12 +54,10 @@ def repeat_runs(stacks: list[Stack], index: ModuleIndex, number_of: NumberOf) ->
 def runs_side_by_side(container: ModuleNode, index: ModuleIndex) -> bool:
     """Whether the owner's `forward` applies the blocks of `container` only in loops where each
     block takes a value built afresh in its iteration, never one an earlier block returned."""
-    owner = container.parent
-    found = index.find_method(owner.cls, "forward") if owner is not None and owner.cls is not None else None
-    params = found[1].params.params if found is not None else ()
-    if found is None or not params:
+    found = _owner_forward(container, index)
+    if found is None:
         return False
-    self_name, attr = params[0].name.value, container.name
+    (self_name, forward), attr = found, container.name
     loops: list[cst.For] = []
     uses = 0
 
@@ -75,9 +71,17 @@ def runs_side_by_side(container: ModuleNode, index: ModuleIndex) -> bool:
             is_self = isinstance(node.value, cst.Name) and node.value.value == self_name
             uses += is_self and node.attr.value == attr
 
-    found[1].body.visit(_Uses())
+    forward.body.visit(_Uses())
     # (A use outside those loops, `self.blocks[-1](x)` or a helper handed the list, may chain them.)
     return bool(loops) and uses == len(loops) and all(_takes_fresh_values(loop, self_name, attr) for loop in loops)
+
+
+def _owner_forward(container: ModuleNode, index: ModuleIndex) -> tuple[str, cst.FunctionDef] | None:
+    """The `forward` of the module owning `container`, with the name its `self` goes by."""
+    owner = container.parent
+    found = index.find_method(owner.cls, "forward") if owner is not None and owner.cls is not None else None
+    params = found[1].params.params if found is not None else ()
+    return (params[0].name.value, found[1]) if found is not None and params else None
 
 
 def _loops(body: cst.CSTNode) -> list[cst.For]:
