@@ -416,7 +416,7 @@ UNTUNED_PACKAGES = (
     ),
     Package("dit-ml", "0.2.10", ("dit_ml/dit.py",)),
     Package("graphtransformer-digress", "0.2.0", ("graphtransformer_digress/model.py",)),
-    # held_out_8 (start of round 6): labelled from the source by helpers who never ran initlint on it
+    # opened_8 (held_out_8 of round 6, opened in round 7): labelled from the source before any run
     Package(
         "optimus-dl",
         "0.2.6",
