@@ -339,11 +339,17 @@ class ForwardCalls:
             flow.adds.append(add)
         return merge(inner.returns) if inner.returns else None
 
+    def _apply_to_share(self, module: ModuleNode, share: Part, depth: int) -> Any:
+        if self._passes_through(module) and not is_squashing(module):
+            return share  # `self.merge_heads(v)` (a Rearrange), `self.drop(v)`: the same share, moved
+        # `self.mlp_out(h)` on the MLP's share of a fused projection: content from the stream; a
+        # norm or a gate computes a conditioned value from it.
+        layer = module.kind in ("linear", "module", "sequential") and not is_norm(module) and not is_gate(module)
+        return self._apply_module(module, share.whole if layer else CONDITIONED, depth)
+
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
         if isinstance(carried, Part):
-            # `self.mlp_out(h)` on the MLP's share of a fused projection: content from the stream.
-            layer = module.kind in ("linear", "module", "sequential") and not is_norm(module) and not is_gate(module)
-            carried = carried.whole if layer else CONDITIONED
+            return self._apply_to_share(module, carried, depth)
         if carried is UNKNOWN or carried is CONDITIONED:
             return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
         if is_norm(module):

@@ -173,7 +173,8 @@ class ForwardExpressions:
         if isinstance(node.operator, cst.MatrixMultiply):
             if isinstance(right, ParamRef):
                 return _through_matrix(left, right)  # `h @ self.down_proj[e]`: a 3-D expert weight
-            return right if isinstance(right, Branch) else left  # `probs @ v`: the content is v's
+            # `probs @ v`: the content is v's, also when v is a share of a fused projection.
+            return right if isinstance(right, (Branch, Part)) else left
         return (
             merge([left, right])
             if isinstance(node.operator, cst.Subtract)

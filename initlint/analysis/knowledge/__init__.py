@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
+from initlint.analysis.knowledge.einops import EINOPS
 from initlint.analysis.knowledge.einops_utils import EINOPS_UTILS
 from initlint.analysis.knowledge.fla import FLA
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
@@ -34,6 +35,7 @@ LIBRARIES = (
     PARALLEL_LAYERS,
     NANOTRON,
     TIMM,
+    EINOPS,
     EINOPS_UTILS,
     TORCHVISION,
     FLA,
