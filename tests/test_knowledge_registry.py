@@ -641,3 +641,64 @@ def test_config_class_types_an_unannotated_config():
     findings = lint_file(IDIOMS / "config_class_types_config" / "bad.py", Settings(select=("INI0",)))
     assert [f.code for f in findings] == ["INI001", "INI001"]
     assert all("1/sqrt(2 * depth)" in f.message for f in findings)
+
+
+# ------------------------------------------------------------------------ hyper-connections
+HYPER_CONNECTIONS_MODEL = """
+from functools import partial
+
+import torch.nn as nn
+from hyper_connections import HyperConnections
+
+
+class Mlp(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.up = nn.Linear(width, 4 * width)
+        self.down = nn.Linear(4 * width, width){mark}
+
+    def forward(self, x):
+        return self.down(self.up(self.norm(x)).relu())
+
+
+class Net(nn.Module):
+    def __init__(self, width=64, depth=4):
+        super().__init__()
+        {connect}
+        self.blocks = nn.ModuleList([connect(branch=Mlp(width){switch}) for _ in range(depth)])
+        self.out = nn.Linear(width, 10)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.out(x)
+"""
+_CONNECT_FORMS = (
+    "connect = partial(HyperConnections, 4, dim=width)",
+    "connect, _, _ = HyperConnections.get_init_and_expand_reduce_stream_functions(4, dim=width)",
+)
+
+
+def test_hyper_connections_are_one_registry_entry():
+    assert static_files_naming("ManifoldConstrainedHyperConnections") == ["analysis/knowledge/hyper_connections.py"]
+    assert static_files_naming("StreamConnection") == [
+        "analysis/construction.py",
+        "analysis/knowledge/hyper_connections.py",
+        "analysis/knowledge/specs.py",
+    ]
+
+
+@pytest.mark.parametrize("connect", _CONNECT_FORMS)
+@pytest.mark.parametrize("switch", ["", ", add_branch_out_to_residual=False"])
+def test_a_connection_built_around_its_branch_adds_it(connect, switch):
+    """`HyperConnections(n, dim=d, branch=mlp)`, made by `partial` or by the library's factory,
+    runs its branch and adds it into the stream: the branch's last linear writes, unless the
+    connection's add switch is off (the branch output then replaces the stream)."""
+    adds = not switch
+    source = HYPER_CONNECTIONS_MODEL.format(connect=connect, switch=switch, mark="  # expect: INI001" if adds else "")
+    analysis = analyze(cst.parse_module(source))
+    assert [writer.ref.path for stack in analysis.stacks for writer in stack.writers] == (
+        ["branch.down"] if adds else []
+    )
+    assert reported(source) == expected_findings(source)

@@ -40,7 +40,7 @@ from initlint.analysis.abstract import (
 from initlint.analysis.index import ClassInfo, ModuleIndex, dotted_name
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
-from initlint.analysis.knowledge.specs import BlockStack, BuiltStack, LayerSpec
+from initlint.analysis.knowledge.specs import BlockStack, BuiltStack, LayerSpec, StreamConnection
 from initlint.analysis.layers import default_std, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.values import Monomial
@@ -336,6 +336,8 @@ class ModelBuilder:
             # Kept as the attribute of that name, which the block's own `forward` reads.
             switch = known.residual.prenorm
             node.attrs[switch.keywords[0]] = init_ops.argument(switch, args, kwargs)
+        if known.connection is not None:
+            _connect_branch(node, known.connection, kwargs)
         if known.init_from_argument:
             self._init_from_argument(node, known, known.init_from_argument, kwargs, call, ctx)
         return ModRef(node)
@@ -400,6 +402,15 @@ class ModelBuilder:
             self.call_value(method, [ParamRef(weight)], {}, replace(ctx, via=ctx.via + (label,)), call)
         else:
             weight.ops.append(InitOp("unknown", None, call, ctx.via + (label,), False, label))
+
+
+def _connect_branch(node: ModuleNode, connection: StreamConnection, kwargs: dict[Any, Any]) -> None:
+    """A stream connection keeps the branch it is built around as its child, and its add switch
+    as the attribute its `forward` reads."""
+    branch = kwargs.get(connection.branch)
+    if isinstance(branch, ModRef) and branch.node.parent is None:
+        node.add_child(connection.branch, branch.node)
+    node.attrs[connection.adds] = kwargs.get(connection.adds, Const(True))
 
 
 def _stack_blocks(node: ModuleNode, stack: BlockStack, args: list[Any], kwargs: dict[Any, Any], call: cst.Call) -> None:

@@ -67,6 +67,17 @@ class Part:
     whole: Branch
 
 
+@dataclass(frozen=True)
+class Adder:
+    """What a stream connection hands back beside the branch input (hyper-connections'
+    `add_residual`): called on a branch output, it adds that branch into `stream`, the value the
+    connection was handed, as `stream + branch` does. `adds`: the connection's add switch (None:
+    undecided; False: it hands the branch output back alone)."""
+
+    stream: Any
+    adds: bool | None = True
+
+
 def is_norm(node: ModuleNode) -> bool:
     if node.kind == "norm":
         return True

@@ -2,8 +2,9 @@
 
 A mixin of the forward reader: a call applies a layer (a norm, a gate, a linear: the branch's
 last layer), runs a helper of the file or a method of the module with the caller's values (its
-adds are the caller's), reads a residual wrapper's own adds, or is a tensor method or `torch`
-function that keeps, mixes or drops what it is handed.
+adds are the caller's), reads a residual wrapper's own adds, makes the add a library layer
+makes (a fused add-and-norm, a stream connection or the adder one hands out), or is a tensor
+method or `torch` function that keeps, mixes or drops what it is handed.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from initlint.analysis.flow import (
     MAYBE_NORMED,
     NORMED,
     STREAM,
+    Adder,
     Branch,
     Part,
     is_gate,
@@ -188,12 +190,13 @@ class ForwardCalls:
         return UNKNOWN
 
     def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
+        if isinstance(callee, Adder):
+            return self._added(callee, args[0] if args else UNKNOWN, call, flow)
         if isinstance(callee, ModRef):
             flow.runs.block_called(callee.node)
-        fused = self._fused_add_norm(callee.node, call, args, flow, depth) if isinstance(callee, ModRef) else None
-        if fused is not None:
-            return fused
-        if isinstance(callee, ModRef):
+            adding = self._adding_layer(callee.node, call, args, flow, depth, carried)
+            if adding is not None:
+                return adding
             found = self._runs_with_arguments(callee.node, args)
             if found is not None:
                 result = self._inline(found, [callee] + args, call, flow, depth)
@@ -236,6 +239,14 @@ class ForwardCalls:
             return self._eval(callee.node.body, env, flow, depth + 1)
         return carried
 
+    def _adding_layer(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
+    ) -> Any:
+        """A library layer whose call makes (or hands out) a residual add: a fused add-and-norm,
+        a stream connection. None for any other module."""
+        fused = self._fused_add_norm(module, call, args, flow, depth)
+        return fused if fused is not None else self._connection(module, call, args, flow, depth, carried)
+
     def _fused_add_norm(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
         """A fused add-and-norm layer handed the stream (`norm(branch, residual, prenorm=True)`):
         the residual add happens in the call; the caller gets the normalised sum, and with the
@@ -256,6 +267,33 @@ class ForwardCalls:
         if returns_sum is None:
             return UNKNOWN
         return Seq([normed, total]) if returns_sum else normed
+
+    def _connection(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
+    ) -> Any:
+        """A stream connection (hyper-connections) handed the stream: it hands back the branch
+        input (the streams mixed, not normalised) and an adder (`branch_input, add = hc(x)`);
+        built around its branch, it runs the branch on that input with the call's other
+        arguments and adds what the branch returns (`x = hc(x)`). None for any other module."""
+        spec = layer_type(self.interp.knowledge, module.type_name)
+        connection = spec.connection if spec is not None else None
+        if connection is None or not args:
+            return None
+        adder = Adder(args[0], truth(module.attrs.get(connection.adds, UNKNOWN)))
+        branch = module.children.get(connection.branch)
+        if branch is None:
+            return Seq([args[0], adder])
+        return self._added(adder, self._call_value(ModRef(branch), call, args, flow, depth, carried), call, flow)
+
+    def _added(self, adder: Adder, output: Any, call: cst.Call, flow: _Flow) -> Any:
+        """An adder called on a branch output: the add into the stream its connection was handed.
+        Switched off, the output comes back alone; where the switch is undecided no add is
+        counted, and the stream goes on."""
+        if adder.adds is False:
+            return output
+        if adder.adds is None:
+            return join(adder.stream, output)
+        return self._add(adder.stream, output, call, flow)
 
     def _adds_within(
         self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int

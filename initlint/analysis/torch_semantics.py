@@ -13,6 +13,7 @@ import libcst as cst
 from initlint.analysis.abstract import (
     UNKNOWN,
     Const,
+    ExtPartial,
     FuncRef,
     Mapping,
     ModRef,
@@ -69,9 +70,9 @@ def call_external(
     if factory is not None:
         std = Monomial.of(factory.std) if factory.std is not None else None
         return NewTensor(InitOp(factory.kind, std, call, ctx.via, ctx.certain, f"torch.{last}(...)"))
-    known = layer_type(interp.knowledge, name)
-    if known is not None:
-        return interp.construct_layer(name, known, args, kwargs, call, ctx)
+    layer = _library_layer(interp, name, args, kwargs, ctx, call)
+    if layer is not None:
+        return layer
     builtin = call_python_builtin(
         interp,
         short if short in ("object.__setattr__",) or "." not in short else _stdlib_name(short),
@@ -95,6 +96,21 @@ def call_external(
     if last not in HARMLESS_CALLS:
         interp.mark_unknown_targets(args, kwargs, ctx, call, f"{last}() from elsewhere")
     return UNKNOWN
+
+
+def _library_layer(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call
+) -> Any | None:
+    """A library layer built, or the class a layer factory hands back with arguments bound (`init,
+    expand, reduce = get_init_and_expand_reduce_stream_functions(n, dim=d)`); None for any other name."""
+    known = layer_type(interp.knowledge, name)
+    if known is not None:
+        return interp.construct_layer(name, known, args, kwargs, call, ctx)
+    factory = interp.knowledge.layer_factory(name)
+    if factory is None:
+        return None
+    made = ExtPartial(factory.layer, tuple(args[:1]), tuple(kwargs.items()))
+    return Seq([made if i == factory.position else UNKNOWN for i in range(factory.returns)], written_as="tuple")
 
 
 def _parameter(value: Any, call: cst.Call, ctx: "Ctx") -> Any:

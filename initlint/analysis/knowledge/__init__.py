@@ -1,7 +1,8 @@
 """What the analyzer knows about library APIs, in one registry keyed by qualified name.
 
 Each library has its own module (`torch_nn`, `torch_init`, `huggingface`, `parallel_layers`,
-`timm`, `einops_utils`, `torchvision`, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
+`timm`, `einops_utils`, `torchvision`, `fla`, `hyper_connections`, plus the naming
+`conventions`), each a `Library` of plain-data specs (`specs.py`).
 Everything else is derived from here: what a call to `torch.nn.init.normal_` does to a tensor
 and which argument is its std, which layers exist and how PyTorch initialises them, which base
 classes make a model and which of their methods run an init, the text pre-filter's import
@@ -21,8 +22,16 @@ from initlint.analysis.knowledge.einops import EINOPS
 from initlint.analysis.knowledge.einops_utils import EINOPS_UTILS
 from initlint.analysis.knowledge.fla import FLA
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
+from initlint.analysis.knowledge.hyper_connections import HYPER_CONNECTIONS
 from initlint.analysis.knowledge.parallel_layers import NANOTRON, PARALLEL_LAYERS
-from initlint.analysis.knowledge.specs import InitMethodFactory, InitSpec, LayerSpec, Library, TensorFactory
+from initlint.analysis.knowledge.specs import (
+    InitMethodFactory,
+    InitSpec,
+    LayerFactory,
+    LayerSpec,
+    Library,
+    TensorFactory,
+)
 from initlint.analysis.knowledge.timm import TIMM
 from initlint.analysis.knowledge.torch_init import TORCH_INIT
 from initlint.analysis.knowledge.torch_nn import TORCH_NN
@@ -39,6 +48,7 @@ LIBRARIES = (
     EINOPS_UTILS,
     TORCHVISION,
     FLA,
+    HYPER_CONNECTIONS,
     DELIBERATE_SCHEMES,
     ENTRY_POINTS,
 )
@@ -77,6 +87,7 @@ class Registry:
     _init_method_factories: dict[str, InitMethodFactory] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _layer_factories: dict[str, LayerFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for library in self.libraries:
@@ -90,6 +101,7 @@ class Registry:
             self._tensor_methods.update((_last(name), spec) for name, spec in library.tensor_methods)
             self._tensor_factories.update(library.tensor_factories)
             self._init_method_factories.update(library.init_method_factories)
+            self._layer_factories.update(library.layer_factories)
         for user_class, known in self.layer_aliases:
             self._layers[user_class] = self._layers[known]
 
@@ -120,6 +132,7 @@ class Registry:
             or qualified in self._init_functions
             or qualified in self._tensor_factories
             or qualified in self._init_method_factories
+            or qualified in self._layer_factories
             or qualified in self.module_bases()
             or qualified in self.pretrained_bases()
         )
@@ -141,6 +154,9 @@ class Registry:
 
     def init_method_factory(self, qualified: str) -> InitMethodFactory | None:
         return self._init_method_factories.get(qualified)
+
+    def layer_factory(self, qualified: str) -> LayerFactory | None:
+        return self._layer_factories.get(qualified)
 
     def invisible_on_meta(self) -> dict[str, InitSpec]:
         """`torch.nn.init` functions that emit nothing on the meta device, by their name there."""

@@ -78,6 +78,21 @@ class FusedResidualNorm:
 
 
 @dataclass(frozen=True)
+class StreamConnection:
+    """A module standing between the residual stream and one branch (hyper-connections): called
+    on the stream, it hands back the branch input and an adder, a function that adds the branch
+    output it is called on into the stream; built around its branch (`branch=`), its own
+    `forward` runs the branch on the stream and makes the add. The streams it may keep side by
+    side change neither: one add per call."""
+
+    #: The keyword the branch is given by; the module keeps it as its child of that name.
+    branch: str
+    #: The keyword of a switch that, when false, makes the adder hand back the branch output
+    #: alone (no add); absent, the adder adds.
+    adds: str
+
+
+@dataclass(frozen=True)
 class BlockStack:
     """A library container that repeats a block it is given (`nn.TransformerEncoder(layer, n)`
     deep-copies `layer` n times): the copies are the children of a ModuleList."""
@@ -135,6 +150,8 @@ class LayerSpec:
     stack: BlockStack | None = None
     #: A norm that adds the stream it is handed to its input (the residual add is in the call).
     adds_residual: FusedResidualNorm | None = None
+    #: A module that adds one branch into the stream (hyper-connections).
+    connection: StreamConnection | None = None
     #: Stacks the model builds itself, then the init its constructor ends with on every matrix
     #: (`nn.Transformer._reset_parameters`: xavier_uniform_ where `p.dim() > 1`).
     builds: tuple[BuiltStack, ...] = ()
@@ -152,6 +169,19 @@ class InitMethodFactory:
     sigma: Arg
     depth: Arg | None = None
     multiplier: Arg | None = None
+
+
+@dataclass(frozen=True)
+class LayerFactory:
+    """A function that hands back a known layer class with arguments bound, among other values:
+    hyper-connections' `get_init_and_expand_reduce_stream_functions(n, dim=d)` returns
+    `(partial(HyperConnections, n, dim=d), expand, reduce)`. Its first argument and its keywords
+    are bound on the class (the layer's entry reads only the keywords it names)."""
+
+    layer: str
+    #: How many values it returns, and where the class is among them.
+    returns: int
+    position: int = 0
 
 
 @dataclass(frozen=True)
@@ -175,6 +205,8 @@ class Library:
     tensor_factories: tuple[tuple[str, TensorFactory], ...] = ()
     #: Functions returning an init method for a layer's `init_method=`.
     init_method_factories: tuple[tuple[str, InitMethodFactory], ...] = ()
+    #: Functions returning a layer class with arguments bound (among other values).
+    layer_factories: tuple[tuple[str, LayerFactory], ...] = ()
     #: Base classes that make a subclass an `nn.Module`.
     module_bases: tuple[str, ...] = ()
     #: Base classes whose init entry points apply the class's `_init_weights` to every module.
