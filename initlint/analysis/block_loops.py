@@ -14,7 +14,7 @@ from typing import Callable
 
 import libcst as cst
 
-from initlint.analysis.forward_statements import walked_by_loop
+from initlint.analysis.forward_bindings import walked_by_loop
 from initlint.analysis.index import ModuleIndex
 from initlint.analysis.model import ModuleNode, Stack
 from initlint.analysis.values import Monomial

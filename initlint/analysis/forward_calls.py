@@ -18,7 +18,8 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, truth
 from initlint.analysis.construction import dataclass_fields
 from initlint.analysis.forward_expressions import _member, _through_matrix
-from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, _tuple_literals
+from initlint.analysis.forward_bindings import tuple_literals
+from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function
 from initlint.analysis.flow import (
     ACTIVATED,
     CONDITIONED,
@@ -329,7 +330,7 @@ class ForwardCalls:
             undecided=flow.undecided,
             block=flow.block,
             recording=flow.recording,
-            literals=_tuple_literals(func),
+            literals=tuple_literals(func),
         )
         self.walk_body(func.body.body, env, inner)
         if only_adding and not inner.adds:
