@@ -323,3 +323,55 @@ def assigned_names(body: cst.BaseSuite) -> set[str]:
     visitor = _Assigned()
     body.visit(visitor)
     return visitor.names
+
+
+#: Methods that change the object they are called on (in-place tensor ops end in `_`).
+_MUTATING = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "pop", "remove", "clear"})
+
+
+def changed_in_place(func: cst.BaseExpression) -> str | None:
+    """The name a method call changes in place (`outs.append(y)`, `x.add_(y)`)."""
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return None
+    method = func.attr.value
+    return func.value.value if method in _MUTATING or method.endswith("_") else None
+
+
+def stored_into(small: cst.BaseSmallStatement) -> set[str]:
+    """The names whose parts an assignment stores into (`h[i] = y`, `cache.last = y`)."""
+    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
+    if isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+        targets = [small.target]
+    return {
+        target.value.value
+        for target in targets
+        if isinstance(target, (cst.Subscript, cst.Attribute)) and isinstance(target.value, cst.Name)
+    }
+
+
+def range_count(loop: cst.For) -> cst.BaseExpression | None:
+    """`n` of `for _ in range(n)`."""
+    walked = loop.iter
+    if not (isinstance(walked, cst.Call) and isinstance(walked.func, cst.Name) and walked.func.value == "range"):
+        return None
+    if len(walked.args) != 1 or walked.args[0].keyword is not None or walked.args[0].star:
+        return None
+    return walked.args[0].value
+
+
+def mentions(body: cst.CSTNode, names: set[str]) -> bool:
+    """Whether any of `names` is read in `body` (a loop's counter, in the loop it counts)."""
+    found = False
+
+    class _Mentions(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> bool:
+            nonlocal found
+            found = found or node.value in names
+            return False
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)  # (`x.r` reads `x`, not a name `r`)
+            return False
+
+    body.visit(_Mentions())
+    return found

@@ -2,9 +2,10 @@
 
 A mixin of the forward reader, apart so that how the reader walks a function body reads on its
 own: assignments and unpacking, undecided `if`s (each arm from the state before it, then
-joined), `for` loops over a block container or zipped beside it, imports inside `forward`. It
-also owns the reading state of one `forward` (`_Flow`) and the limits of the reading; what loops
-walk and how targets bind, read from the syntax alone, are in `forward_bindings.py`.
+joined), `for` loops over a block container or zipped beside it (recording, in `BlockLoops`,
+what each hands from block to block), imports inside `forward`. It also owns the reading state
+of one `forward` (`_Flow`) and the limits of the reading; what loops walk and how targets bind,
+read from the syntax alone, are in `forward_bindings.py`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,19 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, Env, FuncRef, ModRef, Seq, truth
 from initlint.analysis.interp import Ctx
 from initlint.errors import StepBudgetExceeded
-from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, StreamRuns, join, merge, stored_key
+from initlint.analysis.flow import (
+    CONDITIONED,
+    MAYBE_NORMED,
+    STREAM,
+    BlockLoops,
+    Branch,
+    Loop,
+    Part,
+    StreamRuns,
+    join,
+    merge,
+    stored_key,
+)
 from initlint.analysis.forward_bindings import (
     aligned,
     assigned_names,
@@ -25,17 +38,21 @@ from initlint.analysis.forward_bindings import (
     bound_names,
     current_literals,
     forget_literals,
+    mentions,
     module_items,
     note_rebinding,
     pairwise,
     picked_parameter,
     plain_arguments,
+    range_count,
+    stored_into,
     target_names,
     tuple_literals,
     walked_by_loop,
 )
 from initlint.analysis.knowledge.conventions import SPLITTING_METHODS
 from initlint.analysis.model import ModuleNode, ResidualAdd
+from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Interpreter
@@ -71,6 +88,8 @@ class _Flow:
     rebound: dict[str, cst.BaseExpression | None] = field(default_factory=dict)
     #: The block containers each name's value runs through (a root's stream handed from list to list).
     runs: StreamRuns = field(default_factory=StreamRuns)
+    #: What the loops over a container's blocks hand from one block to the next.
+    loops: BlockLoops = field(default_factory=BlockLoops)
     #: Per name, the last `masked_scatter` into it: the mask, what the masked positions now
     #: hold, and the value the name was bound to by that write.
     masked: dict[str, tuple[cst.BaseExpression, Any, Any]] = field(default_factory=dict)
@@ -116,6 +135,8 @@ class ForwardStatements:
         def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any: ...
 
         def _value(self, node: cst.BaseExpression, env: Env) -> Any: ...
+
+        def _number(self, node: cst.BaseExpression, env: Env) -> Monomial | None: ...
 
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
 
@@ -192,7 +213,10 @@ class ForwardStatements:
         flow.statement = small
         flow.runs.start_statement()
         self._small(small, env, flow, flow.depth)
-        flow.runs.bound(bound_names(small))
+        bound = bound_names(small)
+        flow.runs.bound(bound)
+        if flow.loops.open:
+            flow.loops.statement(set(flow.runs.read), bound | stored_into(small))
 
     def on_if(self, stmt: cst.If, env: Env, flow: _Flow) -> None:
         decided = truth(self._value(stmt.test, env))
@@ -238,10 +262,32 @@ class ForwardStatements:
                 return
         modules = [(target, items) for target, iterable in loops if (items := module_items(iterable)) is not None]
         walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
-        for item in items[:MAX_UNROLL]:
-            if walked is not None:
-                bind(walked, item, env)
-            self.walk_block(stmt.body.body, env, flow)
+        flow.loops.enter(self._loop_record(stmt, loops, env))
+        try:
+            for item in items[:MAX_UNROLL]:
+                if walked is not None:
+                    bind(walked, item, env)
+                flow.loops.start_pass(target_names(stmt.target))
+                self.walk_block(stmt.body.body, env, flow)
+                flow.loops.end_pass()
+        finally:
+            flow.loops.leave()
+
+    def _loop_record(self, stmt: cst.For, loops: list[tuple[cst.BaseExpression, Any]], env: Env) -> Loop:
+        """What `BlockLoops` follows of a `for`: the containers whose blocks it binds to a name,
+        or the count of a `for _ in range(n)`."""
+        walked = [
+            (target.value, iterable.node)
+            for target, iterable in loops
+            if isinstance(target, cst.Name) and isinstance(iterable, ModRef) and iterable.node.kind in _LISTS
+        ]
+        body = tuple(stmt.body.body)
+        top = frozenset(id(small) for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body)
+        count = range_count(stmt)
+        if count is None or walked:
+            return Loop(stmt, body, walked, top=top)
+        counters = target_names(stmt.target)
+        return Loop(stmt, body, walked, self._number(count, env), lambda: mentions(stmt.body, counters), top)
 
     def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:
         """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
