@@ -79,3 +79,41 @@ def test_a_list_run_again_and_again_owes_the_adds_of_every_run():
     repeated = (Path(__file__).parent / "idioms" / "block_list_run_repeatedly" / "bad.py").read_text(encoding="utf-8")
     found = messages(repeated)
     assert len(found) == 2 and all(message.endswith("1/sqrt(2 * per_repeat*repeats)") for message in found)
+
+
+SIDE_BY_SIDE = (Path(__file__).parent / "idioms" / "branch_blocks_run_side_by_side" / "good.py").read_text(
+    encoding="utf-8"
+)
+FUSION_LOOP = """            tokens = torch.cat((x[:, i : i + 1], x), dim=1)
+            tokens = fusion(tokens)
+            outs.append(head(tokens[:, 0]))"""
+
+
+def test_fusion_blocks_handed_one_another_s_output_through_another_name_chain():
+    # `out = fusion(x); x = out`: each block takes what the one before returned, so the list is
+    # a depth stack and its writers owe a factor.
+    assert FUSION_LOOP in SIDE_BY_SIDE and not messages(SIDE_BY_SIDE)
+    chained = SIDE_BY_SIDE.replace(
+        FUSION_LOOP,
+        """            out = fusion(x)
+            x = out
+            outs.append(head(x[:, 0]))""",
+    )
+    assert messages(chained) == ["residual writer `fusion.*.mix` init std 0.02 has no depth factor 1/sqrt(branches)"]
+
+
+def test_fusion_blocks_also_applied_outside_their_loop_may_chain():
+    # `self.fusion[0](x)` before the loop hands the first block the stream the others add to.
+    outside = SIDE_BY_SIDE.replace("        outs = []\n", "        x = self.fusion[0](x)\n        outs = []\n")
+    found = messages(outside)
+    assert found and all(message.startswith("residual writer `fusion.*.mix`") for message in found)
+
+
+def test_a_repeat_loop_that_reads_its_counter_is_no_plain_repeat():
+    # `for r in range(n)` whose body reads `r`: not the same list run again and again unchanged.
+    repeated = (Path(__file__).parent / "idioms" / "block_list_run_repeatedly" / "bad.py").read_text(encoding="utf-8")
+    counted = repeated.replace("                x = block(x)\n", "                x = block(x) * r\n").replace(
+        "for _ in range(self.repeats)", "for r in range(self.repeats)"
+    )
+    found = messages(counted)
+    assert len(found) == 2 and all(message.endswith("1/sqrt(2 * per_repeat)") for message in found)

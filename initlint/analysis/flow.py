@@ -1,15 +1,17 @@
 """The abstract values of the forward data flow (`residual.py`), how they combine, and which
-layers normalise, pass through or gate what reaches them; and the record of the block lists
-each value runs through (`StreamRuns`)."""
+layers normalise, pass through or gate what reaches them; and the records of the block lists
+each value runs through (`StreamRuns`) and of what the loops over a list's blocks hand from one
+block to the next (`BlockLoops`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from initlint.analysis.abstract import UNKNOWN
 from initlint.analysis.knowledge.conventions import NORM_HINTS, PASS_THROUGH_HINTS, SQUASHING
 from initlint.analysis.model import ModuleNode, Param, RuntimeScale
+from initlint.analysis.values import Monomial
 
 
 class Stream:
@@ -183,3 +185,143 @@ def stored_key(owner: str, attribute: str) -> str:
     """The name under which a `forward` keeps what it stored in an attribute (`self.pos_emb =
     ...`) for the rest of the read: dotted, so no plain name meets it."""
     return f"{owner}.{attribute}"
+
+
+@dataclass
+class _Pass:
+    """One pass of a loop's body over the blocks of a container, the blocks bound to `block`."""
+
+    block: str
+    #: Each name bound so far in the pass: whether a block's output went into its value, and the
+    #: names read as the pass found them (from before the loop or an earlier pass) it came from.
+    bound: dict[str, tuple[bool, frozenset[str]]] = field(default_factory=dict)
+    #: The names as found at the start of the pass that the block's calls were handed.
+    taken: set[str] = field(default_factory=set)
+    calls: int = 0
+    called_now: bool = False
+    #: The block named without being called (`checkpoint(blk, x)`, `attn, ff = blk`).
+    otherwise: bool = False
+
+    def origins(self, names: set[str]) -> set[str]:
+        return {origin for name in names for origin in (self.bound[name][1] if name in self.bound else (name,))}
+
+    def fresh(self) -> bool:
+        """The blocks took only values built afresh: none an earlier pass's blocks returned."""
+        returned = {name for name, (from_block, _) in self.bound.items() if from_block}
+        return self.calls > 0 and not self.otherwise and not self.taken & returned
+
+
+@dataclass
+class Loop:
+    """A `for` being read: the containers whose blocks it binds to a name, or the count of a
+    `for _ in range(n)` and whether its body reads the counter (asked only where it matters)."""
+
+    statement: object
+    body: tuple[object, ...]
+    walked: list[tuple[str, ModuleNode]]
+    count: Monomial | None = None
+    reads_counter: Callable[[], bool] = bool
+    #: The statements directly in the body (by id): a block called deeper may not run each pass.
+    top: frozenset[int] = frozenset()
+    passes: list[_Pass] = field(default_factory=list)
+    #: Per container walked: whether every pass so far handed its blocks fresh values.
+    fresh: dict[int, bool] = field(default_factory=dict)
+    #: A `range(n)` loop: per container, the freshness of each loop over its blocks written
+    #: directly in the body.
+    inner: dict[int, list[bool]] = field(default_factory=dict)
+
+
+@dataclass
+class LoopFacts:
+    """What the loops of one `forward` over a container's blocks hand from block to block."""
+
+    loops: int = 0
+    #: Every pass handed the blocks only values built afresh in it (one block per branch).
+    fresh: bool = True
+    #: How often the container itself was read (its loops' headers included).
+    read: int = 0
+    #: The count of a `for _ in range(n)` that runs the whole list again and again.
+    runs: Monomial | None = None
+
+
+@dataclass
+class BlockLoops:
+    """The loops of a `forward` over the blocks of its containers, recorded as they are read.
+
+    A loop whose blocks each take a value built afresh in its pass (one fusion block per branch
+    of a multi-scale model) runs them side by side: their adds do not pile up. A loop handing
+    each block what an earlier one returned chains them; inside `for _ in range(n)` whose count
+    the body does not read, the whole list runs n times over (Perceiver's shared self-attends).
+    """
+
+    facts: dict[int, LoopFacts] = field(default_factory=dict)
+    open: list[Loop] = field(default_factory=list)
+    #: The names the statement being read changes in place (`outs.append(y)`).
+    changed: set[str] = field(default_factory=set)
+
+    def container_read(self, container: ModuleNode) -> None:
+        self.facts.setdefault(id(container), LoopFacts()).read += 1
+
+    def enter(self, loop: Loop) -> None:
+        for _, container in loop.walked:
+            self.facts.setdefault(id(container), LoopFacts()).loops += 1
+        self.open.append(loop)
+
+    def start_pass(self, targets: set[str]) -> None:
+        loop = self.open[-1]
+        loop.passes = [_Pass(block, {name: (False, frozenset()) for name in targets}) for block, _ in loop.walked]
+
+    def end_pass(self) -> None:
+        loop = self.open[-1]
+        for (_, container), one in zip(loop.walked, loop.passes):
+            loop.fresh[id(container)] = loop.fresh.get(id(container), True) and one.fresh()
+        loop.passes = []
+
+    def called(self, name: str, read: set[str], statement: object) -> None:
+        """A call of `name` (or `name.forward`) in `statement`, with the names it read so far."""
+        for loop in self.open:
+            for one in loop.passes:
+                if one.block == name:
+                    one.calls += 1
+                    one.called_now = True
+                    one.taken |= one.origins(read - {name})
+                    one.otherwise = one.otherwise or id(statement) not in loop.top
+
+    def statement(self, read: set[str], bound: set[str]) -> None:
+        """A statement read: the names it read and those it bound or stored into."""
+        bound = bound | self.changed
+        self.changed = set()
+        for loop in self.open:
+            for one in loop.passes:
+                if one.block in read and not one.called_now:
+                    one.otherwise = True
+                from_block = one.called_now or any(one.bound.get(name, (False,))[0] for name in read)
+                origins = frozenset(one.origins(read))
+                one.called_now = False
+                for name in bound:
+                    one.bound[name] = (from_block, origins)
+
+    def leave(self) -> None:
+        """The `for` read to its end (or to a `return` in its body)."""
+        self.end_pass()
+        loop = self.open.pop()
+        outer = self.open[-1] if self.open else None
+        for _, container in loop.walked:
+            fresh = loop.fresh.get(id(container), False)  # (no pass read: nothing shown fresh)
+            self.facts[id(container)].fresh &= fresh
+            if outer is not None and outer.count is not None and any(s is loop.statement for s in outer.body):
+                outer.inner.setdefault(id(container), []).append(fresh)
+        if loop.count is None or not loop.inner or loop.reads_counter():
+            return
+        for key, inner in loop.inner.items():
+            facts = self.facts[key]
+            if len(inner) == 1 and not inner[0] and facts.runs is None:
+                facts.runs = loop.count
+
+    def side_by_side(self, container: ModuleNode) -> bool:
+        facts = self.facts.get(id(container))
+        return facts is not None and facts.loops > 0 and facts.read == facts.loops and facts.fresh
+
+    def runs(self, container: ModuleNode) -> Monomial | None:
+        facts = self.facts.get(id(container))
+        return facts.runs if facts is not None else None

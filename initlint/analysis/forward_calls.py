@@ -19,7 +19,8 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, truth
 from initlint.analysis.construction import dataclass_fields
 from initlint.analysis.forward_expressions import _member, _through_matrix
-from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, _tuple_literals
+from initlint.analysis.forward_bindings import changed_in_place, tuple_literals
+from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function
 from initlint.analysis.flow import (
     ACTIVATED,
     CONDITIONED,
@@ -90,6 +91,7 @@ class ForwardCalls:
         args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
         carried = _carried_by(node, args)
         func = node.func
+        _note_loop_call(func, flow)
         returned = RETURNS_ARGUMENT.get(self.interp.index.resolve(func) or "")
         if returned is not None and len(args) > returned:
             return args[returned]
@@ -367,7 +369,7 @@ class ForwardCalls:
             undecided=flow.undecided,
             block=flow.block,
             recording=flow.recording,
-            literals=_tuple_literals(func),
+            literals=tuple_literals(func),
         )
         self.walk_body(func.body.body, env, inner)
         if only_adding and not inner.adds:
@@ -438,6 +440,19 @@ def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
             return True
         node = node.parent
     return False
+
+
+def _note_loop_call(func: cst.BaseExpression, flow: _Flow) -> None:
+    """A call in a loop's body: of a name the loop binds to a block (`blk(x)`, `blk.forward(x)`),
+    with the names read so far; or of a method changing its object in place (`outs.append(y)`)."""
+    if not flow.loops.open:
+        return
+    callee = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
+    if isinstance(callee, cst.Name):
+        flow.loops.called(callee.value, flow.runs.read, flow.statement)
+    changed = changed_in_place(func)
+    if changed is not None:
+        flow.loops.changed.add(changed)
 
 
 def _items_handed_back(flow: _Flow) -> Seq | None:

@@ -118,7 +118,10 @@ class ForwardExpressions:
             return env.names[stored]
         base = self._eval(node.value, env, flow, depth)
         if isinstance(base, ModRef):
-            return _member(base.node, node.attr.value)
+            member = _member(base.node, node.attr.value)
+            if isinstance(member, ModRef) and member.node.kind in ("container", "sequential"):
+                flow.loops.container_read(member.node)
+            return member
         if node.attr.value in TENSOR_METADATA:
             return UNKNOWN
         return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN

@@ -2,26 +2,57 @@
 
 A mixin of the forward reader, apart so that how the reader walks a function body reads on its
 own: assignments and unpacking, undecided `if`s (each arm from the state before it, then
-joined), `for` loops over a block container or zipped beside it, imports inside `forward`. It
-also owns the reading state of one `forward` (`_Flow`) and the limits of the reading.
+joined), `for` loops over a block container or zipped beside it (recording, in `BlockLoops`,
+what each hands from block to block), imports inside `forward`. It also owns the reading state
+of one `forward` (`_Flow`) and the limits of the reading; what loops walk and how targets bind,
+read from the syntax alone, are in `forward_bindings.py`.
 """
 
 from __future__ import annotations
-
-import functools
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, ModRef, Seq, truth
+from initlint.analysis.abstract import UNKNOWN, Env, FuncRef, ModRef, Seq, truth
 from initlint.analysis.interp import Ctx
 from initlint.errors import StepBudgetExceeded
-from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, StreamRuns, join, merge, stored_key
+from initlint.analysis.flow import (
+    CONDITIONED,
+    MAYBE_NORMED,
+    STREAM,
+    BlockLoops,
+    Branch,
+    Loop,
+    Part,
+    StreamRuns,
+    join,
+    merge,
+    stored_key,
+)
+from initlint.analysis.forward_bindings import (
+    aligned,
+    assigned_names,
+    bind,
+    bound_names,
+    current_literals,
+    forget_literals,
+    mentions,
+    module_items,
+    note_rebinding,
+    pairwise,
+    picked_parameter,
+    plain_arguments,
+    range_count,
+    stored_into,
+    target_names,
+    tuple_literals,
+    walked_by_loop,
+)
 from initlint.analysis.knowledge.conventions import SPLITTING_METHODS
 from initlint.analysis.model import ModuleNode, ResidualAdd
-from initlint.analysis.positions import statement_parts
+from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Interpreter
@@ -57,6 +88,8 @@ class _Flow:
     rebound: dict[str, cst.BaseExpression | None] = field(default_factory=dict)
     #: The block containers each name's value runs through (a root's stream handed from list to list).
     runs: StreamRuns = field(default_factory=StreamRuns)
+    #: What the loops over a container's blocks hand from one block to the next.
+    loops: BlockLoops = field(default_factory=BlockLoops)
     #: Per name, the last `masked_scatter` into it: the mask, what the masked positions now
     #: hold, and the value the name was bound to by that write.
     masked: dict[str, tuple[cst.BaseExpression, Any, Any]] = field(default_factory=dict)
@@ -103,6 +136,8 @@ class ForwardStatements:
 
         def _value(self, node: cst.BaseExpression, env: Env) -> Any: ...
 
+        def _number(self, node: cst.BaseExpression, env: Env) -> Monomial | None: ...
+
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
 
         def _scale(
@@ -125,7 +160,7 @@ class ForwardStatements:
         if found is None:
             return None
         _, func = found
-        flow = _Flow(node, depth=depth, block=block, recording=block is None, literals=_tuple_literals(func))
+        flow = _Flow(node, depth=depth, block=block, recording=block is None, literals=tuple_literals(func))
         env = Env()
         params = [p.name.value for p in func.params.params]
         star = func.params.star_arg
@@ -178,7 +213,10 @@ class ForwardStatements:
         flow.statement = small
         flow.runs.start_statement()
         self._small(small, env, flow, flow.depth)
-        flow.runs.bound(_bound_names(small))
+        bound = bound_names(small)
+        flow.runs.bound(bound)
+        if flow.loops.open:
+            flow.loops.statement(set(flow.runs.read), bound | stored_into(small))
 
     def on_if(self, stmt: cst.If, env: Env, flow: _Flow) -> None:
         decided = truth(self._value(stmt.test, env))
@@ -208,35 +246,57 @@ class ForwardStatements:
         # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
         loops = [
             (target, None if node is None else self._eval(node, env, flow, flow.depth))
-            for target, node in walked_by_loop(stmt.target, stmt.iter, _current_literals(flow))
+            for target, node in walked_by_loop(stmt.target, stmt.iter, current_literals(flow))
         ]
-        _forget_literals(_target_names(stmt.target), flow)
+        forget_literals(target_names(stmt.target), flow)
         for target, iterable in loops:
             # What is zipped beside the layers is handed in with each (LayerScale gains in a
             # ParameterList): computed elsewhere, like an extra argument of a block's `forward`.
-            _bind(target, CONDITIONED if len(loops) > 1 and iterable is not None else UNKNOWN, env)
+            bind(target, CONDITIONED if len(loops) > 1 and iterable is not None else UNKNOWN, env)
         for target, iterable in loops:
             if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
                 for beside, walked in loops:
                     if beside is not target:
-                        _bind(beside, _aligned(walked, flow.block), env)
+                        bind(beside, aligned(walked, flow.block), env)
                 self._block_loop(stmt, target, env, flow)
                 return
-        modules = [(target, items) for target, iterable in loops if (items := _module_items(iterable)) is not None]
+        modules = [(target, items) for target, iterable in loops if (items := module_items(iterable)) is not None]
         walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
-        for item in items[:MAX_UNROLL]:
-            if walked is not None:
-                _bind(walked, item, env)
-            self.walk_block(stmt.body.body, env, flow)
+        flow.loops.enter(self._loop_record(stmt, loops, env))
+        try:
+            for item in items[:MAX_UNROLL]:
+                if walked is not None:
+                    bind(walked, item, env)
+                flow.loops.start_pass(target_names(stmt.target))
+                self.walk_block(stmt.body.body, env, flow)
+                flow.loops.end_pass()
+        finally:
+            flow.loops.leave()
+
+    def _loop_record(self, stmt: cst.For, loops: list[tuple[cst.BaseExpression, Any]], env: Env) -> Loop:
+        """What `BlockLoops` follows of a `for`: the containers whose blocks it binds to a name,
+        or the count of a `for _ in range(n)`."""
+        walked = [
+            (target.value, iterable.node)
+            for target, iterable in loops
+            if isinstance(target, cst.Name) and isinstance(iterable, ModRef) and iterable.node.kind in _LISTS
+        ]
+        body = tuple(stmt.body.body)
+        top = frozenset(id(small) for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body)
+        count = range_count(stmt)
+        if count is None or walked:
+            return Loop(stmt, body, walked, top=top)
+        counters = target_names(stmt.target)
+        return Loop(stmt, body, walked, self._number(count, env), lambda: mentions(stmt.body, counters), top)
 
     def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:
         """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
         and what it carries from one iteration to the next is the stream."""
         assert flow.block is not None
-        _bind(target, ModRef(flow.block), env)
+        bind(target, ModRef(flow.block), env)
         # The loop's own names are bound afresh each iteration (`block = cast(Dict, block)`):
         # only the others carry the stream from one block to the next.
-        for name in _assigned_names(stmt.body) - _target_names(stmt.target):
+        for name in assigned_names(stmt.body) - target_names(stmt.target):
             if name in env.names:
                 env.names[name] = STREAM
         flow.recording = True
@@ -281,7 +341,7 @@ class ForwardStatements:
         env.names = joined
 
     def _small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow, depth: int) -> None:
-        pairs = _pairwise(small) if isinstance(small, cst.Assign) else None
+        pairs = pairwise(small) if isinstance(small, cst.Assign) else None
         if pairs is not None:
             # `attn, ff = self.attn, self.ff`: each name its own value.
             values = [self._eval(node, env, flow, depth) for _, node in pairs]
@@ -291,7 +351,7 @@ class ForwardStatements:
             value = self._eval(small.value, env, flow, depth)
             if len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List)):
                 value = flow.unpacked.get(id(small.value), value)
-            _note_rebinding(small, flow, self._kept_items(small.value, flow))
+            note_rebinding(small, flow, self._kept_items(small.value, flow))
             for target in small.targets:
                 if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
                     _bind_shares(target.target, env, flow)
@@ -300,7 +360,7 @@ class ForwardStatements:
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._assign(small.target, self._eval(small.value, env, flow, depth), env)
         elif isinstance(small, cst.AugAssign):
-            _forget_literals(_target_names(small.target), flow)
+            forget_literals(target_names(small.target), flow)
             current = self._eval(small.target, env, flow, depth)
             value = self._eval(small.value, env, flow, depth)
             if isinstance(small.operator, cst.AddAssign):
@@ -331,12 +391,12 @@ class ForwardStatements:
             return None
         name = value.func.value
         helper = self.interp.index.functions.get(name) or _plain_function(self._value(value.func, Env()))
-        position = _picked_parameter(helper) if helper is not None else None
-        arguments = _plain_arguments(value.args)
+        position = picked_parameter(helper) if helper is not None else None
+        arguments = plain_arguments(value.args)
         if position is None or arguments is None or len(arguments) <= position:
             return None
         picked = arguments[position]
-        return _current_literals(flow).get(picked.value) if isinstance(picked, cst.Name) else None
+        return current_literals(flow).get(picked.value) if isinstance(picked, cst.Name) else None
 
     def _bind_imported_functions(self, small: cst.Import | cst.ImportFrom, env: Env) -> None:
         """`from .calls import call_layer` inside `forward`: the names it binds to functions of
@@ -359,9 +419,9 @@ class ForwardStatements:
             name = target.value.value
             env.names[name] = merge([env.names.get(name, UNKNOWN), value])
         elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, ModRef) and value.node.kind in _LISTS:
-            _bind(target, value, env)  # `norm, mlp = layer`: a container unpacks into its children
+            bind(target, value, env)  # `norm, mlp = layer`: a container unpacks into its children
         elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, Seq) and value.repeat is None:
-            _bind(target, value, env)  # `normed, stream = fused_norm(...)`: the pair it hands back
+            bind(target, value, env)  # `normed, stream = fused_norm(...)`: the pair it hands back
         elif isinstance(target, (cst.Tuple, cst.List)):
             for i, element in enumerate(target.elements):
                 # `shift, scale, gate = self.modulation(c).chunk(3)`: every part is conditioned.
@@ -372,74 +432,6 @@ class ForwardStatements:
                     value if i == 0 or value is CONDITIONED else Part(value) if isinstance(value, Branch) else UNKNOWN,
                     env,
                 )
-
-
-def _note_rebinding(assign: cst.Assign, flow: _Flow, kept: cst.BaseExpression | None) -> None:
-    """Follow, on the path read, the names `literals` leaves out for being bound more than once;
-    `kept` is what the value walks when it keeps the items of another name."""
-    _forget_literals({name for target in assign.targets for name in _target_names(target.target)}, flow)
-    target = assign.targets[0].target
-    if len(assign.targets) == 1 and isinstance(target, cst.Name) and target.value not in flow.literals:
-        flow.rebound[target.value] = kept or _literal(assign.value)
-
-
-@functools.lru_cache(maxsize=256)  # asked at each call of the helper in a `forward`
-def _picked_parameter(helper: cst.FunctionDef) -> int | None:
-    """The position of the parameter a straight-line helper hands back some of the items of on
-    every path: the parameter itself, a slice of it, or the items a comprehension over it keeps
-    (`[block for block, drop in zip(blocks, drops) if not drop]`). None for any other helper."""
-    body = helper.body.body if isinstance(helper.body, cst.IndentedBlock) else ()
-    lines = [statement for statement in body if isinstance(statement, cst.SimpleStatementLine)]
-    if len(lines) != len(body):
-        return None
-    smalls = [small for line in lines for small in line.body]
-    for position, param in enumerate(helper.params.params):
-        picked = {param.name.value}
-        for small in smalls:
-            if isinstance(small, cst.Return):
-                if small.value is not None and _picks_from(small.value, picked):
-                    return position
-                break
-            if isinstance(small, cst.Assign):
-                bound = {name for target in small.targets for name in _target_names(target.target)}
-                target = small.targets[0].target
-                keeps = len(small.targets) == 1 and isinstance(target, cst.Name) and _picks_from(small.value, picked)
-                picked = picked | bound if keeps else picked - bound
-            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-                picked = picked - _target_names(small.target)
-    return None
-
-
-def _picks_from(value: cst.BaseExpression, picked: set[str]) -> bool:
-    """`value` holds only items of the lists named in `picked`: one of them, a slice of one, a
-    choice between two such values, or a comprehension handing back the items of one it walks."""
-    if isinstance(value, cst.Name):
-        return value.value in picked
-    if isinstance(value, cst.Subscript):
-        sliced = all(isinstance(element.slice, cst.Slice) for element in value.slice)
-        return sliced and _picks_from(value.value, picked)
-    if isinstance(value, cst.IfExp):
-        return _picks_from(value.body, picked) and _picks_from(value.orelse, picked)
-    if isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Name) and value.for_in.inner_for_in is None:
-        walked = dict(walked_by_loop(value.for_in.target, value.for_in.iter, {}))
-        return any(
-            isinstance(target, cst.Name)
-            and target.value == value.elt.value
-            and node is not None
-            and _picks_from(node, picked)
-            for target, node in walked.items()
-        )
-    return False
-
-
-def _forget_literals(names: set[str], flow: _Flow) -> None:
-    for name in names - flow.literals.keys():
-        flow.rebound[name] = None
-
-
-def _current_literals(flow: _Flow) -> Mapping[str, cst.BaseExpression]:
-    rebound = {name: expression for name, expression in flow.rebound.items() if expression is not None}
-    return {**flow.literals, **rebound} if rebound else flow.literals
 
 
 def _splits(node: cst.BaseExpression) -> bool:
@@ -467,230 +459,4 @@ def _plain_function(value: Any) -> cst.FunctionDef | None:
     return None
 
 
-def _module_items(value: Any) -> list[Any] | None:
-    """What a `for` over modules iterates: a container's children (one for a repeated stack)."""
-    if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
-        return [ModRef(child) for child in value.node.children.values()]
-    if isinstance(value, Seq) and value.repeat is None and value.items:
-        return list(value.items)
-    return None
-
-
 _LISTS = ("container", "sequential")
-
-
-def _pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
-    """`a, b = x, y`: each target with its own value (one target tuple as long as the value
-    tuple, nothing starred); None for any other assignment."""
-    target, value = assign.targets[0].target, assign.value
-    if len(assign.targets) != 1 or not isinstance(target, (cst.Tuple, cst.List)):
-        return None
-    if not isinstance(value, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
-        return None
-    if any(isinstance(element, cst.StarredElement) for element in (*target.elements, *value.elements)):
-        return None
-    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
-
-
-def walked_by_loop(
-    target: cst.BaseExpression, iterable: cst.BaseExpression, literals: Mapping[str, cst.BaseExpression]
-) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
-    """A loop's targets paired with what each walks: `enumerate(xs)` hands out an index (which
-    walks nothing) beside each item of `xs`, `zip(xs, ys)` an item of each."""
-    iterable = _materialised(iterable)
-    if isinstance(iterable, cst.Name) and isinstance(literals.get(iterable.value), cst.Call):
-        iterable = literals[iterable.value]  # `pairs = list(zip(self.layers, routes))`, walked later
-    func = iterable.func.value if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) else None
-    calls = iterable.args if isinstance(iterable, cst.Call) else ()
-    args = _plain_arguments(calls) if func == "enumerate" else _zipped(calls, literals) if func == "zip" else None
-    elements = [element.value for element in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
-    if func == "enumerate" and args is not None and len(args) == 1 and len(elements) == 2:
-        return [(elements[0], None)] + walked_by_loop(elements[1], args[0], literals)
-    if func == "zip" and args is not None and len(args) == len(elements) > 1:
-        return [pair for element, arg in zip(elements, args) for pair in walked_by_loop(element, arg, literals)]
-    return [(target, iterable)]
-
-
-def _plain_arguments(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:
-    if any(arg.keyword is not None or arg.star for arg in args):
-        return None
-    return [arg.value for arg in args]
-
-
-def _zipped(args: Sequence[cst.Arg], literals: Mapping[str, cst.BaseExpression]) -> list[cst.BaseExpression] | None:
-    """What `zip` walks side by side: its arguments, or the items of a tuple spread into it
-    (`zip(*pair)` with `pair = (self.layers, gains)` bound once in the function)."""
-    spread = args[0].value if len(args) == 1 and args[0].star == "*" and args[0].keyword is None else None
-    if isinstance(spread, cst.Name):
-        literal = literals.get(spread.value)
-        return [element.value for element in literal.elements] if isinstance(literal, (cst.Tuple, cst.List)) else None
-    return _plain_arguments(args)
-
-
-def _bindings(func: cst.FunctionDef) -> dict[str, list[cst.BaseExpression | None]]:
-    """Each name's bindings in a function: assignments (a value only when alone on its line),
-    augmented assignments and `for` targets (no value). Bindings are statements, so the walk
-    skips every expression; their order does not matter to the one reader below."""
-    bindings: dict[str, list[cst.BaseExpression | None]] = {}
-    for node in statement_parts(func.body):
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                _add_binding(bindings, target.target, node.value if len(node.targets) == 1 else None)
-        elif isinstance(node, (cst.AugAssign, cst.For)):
-            _add_binding(bindings, node.target, None)
-    return bindings
-
-
-def _add_binding(
-    bindings: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression, value: cst.BaseExpression | None
-) -> None:
-    if isinstance(target, cst.Name):
-        bindings.setdefault(target.value, []).append(value)
-
-
-@functools.lru_cache(maxsize=512)  # a walk of a whole method; asked again per stack and root
-def _tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.BaseExpression]:
-    """A name bound once, to a tuple or list written out without a starred item, stands for
-    those items wherever it is spread; one bound once to `zip(...)` or `enumerate(...)` (listed
-    or not) walks as that call does."""
-    literals: dict[str, cst.BaseExpression] = {}
-    for name, values in _bindings(func).items():
-        # Rebindings that only re-index each item (`walked = tuple(xs[a:b] for xs in walked)`)
-        # keep what the one written-out binding walks.
-        kept = [value for value in values if value is None or not _reindexes_items(value, name)]
-        value = _literal(kept[0]) if len(kept) == 1 and kept[0] is not None else None
-        if value is not None:
-            literals[name] = value
-    return literals
-
-
-def _reindexes_items(expression: cst.BaseExpression, name: str) -> bool:
-    """`tuple(tuple(xs[i] for i in order) for xs in name)` or `tuple(xs[a:b] for xs in name)`:
-    each item re-read through indices of its own, so the name still walks beside the same lists
-    (an execution order that reorders or trims them, not other modules)."""
-    outer = _materialised(expression)
-    if not isinstance(outer, (cst.GeneratorExp, cst.ListComp)) or not _plain_loop(outer.for_in):
-        return False
-    walked, item = outer.for_in.iter, outer.for_in.target
-    if not (isinstance(walked, cst.Name) and walked.value == name and isinstance(item, cst.Name)):
-        return False
-    inner = _materialised(outer.elt)
-    if isinstance(inner, (cst.GeneratorExp, cst.ListComp)) and _plain_loop(inner.for_in):
-        inner = inner.elt
-    return isinstance(inner, cst.Subscript) and isinstance(inner.value, cst.Name) and inner.value.value == item.value
-
-
-def _plain_loop(loop: cst.CompFor) -> bool:
-    return not loop.ifs and loop.inner_for_in is None and loop.asynchronous is None
-
-
-def _literal(expression: cst.BaseExpression) -> cst.BaseExpression | None:
-    """A tuple or list written out without a starred item, or a `zip(...)` or `enumerate(...)`
-    (listed or not): what a name bound to it stands for where it is walked or spread."""
-    value = _materialised(expression)
-    if isinstance(value, (cst.Tuple, cst.List)) and not any(
-        isinstance(element, cst.StarredElement) for element in value.elements
-    ):
-        return value
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("zip", "enumerate"):
-        return value
-    return None
-
-
-def _materialised(expression: cst.BaseExpression) -> cst.BaseExpression:
-    """`list(zip(xs, ys))` walks as `zip(xs, ys)` does: the list only keeps what it yields."""
-    while (
-        isinstance(expression, cst.Call)
-        and isinstance(expression.func, cst.Name)
-        and expression.func.value in ("list", "tuple")
-        and len(expression.args) == 1
-        and not expression.args[0].star
-        and expression.args[0].keyword is None
-    ):
-        expression = expression.args[0].value
-    return expression
-
-
-def _bind(target: cst.BaseExpression, value: Any, env: Env) -> None:
-    """A loop target: `for attn, ff in self.layers` unpacks the pair into its two children."""
-    if isinstance(target, cst.Name):
-        env.names[target.value] = value
-        return
-    if not isinstance(target, (cst.Tuple, cst.List)):
-        return
-    parts: list[Any] = []
-    if isinstance(value, ModRef):
-        parts = _entries(value.node)
-    elif isinstance(value, Seq):
-        parts = list(value.items)
-    for i, element in enumerate(target.elements):
-        _bind(element.value, parts[i] if len(parts) == len(target.elements) else UNKNOWN, env)
-
-
-def _aligned(walked: Any, block: ModuleNode) -> Any:
-    """What a loop walks beside a block's container, at the block's place: the norm of
-    `zip(self.norms, self.layers)` when the norms are built as the layers are (one per layer, or
-    one per kind of layer), the letter of `zip(kinds, self.layers)` when the layers were built
-    from those letters in turn. Anything else is handed in with each block, computed elsewhere."""
-    assert block.parent is not None
-    layers = list(block.parent.children.values())
-    counts = [layer.repeat for layer in layers]
-    entries: list[Any] | None = None
-    if (
-        isinstance(walked, ModRef)
-        and walked.node.kind in ("container", "sequential")
-        and [entry.repeat for entry in walked.node.children.values()] == counts
-    ):
-        entries = _entries(walked.node)
-    elif isinstance(walked, Seq) and len(set(counts)) == 1 and walked.repeat == counts[0]:
-        entries = list(walked.items)
-    if entries is None or len(entries) != len(layers):
-        return CONDITIONED
-    return entries[layers.index(block)]
-
-
-def _entries(container: ModuleNode) -> list[Any]:
-    """What iterating a container yields: its children, and None in the slots of a list built
-    with None entries (`ModuleList([norm, None])`)."""
-    children = container.children
-    slots = container.slots
-    if slots is None or not set(children) <= {str(i) for i in range(slots)}:
-        return [ModRef(child) for child in children.values()]
-    return [ModRef(children[str(i)]) if str(i) in children else Const(None) for i in range(slots)]
-
-
-class _Assigned(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if isinstance(node.target, cst.Name):
-            self.names.add(node.target.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name):
-            self.names.add(node.target.value)
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    """The names a loop target binds: `for (attn, ff), gain in ...` binds three."""
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {name for element in target.elements for name in _target_names(element.value)}
-    return set()
-
-
-def _bound_names(small: cst.BaseSmallStatement) -> set[str]:
-    """The names an assignment binds (`x, _ = blk(x)` binds two)."""
-    if isinstance(small, cst.Assign):
-        return {name for target in small.targets for name in _target_names(target.target)}
-    if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-        return _target_names(small.target)
-    return set()
-
-
-def _assigned_names(body: cst.BaseSuite) -> set[str]:
-    visitor = _Assigned()
-    body.visit(visitor)
-    return visitor.names

@@ -33,6 +33,7 @@ from initlint.analysis.abstract import (
     truth,
 )
 from initlint.analysis.construction import chooses_child
+from initlint.analysis.forward_bindings import target_names
 from initlint.analysis.index import ModuleIndex
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.model import DeadInit
@@ -42,14 +43,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
 
 MAX_LOOP_ITEMS = 4000
-
-
-def _bound_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _bound_names(element.value)]
-    return []
 
 
 def _store_entry(mapping: Mapping, key: Any, value: Any, ctx: Ctx) -> None:
@@ -234,7 +227,7 @@ class InterpStatements:
             for item in items:
                 # Each pass binds the loop variable afresh, on whatever path the loop runs: an
                 # earlier pass's value is not an alternative to merge with.
-                for name in _bound_names(stmt.target):
+                for name in target_names(stmt.target):
                     env.names.pop(name, None)
                 self.assign(stmt.target, item, env, inner, stmt)
                 try:

@@ -23,7 +23,7 @@ from typing import Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Env, ModRef, Seq, as_number, truth
+from initlint.analysis.abstract import UNKNOWN, Seq, truth
 from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
 from initlint.analysis.forward_expressions import ForwardExpressions
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardStatements, _Flow
@@ -35,6 +35,7 @@ from initlint.analysis.flow import (
     MAYBE_NORMED,
     NORMED,
     STREAM,
+    BlockLoops,
     Branch,
     is_pass_through,
     merge,
@@ -45,7 +46,6 @@ from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
 from initlint.analysis.scaled_input import returns_scaled_input
 from initlint.analysis.statements import StatementWalker
-from initlint.analysis.values import Monomial
 
 #: A writer found: the layer (or the module owning a matrix parameter), how it was found, the
 #: runtime scales after it, and which of its parameters is the written matrix.
@@ -84,10 +84,6 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                 add.prenorm = False
         return flow.adds
 
-    def number_of(self, module: ModuleNode, self_name: str, node: cst.BaseExpression) -> Monomial | None:
-        """A number `module`'s `forward` computes (`self.config.num_blocks`), its `self` so named."""
-        return as_number(self._value(node, Env({self_name: ModRef(module)})))
-
     def output_layers(self, root: ModuleNode) -> list[ModuleNode]:
         """The linear layers applied last to what a root's `forward` returns (first item of a
         tuple: `return logits, loss`): the output head, as the runtime names it."""
@@ -103,8 +99,15 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         flow = self._read_root(root)
         return flow.runs.runs if flow is not None else []
 
+    def block_loops(self, owner: ModuleNode) -> BlockLoops | None:
+        """What the loops of `owner`'s `forward` over the blocks of its lists hand from one block
+        to the next; None where that `forward` cannot be read."""
+        flow = self._read_root(owner)
+        return flow.loops if flow is not None else None
+
     def _read_root(self, root: ModuleNode) -> _Flow | None:
-        """A root's `forward`, read once for its output head and its streams."""
+        """A root's `forward`, read once for its output head and its streams (or the `forward` of
+        a list's owner, for its loops over the list)."""
         if id(root) not in self._roots:
             self._roots[id(root)] = self._read(root, depth=0)
         return self._roots[id(root)]

@@ -306,8 +306,8 @@ def analyze(
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
         try:
-            stacks = _set_aside_side_by_side(analysis, _stacks_of(root, reader))
-            repeat_runs(stacks, index, reader.number_of)
+            stacks = _set_aside_side_by_side(analysis, reader, _stacks_of(root, reader))
+            repeat_runs(stacks, reader)
             analysis.stacks.extend(stacks)  # (kept should the root's own forward run out of steps)
             join_streams(root, stacks, reader.stream_runs(root))
             analysis.heads.extend(reader.output_layers(root))
@@ -315,19 +315,19 @@ def analyze(
             continue
     for root, stacks in _foreign_roots(interp, reader, analysis) or _wrapping_roots(interp, reader, analysis):
         analysis.roots.append(root)
-        analysis.stacks.extend(_set_aside_side_by_side(analysis, stacks))
+        analysis.stacks.extend(_set_aside_side_by_side(analysis, reader, stacks))
     for root, stacks in _stacks_built_blind(interp, reader, analysis, uses):
         analysis.roots.append(root)
-        analysis.stacks.extend(_set_aside_side_by_side(analysis, stacks))
+        analysis.stacks.extend(_set_aside_side_by_side(analysis, reader, stacks))
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     analysis.depth_atoms = _depth_atoms(options, analysis.stacks)
     return analysis
 
 
-def _set_aside_side_by_side(analysis: Analysis, stacks: list[Stack]) -> list[Stack]:
+def _set_aside_side_by_side(analysis: Analysis, reader: ForwardReader, stacks: list[Stack]) -> list[Stack]:
     """The stacks whose blocks one stream runs through in turn; lists of blocks run side by side
     (each handed a value built afresh) are kept apart for `explain`: their count is no depth."""
-    apart = {id(stack) for stack in stacks if runs_side_by_side(stack.container, analysis.index)}
+    apart = {id(stack) for stack in stacks if runs_side_by_side(stack.container, reader)}
     analysis.side_by_side.extend(stack for stack in stacks if id(stack) in apart)
     return [stack for stack in stacks if id(stack) not in apart]
 
