@@ -20,6 +20,10 @@ HF_PRETRAINED_BASES = REGISTRY.pretrained_bases() | REGISTRY.pretrained_class_na
 _PRETRAINED_SUFFIXES = tuple(f".{name}" for name in REGISTRY.pretrained_class_names())
 #: A base named like one (`GPT2PreTrainedModel` imported from a sibling modeling file) is a model.
 PRETRAINED_NAME_ENDINGS = tuple(REGISTRY.pretrained_class_names())
+#: Bases that only make a class generic for type checkers: no behaviour, so no base to read.
+_TYPING_BASES = frozenset(
+    f"{module}.{name}" for module in ("typing", "typing_extensions") for name in ("Generic", "Protocol")
+)
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
@@ -265,8 +269,10 @@ def _class_info(index: ModuleIndex, node: cst.ClassDef) -> ClassInfo:
     bases = []
     for arg in node.bases:
         if arg.keyword is None:
-            resolved = index.resolve(arg.value)
-            if resolved is not None:
+            # `StreamingModule[State]`: a generic base subscripted, which is that base at run time.
+            value = arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value
+            resolved = index.resolve(value)
+            if resolved is not None and resolved not in _TYPING_BASES:
                 bases.append(resolved)
     info = ClassInfo(node.name.value, node, tuple(bases))
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()

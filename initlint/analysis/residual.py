@@ -70,7 +70,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
             # A branch stacked in a list (`for norm, mlp in zip(self.norms, self.mlps): x = x +
             # mlp(norm(x))`): its own `forward` adds nothing, its owner's loop adds it.
             flow = self._read_owner_loop(block) or flow
-        if (flow is None or not flow.adds) and block.cls is None and block.kind in ("sequential", "wrapper"):
+        if (flow is None or not flow.adds) and block.kind in ("sequential", "wrapper") and self._library_forward(block):
             return self._sequential_adds(block)
         if flow is None:
             return []
@@ -111,6 +111,11 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         if id(root) not in self._roots:
             self._roots[id(root)] = self._read(root, depth=0)
         return self._roots[id(root)]
+
+    def _library_forward(self, block: ModuleNode) -> bool:
+        """Whether calling `block` runs the library container's `forward`: built directly, or a
+        subclass of `nn.Sequential` that only hands its layers to `super().__init__`."""
+        return block.cls is None or self.interp.index.find_method(block.cls, "forward") is None
 
     def _sequential_adds(self, block: ModuleNode) -> list[ResidualAdd]:
         """`nn.Sequential(Residual(attn), Residual(ff))` as a block: the stream runs through the

@@ -37,7 +37,7 @@ ENTRY_POINTS = (
     "init_parameters",
 )
 #: Bump when the summary's content or meaning changes: older disk entries are then ignored.
-SUMMARY_VERSION = 2
+SUMMARY_VERSION = 3
 
 
 @dataclass

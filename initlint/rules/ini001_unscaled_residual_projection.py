@@ -75,7 +75,8 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         # A layer (one line of code) may be a writer of several roots: each root builds its own
         # copies, so a root that leaves all of them unscaled is wrong whatever another root does.
         # A root that scales some copies and not others is not reported: the analysis may have
-        # told one stack apart from itself (`resblocks` and `resblocks[:-1]`).
+        # told one stack apart from itself (`resblocks` and `resblocks[:-1]`), unless the unscaled
+        # copies sit in a stack of their own (`_beside_scaled_copies`).
         verdicts: dict[tuple[int, str], list[tuple[WriterFacts, bool]]] = {}
         for facts in writer_facts(analysis):
             created = facts.writer.created_at
@@ -96,13 +97,26 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             if scaling and any(facts.stack.root.foreign for facts, _ in found):
                 continue  # models of other files that stack this file's blocks must all agree
             wrong = [facts for facts, unscaled in found if unscaled and id(facts.stack.root) not in scaling]
+            scaled_copy = None
+            if not wrong:
+                wrong, scaled_copy = _beside_scaled_copies(found)
             if wrong:
+                root = wrong[0].stack.root
                 assert wrong[0].writer.created_at is not None
-                others = {_root_name(facts): _scales(facts) for facts, _ in found if id(facts.stack.root) in scaling}
-                yield self._violation(analysis, wrong[0], wrong[0].writer.created_at, others)
+                others = {
+                    _root_name(facts): _scales(facts)
+                    for facts, _ in found
+                    if id(facts.stack.root) in scaling and facts.stack.root is not root
+                }
+                yield self._violation(analysis, wrong[0], wrong[0].writer.created_at, others, scaled_copy)
 
     def _violation(
-        self, analysis: Analysis, facts: WriterFacts, created: cst.CSTNode, others: dict[str, bool]
+        self,
+        analysis: Analysis,
+        facts: WriterFacts,
+        created: cst.CSTNode,
+        others: dict[str, bool],
+        scaled_copy: WriterFacts | None = None,
     ) -> Violation:
         n = facts.residual_adds
         scaling = facts.scaling
@@ -121,10 +135,12 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
             steps.append(arm)
         if others:
             steps.append(_root_step(facts, others))
+        if scaled_copy is not None:
+            steps.append(_scaled_copy_step(scaled_copy))
         defaults = default_config_step(analysis)
         if defaults is not None:
             steps.append(defaults)
-        reason, layers = _reason(analysis, facts)
+        reason, layers = _reason(analysis, facts, misdirected=scaled_copy is None)
         if reason is not None:
             steps.append(reason)
         help_text = f"initialise `{facts.pattern}` with std/sqrt({n}) (GPT-2), or zero-initialise it"
@@ -198,6 +214,34 @@ def _may_lack_writer(facts: WriterFacts) -> bool:
     return False
 
 
+def _beside_scaled_copies(found: list[tuple[WriterFacts, bool]]) -> tuple[list[WriterFacts], WriterFacts | None]:
+    """Unscaled copies of a layer in a stack of their own, where the same root scales the copies
+    of another stack (an encoder and a decoder built from one block class, the depth-scaled init
+    switched on for the decoder only): each copy certainly built, the scaled ones certainly
+    depth-scaled, none at the same place in the model (where one stack may have been read twice)."""
+    for facts, unscaled in found:
+        siblings = [other for other, _ in found if other.stack.root is facts.stack.root and other is not facts]
+        if not unscaled or not siblings or _may_lack_writer(facts):
+            continue
+        scaled = [other for other, other_unscaled in found if other in siblings and not other_unscaled]
+        if not scaled or any(_may_lack_writer(other) for other in scaled):
+            continue
+        certain = all(other.scaling is not None and other.scaling.has_depth_factor for other in scaled)
+        if certain and all(other.pattern != facts.pattern for other in siblings):
+            return [facts], scaled[0]
+    return [], None
+
+
+def _scaled_copy_step(scaled: WriterFacts) -> EvidenceSpec:
+    """Where another copy of the same layer, in another stack of the same model, is depth-scaled."""
+    op = scaled.final.op if scaled.final is not None else None
+    where = op.node if op is not None and op.node is not None else scaled.writer.created_at
+    return EvidenceSpec(
+        f"`{scaled.pattern}`, built by the same code, is depth-scaled here; this copy's construction never reaches it",
+        where,
+    )
+
+
 def _root_name(facts: WriterFacts) -> str:
     return facts.stack.root.type_name or facts.stack.root.name
 
@@ -220,16 +264,17 @@ def _root_step(facts: WriterFacts, others: dict[str, bool]) -> EvidenceSpec:
     return EvidenceSpec(message, facts.stack.root.created_at)
 
 
-def _reason(analysis: Analysis, facts: WriterFacts) -> tuple[EvidenceSpec | None, list[str]]:
+def _reason(analysis: Analysis, facts: WriterFacts, misdirected: bool = True) -> tuple[EvidenceSpec | None, list[str]]:
     """Why the depth factor is missing, and every layer the finding names (`details["layers"]`):
-    the writer, and the layer a misdirected depth-scaled init reaches instead."""
+    the writer, and the layer a misdirected depth-scaled init reaches instead (not asked where
+    the scaled init reaches another copy of this very layer: that step says so already)."""
     weight = facts.weight
     reason = (overwritten_depth_scaling(analysis, weight) if weight is not None else None) or dead_depth_scaling(
         analysis
     )
     if reason is not None:
         return reason, [facts.pattern]
-    misdirected = misdirected_depth_scaling(analysis, facts.stack)
-    if misdirected is None:
+    elsewhere = misdirected_depth_scaling(analysis, facts.stack) if misdirected else None
+    if elsewhere is None:
         return None, [facts.pattern]
-    return misdirected[1], [facts.pattern, misdirected[0]]
+    return elsewhere[1], [facts.pattern, elsewhere[0]]
