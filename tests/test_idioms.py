@@ -28,9 +28,6 @@ SETTINGS = Settings(select=("INI0",))
 # by what each costs on real code is in docs/precision.md.
 NOT_YET: dict[tuple[str, str], str] = {
     ("stream_adder_call", "bad"): "a call handing back (branch input, adder) is not read as a residual add",
-    ("preset_sets_required_flag", "bad"): "a required flag set only by preset functions in another "
-    "file is not bound from the presets' literal arguments: the undecided `if` keeps both arms, so "
-    "the layer reads as not pre-norm",
 }
 
 

@@ -327,6 +327,7 @@ class ForwardCalls:
             flow.node,
             depth=depth + 1,
             undecided=flow.undecided,
+            flags=flow.flags,
             block=flow.block,
             recording=flow.recording,
             literals=_tuple_literals(func),
