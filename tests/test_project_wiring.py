@@ -450,3 +450,8 @@ def test_a_flag_only_presets_set_is_read_per_preset(tmp_path):
 
 def test_presets_that_build_post_norm_blocks_report_nothing(tmp_path):
     assert lint_file(_preset_project(tmp_path, "False"), SETTINGS) == []
+
+
+def test_explain_names_the_preset_a_model_is_built_by(tmp_path):
+    table = explain_files([str(_preset_project(tmp_path, "True"))])
+    assert "Model (as the preset `large_model` builds it: `layer_norm_first=True`)" in table
