@@ -205,6 +205,8 @@ def explain_root(analysis: Analysis, root: ModuleNode) -> list[str]:
         header += (
             f" (with `{short(analysis.code(root.flipped_choice), 60)}` taken the other way than its defaults take it)"
         )
+    if root.preset is not None:
+        header += f" (as the preset `{root.preset.name}` builds it: `{root.preset.setting}`)"
     for stack in stacks:
         prenorm = "pre-norm" if stack.prenorm else "not pre-norm"
         header += (

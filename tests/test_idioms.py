@@ -26,11 +26,7 @@ SETTINGS = Settings(select=("INI0",))
 
 # (pattern, variant) -> what the analyzer does today. Grouped as issue 11 lists them; the ranking
 # by what each costs on real code is in docs/precision.md.
-NOT_YET: dict[tuple[str, str], str] = {
-    ("preset_sets_required_flag", "bad"): "a required flag set only by preset functions in another "
-    "file is not bound from the presets' literal arguments: the undecided `if` keeps both arms, so "
-    "the layer reads as not pre-norm",
-}
+NOT_YET: dict[tuple[str, str], str] = {}
 
 
 def sources(pattern: str, variant: str) -> list[Path]:

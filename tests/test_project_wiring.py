@@ -380,3 +380,78 @@ def test_a_library_class_the_registry_knows_is_not_read_from_the_librarys_own_so
     checked = _library_checkout(tmp_path, scaled)
     codes = [finding.code for finding in lint_file(checked, SETTINGS)]
     assert codes == ([] if scaled else ["INI001", "INI001"])
+
+
+PRESET_MODEL = """
+import torch.nn as nn
+
+
+class Layer(nn.Module):
+    def __init__(self, dim, layer_norm_first):
+        super().__init__()
+        self.layer_norm_first = layer_norm_first
+        self.norm = nn.LayerNorm(dim)
+        self.fc = nn.Linear(dim, dim)
+        self.out = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        if self.layer_norm_first:
+            return x + self.out(self.fc(self.norm(x)))
+        return self.norm(x + self.out(self.fc(x)))
+
+
+class Model(nn.Module):
+    def __init__(self, dim, depth, layer_norm_first: bool):
+        super().__init__()
+        self.layers = nn.ModuleList([Layer(dim, layer_norm_first) for _ in range(depth)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+"""
+
+
+def _preset_project(root: Path, large_first: str) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "model.py").write_text(PRESET_MODEL)
+    presets = f"""
+from .model import Model
+
+
+def base_model():
+    return Model(512, 12, layer_norm_first=False)
+
+
+def large_model():
+    return Model(1024, 24, layer_norm_first={large_first})
+
+
+def huge_model():
+    return Model(2048, 48, layer_norm_first={large_first})
+"""
+    (root / "pkg" / "presets.py").write_text(presets)
+    return root / "pkg" / "model.py"
+
+
+def test_a_flag_only_presets_set_is_read_per_preset(tmp_path):
+    model = _preset_project(tmp_path, "True")
+    found = lint_file(model, SETTINGS)
+    assert [(f.line, f.code) for f in found] == [(11, "INI001")]
+    assert "(preset `large_model`)" in found[0].message
+    step = found[0].evidence[-1]
+    assert step.message == (
+        "as the preset `large_model` builds it: `layer_norm_first=True` here (and 1 more presets with the same flags)"
+    )
+    assert (Path(step.path).name, step.line) == ("presets.py", 10)
+
+
+def test_presets_that_build_post_norm_blocks_report_nothing(tmp_path):
+    assert lint_file(_preset_project(tmp_path, "False"), SETTINGS) == []
+
+
+def test_explain_names_the_preset_a_model_is_built_by(tmp_path):
+    table = explain_files([str(_preset_project(tmp_path, "True"))])
+    assert "Model (as the preset `large_model` builds it: `layer_norm_first=True`)" in table

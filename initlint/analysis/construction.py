@@ -59,6 +59,8 @@ class ModelBuilder:
     instantiated: set[str]
     #: Calls whose every path raised on a path that always runs.
     certain_raises: int
+    #: The root's parameters a preset sets, by name (`interp.Interpreter.preset_flags`).
+    preset_flags: dict[str, Any]
 
     def root_context(self) -> Ctx:
         raise NotImplementedError
@@ -84,6 +86,8 @@ class ModelBuilder:
         its methods, whose code can be read); else a symbol (numbers keep their names: depth and
         widths), remembering a string default, a None default for comparisons, or the dataclass
         it is typed with (its annotation, else `typed`: what the model's loaders hand over)."""
+        if param.name.value in self.preset_flags:
+            return self.preset_flags[param.name.value]
         symbol = _root_argument(self.index, param, typed)
         if param.default is None or isinstance(param.default, cst.SimpleString):
             return symbol
@@ -111,12 +115,13 @@ class ModelBuilder:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)
         return built.node
 
-    def build_function_root(self, func: cst.FunctionDef) -> ModuleNode | None:
+    def build_function_root(self, func: cst.FunctionDef, own_class: bool = False) -> ModuleNode | None:
         """A module-level builder no code of the file calls (`def mlp_mixer(dim=512, depth=12):
         return nn.Sequential(...)`): run with its parameters as symbols, as a root's `__init__` is.
         A model of library containers it returns is a root; a class of the file is one already. So
         is a class of another project file (`return Decoder(layers=...)`): its constructor holds
-        the layers the builder made here, which that file's own model never sees."""
+        the layers the builder made here, which that file's own model never sees. With
+        `own_class`, a class of the file it returns is kept too (the model a preset builds)."""
         args = [self.root_argument(p) for p in func.params.params]
         kwargs = {p.name.value: self.root_argument(p) for p in func.params.kwonly_params}
         ctx = replace(self.root_context(), via=(f"{func.name.value}()",))
@@ -125,7 +130,7 @@ class ModelBuilder:
             return None
         if built.node.cls is None and built.node.kind in ("container", "sequential"):
             return built.node
-        if built.node.cls is not None and not self.defined_here(built.node.cls):
+        if built.node.cls is not None and (own_class or not self.defined_here(built.node.cls)):
             return built.node
         return None
 

@@ -367,6 +367,7 @@ class ForwardCalls:
             flow.node,
             depth=depth + 1,
             undecided=flow.undecided,
+            flags=flow.flags,
             block=flow.block,
             recording=flow.recording,
             literals=tuple_literals(func),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Env, FuncRef, ModRef, Seq, truth
+from initlint.analysis.abstract import UNKNOWN, Env, FuncRef, ModRef, Opaque, Seq, truth
 from initlint.analysis.interp import Ctx
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.flow import (
@@ -72,6 +72,8 @@ class _Flow:
     depth: int = 0
     #: How many undecided `if` arms enclose the statement being read.
     undecided: int = 0
+    #: The symbols those `if`s test, where a test is one (`if self.norm_first:`, a root's parameter).
+    flags: tuple[str, ...] = ()
     #: The block the adds belong to, when it is not `node` itself: a classless pair
     #: (`ModuleList([attn, ff])`) whose adds are written in the loop of its owner's `forward`.
     block: ModuleNode | None = None
@@ -219,13 +221,13 @@ class ForwardStatements:
             flow.loops.statement(set(flow.runs.read), bound | stored_into(small))
 
     def on_if(self, stmt: cst.If, env: Env, flow: _Flow) -> None:
-        decided = truth(self._value(stmt.test, env))
+        decided = truth(test := self._value(stmt.test, env))
         if decided is not None and self._tests_optional_module(stmt.test, env):
             decided = None  # `if self.adapter is not None:` where __init__ may have left it None
         orelse = stmt.orelse
         else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
         if decided is None:
-            self._undecided_if(stmt.body.body, else_body, env, flow)
+            self._undecided_if(stmt.body.body, else_body, env, flow, test)
         else:
             self.walk_block(stmt.body.body if decided else else_body, env, flow)
 
@@ -306,17 +308,19 @@ class ForwardStatements:
             flow.recording = False
 
     def _undecided_if(
-        self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow
+        self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow, test: Any = None
     ) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
         rebound = dict(flow.rebound)
         flow.undecided += 1
+        flags, flow.flags = flow.flags, (*flow.flags, *([test.name] if isinstance(test, Opaque) else []))
         body_returns = self.walk_body(body, env, flow)
         after_body, rebound_in_body = env.names, flow.rebound
         env.names, flow.rebound = dict(before), dict(rebound)
         else_returns = self.walk_body(else_body, env, flow)
         flow.undecided -= 1
+        flow.flags = flags
         # A name rebound on one path only holds either value past the `if`.
         flow.rebound = {
             name: expression if rebound_in_body.get(name, expression) is expression else None

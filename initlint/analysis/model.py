@@ -53,6 +53,19 @@ class Param:
         return f"{prefix}.{self.name}" if prefix else self.name
 
 
+@dataclass(frozen=True)
+class PresetBuild:
+    """A module-level function of the project that builds a root with literal flags."""
+
+    #: the function (`speech_large`) and the literal that sets a flag (`encoder_norm_first=True`)
+    name: str
+    setting: str
+    #: that literal, in the preset's file
+    node: cst.CSTNode
+    #: how many other presets build the same model (the same flags)
+    others: int = 0
+
+
 @dataclass(eq=False)
 class ModuleNode:
     """One module instance a root class builds (a ModuleList of N blocks keeps one representative)."""
@@ -103,6 +116,10 @@ class ModuleNode:
     #: On roots: the test of the `if` choosing a child (`if config.stable_norm: self.encoder =
     #: StableEncoder(config) else: ...`) that this model takes the other way than its defaults do.
     flipped_choice: cst.BaseExpression | None = None
+    #: On roots made by a module-level builder (`def build(depth, norm_first): ...`): that function.
+    builder: cst.FunctionDef | None = None
+    #: On roots: the preset of the project whose literal flags this model is built with.
+    preset: PresetBuild | None = None
     #: Built in one arm of an undecided `if` that has an `else`: its test, and 0 for the body or
     #: 1 for the rest. The other arm may build another module under the same name.
     chosen_by: tuple[cst.BaseExpression, int] | None = None
@@ -248,6 +265,8 @@ class ResidualAdd:
     #: Behind an undecided test, through a layer that may not exist (cross-attention off by
     #: default): not on the default path, so not counted in N.
     optional: bool = False
+    #: The symbols (a root's parameters: `norm_first`) of the undecided tests the add is made under.
+    flags: frozenset[str] = frozenset()
     #: The child of a classless block whose `forward` makes the add (`nn.Sequential(Residual(attn),
     #: Residual(ff))` runs one statement twice: two adds).
     site: str = ""

@@ -12,7 +12,7 @@ from initlint.analysis.facts import writer_pattern
 from initlint.analysis.flow import is_norm
 from initlint.analysis.construction import classes_built_declined, init_like
 from initlint.analysis.index import ClassInfo, ModuleIndex, build_index
-from initlint.analysis import linking
+from initlint.analysis import linking, presets
 from initlint.analysis.interp import Interpreter
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
@@ -46,10 +46,15 @@ def _start_root(interp: Interpreter) -> None:
 MAX_FUNCTION_ROOTS = 16
 
 
-def _function_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses) -> list[ModuleNode]:
+def _function_roots(
+    interp: Interpreter, index: ModuleIndex, uses: NameUses
+) -> tuple[list[ModuleNode], list[ModuleNode]]:
     """Models built by a module-level function nothing in the file calls. Run after the classes; a
-    function that builds no model leaves no trace, not even the steps it spent."""
+    function that builds no model leaves no trace, not even the steps it spent. Also the models
+    of builders that return a class of the file, kept aside: that class is a root already, but
+    its presets may build it with flags of the builder's (`_preset_roots`)."""
     roots: list[ModuleNode] = []
+    aside: list[ModuleNode] = []
     candidates = [
         func
         for name, func in index.functions.items()
@@ -64,20 +69,28 @@ def _function_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses) -> 
             interp.deliberate_scheme,
             interp.steps,
         )
-        _start_root(interp)
-        try:
-            root = interp.build_function_root(func)
-        except (StepBudgetExceeded, RecursionError):
-            root = None
-        if root is None:
+        root = _build_function_root(interp, index, func)
+        if root is None or root.cls is not None and interp.defined_here(root.cls):
             interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.deliberate_scheme, interp.steps = (
                 saved
             )
+            aside.extend([root] if root is not None else [])
             continue
+        roots.append(root)
+    return roots, aside
+
+
+def _build_function_root(interp: Interpreter, index: ModuleIndex, func: cst.FunctionDef) -> ModuleNode | None:
+    _start_root(interp)
+    try:
+        root = interp.build_function_root(func, own_class=True)
+    except (StepBudgetExceeded, RecursionError):
+        return None
+    if root is not None:
+        root.builder = func
         root.uncalled_init = uncalled_init_functions(index, root, interp)
         root.incomplete = interp.incomplete
-        roots.append(root)
-    return roots
+    return root
 
 
 def _repeated_child(container: ModuleNode) -> ModuleNode | None:
@@ -290,7 +303,8 @@ def analyze(
     analysis.deliberate_scheme = _imported_deliberate_scheme(interp, index)
     uses = shared.uses if shared is not None else NameUses(module, source)
     trees = _class_roots(interp, index, uses)
-    trees.extend(_function_roots(interp, index, uses))
+    built, aside = _function_roots(interp, index, uses)
+    trees.extend(built)
     analysis.dead_inits = interp.dead_inits()
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     analysis.enum_defaults = dict(interp.enum_defaults)
@@ -319,9 +333,52 @@ def analyze(
     for root, stacks in _stacks_built_blind(interp, reader, analysis, uses):
         analysis.roots.append(root)
         analysis.stacks.extend(_set_aside_side_by_side(analysis, reader, stacks))
+    for root, stacks in _preset_roots(interp, reader, analysis, uses, aside):
+        analysis.roots.append(root)
+        analysis.stacks.extend(_set_aside_side_by_side(analysis, reader, stacks))
     analysis.deliberate_scheme = analysis.deliberate_scheme or interp.deliberate_scheme
     analysis.depth_atoms = _depth_atoms(options, analysis.stacks)
     return analysis
+
+
+def _preset_roots(
+    interp: Interpreter, reader: ForwardReader, analysis: Analysis, uses: NameUses, aside: list[ModuleNode]
+) -> list[tuple[ModuleNode, list[Stack]]]:
+    """A root whose blocks a flag without a default leaves neither pre-norm nor post-norm, built
+    again with the flags of each preset of the project that sets it (`presets.py`); a model
+    whose blocks a preset makes pre-norm is one the project builds. The builders kept aside (they
+    return a class of the file) are asked too: they may hold the stack the class alone lacks."""
+    found: list[tuple[ModuleNode, list[Stack]]] = []
+    undecided = [(root, presets.undecided_flags(_own_stacks(analysis, root))) for root in analysis.roots]
+    for root in aside:
+        try:
+            undecided.append((root, presets.undecided_flags(_stacks_of(root, reader))))
+        except (StepBudgetExceeded, RecursionError):
+            continue
+    for root, names in undecided:
+        for flags, build in presets.preset_bindings(interp, root, names) if names else ():
+            interp.preset_flags = flags
+            try:
+                variant = _rebuilt(interp, analysis.index, uses, root)
+                stacks = _stacks_of(variant, reader) if variant is not None else []
+            except (StepBudgetExceeded, RecursionError):
+                continue
+            finally:
+                interp.preset_flags = {}
+            if variant is not None and any(add.prenorm for stack in stacks for add in stack.adds):
+                variant.preset = build
+                found.append((variant, stacks))
+    return found
+
+
+def _own_stacks(analysis: Analysis, root: ModuleNode) -> list[Stack]:
+    return [stack for stack in analysis.stacks if stack.root is root]
+
+
+def _rebuilt(interp: Interpreter, index: ModuleIndex, uses: NameUses, root: ModuleNode) -> ModuleNode | None:
+    if root.builder is not None:
+        return _build_function_root(interp, index, root.builder)
+    return _build_class_root(interp, index, uses, root.cls) if root.cls is not None else None
 
 
 def _set_aside_side_by_side(analysis: Analysis, reader: ForwardReader, stacks: list[Stack]) -> list[Stack]:

@@ -98,6 +98,14 @@ class NameUses:
         collected = self._collected()
         return collected is None or any(name not in enclosing for enclosing in collected.uses.get(name, ()))
 
+    def functions_using(self, name: str) -> frozenset[str] | None:
+        """The functions (by name, nested ones too) inside which `name` is used as a name or an
+        attribute (`build(...)`, `components.build(...)`); None where `ast` cannot read the file."""
+        collected = self._collected()
+        if collected is None:
+            return None
+        return frozenset(function for enclosing in collected.uses.get(name, ()) for function in enclosing)
+
     def statements_using(self, attribute: str) -> tuple[int, frozenset[int]] | None:
         """(the number of top-level statements as `ast` reads them, the positions of those that
         use `attribute` as an attribute: `x.attribute`); None where `ast` cannot read the file."""

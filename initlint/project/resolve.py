@@ -64,6 +64,8 @@ class Project:
         self.resolved_imports: dict[Path, tuple] = {}
         #: file -> the files that use its definitions (`users_of`)
         self._users: dict[Path, list[Path]] = {}
+        #: (model, its flags) -> the presets that set them (`presets.find_presets`)
+        self.presets: dict[tuple[str, Path | None, frozenset[str]], list] = {}
 
     @classmethod
     def for_file(cls, path: str | os.PathLike, cache_folder=DEFAULT) -> Project:
@@ -292,6 +294,12 @@ class Project:
         from initlint.project.callers import find_calls
 
         return find_calls(self, method, cls, mentioning)
+
+    def find_presets(self, target: Symbol, signature, wanted: frozenset[str]) -> list:
+        """The module-level functions that build `target` with literal flags; see `presets.py`."""
+        from initlint.project.presets import find_presets
+
+        return find_presets(self, target, signature, wanted)
 
     def registrations(self, qualified: str) -> list:
         """What the project registers in the registry constant `qualified`; see `registries.py`."""

@@ -11,6 +11,7 @@ from initlint.analysis.model import (
     InitOp,
     ModuleNode,
     Param,
+    PresetBuild,
     ResidualAdd,
     Stack,
     display_parameters,
@@ -145,6 +146,12 @@ def overwritten_depth_scaling(analysis: Analysis, weight: Param) -> EvidenceSpec
 FLIPPED_CHOICE_TEXT = (
     "as built with this test taken the other way than its defaults take it: a model a user builds by setting it"
 )
+
+
+def preset_text(preset: PresetBuild) -> str:
+    """Which preset of the project builds the model a finding is about (`ModuleNode.preset`)."""
+    others = f" (and {preset.others} more presets with the same flags)" if preset.others else ""
+    return f"as the preset `{preset.name}` builds it: `{preset.setting}` here{others}"
 
 
 def stands_in_for_text(root: ModuleNode) -> str:

@@ -24,6 +24,7 @@ from initlint.rules.evidence import (
     init_step,
     misdirected_depth_scaling,
     overwritten_depth_scaling,
+    preset_text,
     stands_in_for_text,
     FLIPPED_CHOICE_TEXT,
 )
@@ -172,13 +173,15 @@ def _headline(facts: WriterFacts) -> str:
     else:
         details = (f" std {std}", "") if final is not None and final.std is not None else ("",)
         claims = [f"init{detail} has no depth factor 1/sqrt({{n}})" for detail in details]
-    return headline(
-        *(
-            f"residual writer `{name}` {claim.format(n=n)}"
-            for name in (facts.pattern, ref.display, ref.attr)
-            for claim in claims
-        )
-    )
+    variants = [
+        f"residual writer `{name}` {claim.format(n=n)}"
+        for name in (facts.pattern, ref.display, ref.attr)
+        for claim in claims
+    ]
+    preset = facts.stack.root.preset
+    # The model only a preset builds: the headline names it where it fits.
+    named = [f"{variant} (preset `{preset.name}`)" for variant in variants] if preset is not None else []
+    return headline(*named, *variants)
 
 
 def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:
@@ -193,6 +196,8 @@ def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:
         steps.append(EvidenceSpec(stands_in_for_text(root), root.created_at))
     if root.flipped_choice is not None:
         steps.append(EvidenceSpec(FLIPPED_CHOICE_TEXT, root.flipped_choice))
+    if root.preset is not None:
+        steps.append(EvidenceSpec(preset_text(root.preset), root.preset.node))
     return steps
 
 
