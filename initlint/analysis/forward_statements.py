@@ -20,6 +20,7 @@ from initlint.analysis.interp import Ctx
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, STREAM, Branch, Part, StreamRuns, join, merge, stored_key
 from initlint.analysis.knowledge.conventions import SPLITTING_METHODS
+from initlint.analysis.forward_inputs import from_stream, keyword_streams
 from initlint.analysis.model import ModuleNode, ResidualAdd
 from initlint.analysis.positions import statement_parts
 
@@ -70,22 +71,6 @@ class _Flow:
     unpacked: dict[int, Seq] = field(default_factory=dict)
 
 
-#: Annotations of a `forward` parameter that cannot hold a tensor.
-_SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
-
-
-def _from_stream(params: Sequence[cst.Param]) -> list[str]:
-    """The names of `forward`'s inputs from the one the stream comes in: a block handed its
-    layer index first (`forward(self, layer_idx: int, x)`) takes the stream after it. Without
-    annotations the stream is the first input, as `nn.Module.__call__(x)` passes it."""
-    names = [param.name.value for param in params]
-    for position, param in enumerate(params):
-        annotation = param.annotation.annotation if param.annotation is not None else None
-        if not (isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS):
-            return names[position:]
-    return names
-
-
 class _Returned(Exception):
     """A `return` on the path being read: the rest of the function does not run."""
 
@@ -129,13 +114,19 @@ class ForwardStatements:
         env = Env()
         params = [p.name.value for p in func.params.params]
         star = func.params.star_arg
+        by_name = keyword_streams(func.params.kwonly_params) if len(params) == 1 else []
         if len(params) == 1 and isinstance(star, cst.Param):
             # `forward(self, *args, **kwargs)` handing everything on: the stream comes first.
             env.names[star.name.value] = Seq([STREAM])
+        elif by_name:
+            # `forward(self, *, text_tokens, image_tokens, mask=None)`: each tensor the caller
+            # must pass by name is a stream of its own (a joint block over two modalities).
+            env.names.update({param.name.value: CONDITIONED for param in func.params.kwonly_params})
+            env.names.update({name: STREAM for name in by_name})
         elif len(params) < 2:
             return None
         env.names[params[0]] = ModRef(node)
-        inputs = _from_stream(func.params.params[1:])
+        inputs = from_stream(func.params.params[1:])
         for name in params[1 : len(params) - len(inputs)]:
             env.names[name] = UNKNOWN
         if inputs:
