@@ -88,6 +88,8 @@ class ForwardStatements:
 
         def _value(self, node: cst.BaseExpression, env: Env) -> Any: ...
 
+        def _comprehended(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Seq | None: ...
+
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
 
         def _scale(
@@ -279,8 +281,10 @@ class ForwardStatements:
             for (element, _), element_value in zip(pairs, values):
                 self._assign(element, element_value, env)
         elif isinstance(small, cst.Assign):
-            value = self._eval(small.value, env, flow, depth)
-            if len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List)):
+            unpacking = len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
+            each = self._comprehended(small.value, env, flow, depth) if unpacking else None
+            value = each if each is not None else self._eval(small.value, env, flow, depth)
+            if unpacking:
                 value = flow.unpacked.get(id(small.value), value)
             _note_rebinding(small, flow, self._kept_items(small.value, flow))
             for target in small.targets:
