@@ -149,7 +149,10 @@ class ForwardCalls:
             return Seq([ModRef(child) for child in module.children.values()])
         if module is flow.node and module.cls is not None:
             return self._method(module, name, call, args, flow, depth) or carried
-        return UNKNOWN  # `self.experts.reduce(...)`: another module's helper, not its forward
+        # `self.memory.mix_into(out, q)`: a child's helper runs as written where its class is in
+        # the project, `self` the child; another package's helper is unknown.
+        result = self._method(module, name, call, args, flow, depth)
+        return UNKNOWN if result is None else result
 
     def _method(self, node: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
         """A helper method of the same module (`self._attn(q, k, v)`): what it returns."""
