@@ -96,7 +96,8 @@ class ForwardCalls:
         if returned is not None and len(args) > returned:
             return args[returned]
         if isinstance(func, cst.Name) and func.value not in env.names:
-            return self._call_global(func.value, node, args, flow, depth, carried)
+            mapped = self._mapped(node, args, env, flow, depth)
+            return mapped if mapped is not None else self._call_global(func.value, node, args, flow, depth, carried)
         if isinstance(func, (cst.Subscript, cst.Name)):
             return self._call_value(self._eval(func, env, flow, depth), node, args, flow, depth, carried)
         if not isinstance(func, cst.Attribute):
@@ -150,7 +151,10 @@ class ForwardCalls:
             return Seq([ModRef(child) for child in module.children.values()])
         if module is flow.node and module.cls is not None:
             return self._method(module, name, call, args, flow, depth) or carried
-        return UNKNOWN  # `self.experts.reduce(...)`: another module's helper, not its forward
+        # `self.memory.mix_into(out, q)`: a child's helper runs as written where its class is in
+        # the project, `self` the child; another package's helper is unknown.
+        result = self._method(module, name, call, args, flow, depth)
+        return UNKNOWN if result is None else result
 
     def _method(self, node: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
         """A helper method of the same module (`self._attn(q, k, v)`): what it returns."""
@@ -158,6 +162,25 @@ class ForwardCalls:
         if found is None or name == "forward":
             return None
         return self._inline(found[1], [ModRef(node)] + args, call, flow, depth)
+
+    def _mapped(self, call: cst.Call, args: list[Any], env: Env, flow: _Flow, depth: int) -> Seq | None:
+        """`q, k, v = map(self.split_heads, (q, k, v))`, or a lambda mapped so: each item of a
+        tuple written out is mapped on its own, so each keeps what it held (a share of a fused
+        projection stays that share). None for anything else `map` is called with."""
+        if not isinstance(call.func, cst.Name) or call.func.value != "map" or "map" in self.interp.index.functions:
+            return None
+        if len(call.args) != 2 or any(a.keyword or a.star for a in call.args):
+            return None
+        written = call.args[1].value
+        callee = args[0]
+        if not isinstance(written, (cst.Tuple, cst.List)) or not isinstance(callee, (ModRef, Lambda)):
+            return None
+        if any(isinstance(element, cst.StarredElement) for element in written.elements):
+            return None
+        items = [self._eval(element.value, env, flow, depth) for element in written.elements]
+        if isinstance(callee, ModRef):
+            return Seq([self._apply_module(callee.node, _carried_by(call, [item]), depth) for item in items])
+        return Seq([self._call_value(callee, call, [item], flow, depth, _carried_by(call, [item])) for item in items])
 
     def _call_global(self, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
         """A function of the file (`dropout_add(out, residual, p, training)`), or one it imports

@@ -140,6 +140,37 @@ class ForwardExpressions:
         inner.names[loop.target.value] = walked
         return self._eval(node.elt, inner, flow, depth)
 
+    def _comprehended(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Seq | None:
+        """`q, k, v = tuple(rearrange(t, "b n (h d) -> b h n d") for t in (q, k, v))` unpacked:
+        each item of the tuple written out is computed on its own, so each keeps what it held (a
+        share of a fused projection stays that share). None for any other value."""
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value in ("tuple", "list")
+            and node.func.value not in env.names
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and not node.args[0].star
+        ):
+            node = node.args[0].value
+        if not isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            return None
+        loop = node.for_in
+        if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
+            return None
+        written = loop.iter
+        if not isinstance(written, (cst.Tuple, cst.List)) or not all(
+            isinstance(element, cst.Element) for element in written.elements
+        ):
+            return None
+        items = []
+        for element in written.elements:
+            inner = Env(dict(env.names))
+            inner.names[loop.target.value] = self._eval(element.value, env, flow, depth)
+            items.append(self._eval(node.elt, inner, flow, depth))
+        return Seq(items)
+
     def _record(self, node: cst.Dict, env: Env, flow: _Flow, depth: int) -> Any:
         """`return {"hidden_states": out, "sequence_mask": mask}`: the one entry computed from the
         input is the output the caller reads back by its key; with two, which is read is unknown."""

@@ -51,6 +51,7 @@ from initlint.analysis.forward_bindings import (
     walked_by_loop,
 )
 from initlint.analysis.knowledge.conventions import SPLITTING_METHODS
+from initlint.analysis.forward_inputs import from_stream, keyword_streams
 from initlint.analysis.model import ModuleNode, ResidualAdd
 from initlint.analysis.values import Monomial
 
@@ -105,22 +106,6 @@ class _Flow:
     unpacked: dict[int, Seq] = field(default_factory=dict)
 
 
-#: Annotations of a `forward` parameter that cannot hold a tensor.
-_SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
-
-
-def _from_stream(params: Sequence[cst.Param]) -> list[str]:
-    """The names of `forward`'s inputs from the one the stream comes in: a block handed its
-    layer index first (`forward(self, layer_idx: int, x)`) takes the stream after it. Without
-    annotations the stream is the first input, as `nn.Module.__call__(x)` passes it."""
-    names = [param.name.value for param in params]
-    for position, param in enumerate(params):
-        annotation = param.annotation.annotation if param.annotation is not None else None
-        if not (isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS):
-            return names[position:]
-    return names
-
-
 class _Returned(Exception):
     """A `return` on the path being read: the rest of the function does not run."""
 
@@ -139,6 +124,8 @@ class ForwardStatements:
         def _value(self, node: cst.BaseExpression, env: Env) -> Any: ...
 
         def _number(self, node: cst.BaseExpression, env: Env) -> Monomial | None: ...
+
+        def _comprehended(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Seq | None: ...
 
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
 
@@ -166,13 +153,19 @@ class ForwardStatements:
         env = Env()
         params = [p.name.value for p in func.params.params]
         star = func.params.star_arg
+        by_name = keyword_streams(func.params.kwonly_params) if len(params) == 1 else []
         if len(params) == 1 and isinstance(star, cst.Param):
             # `forward(self, *args, **kwargs)` handing everything on: the stream comes first.
             env.names[star.name.value] = Seq([STREAM])
+        elif by_name:
+            # `forward(self, *, text_tokens, image_tokens, mask=None)`: each tensor the caller
+            # must pass by name is a stream of its own (a joint block over two modalities).
+            env.names.update({param.name.value: CONDITIONED for param in func.params.kwonly_params})
+            env.names.update({name: STREAM for name in by_name})
         elif len(params) < 2:
             return None
         env.names[params[0]] = ModRef(node)
-        inputs = _from_stream(func.params.params[1:])
+        inputs = from_stream(func.params.params[1:])
         for name in params[1 : len(params) - len(inputs)]:
             env.names[name] = UNKNOWN
         if inputs:
@@ -352,8 +345,10 @@ class ForwardStatements:
             for (element, _), element_value in zip(pairs, values):
                 self._assign(element, element_value, env)
         elif isinstance(small, cst.Assign):
-            value = self._eval(small.value, env, flow, depth)
-            if len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List)):
+            unpacking = len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
+            each = self._comprehended(small.value, env, flow, depth) if unpacking else None
+            value = each if each is not None else self._eval(small.value, env, flow, depth)
+            if unpacking:
                 value = flow.unpacked.get(id(small.value), value)
             note_rebinding(small, flow, self._kept_items(small.value, flow))
             for target in small.targets:

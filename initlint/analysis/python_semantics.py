@@ -101,6 +101,9 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         return UNKNOWN
     if isinstance(base, Opaque) and _is_loop_index(key) and (ctx.repeat is not None or ctx.in_repeat):
         return stage_entry(base)
+    if isinstance(base, Opaque) and isinstance(key, Const) and type(key.value) is int:
+        # `depths[0]` of a root's per-stage list, each stage built on its own.
+        return stage_entry(base)
     if isinstance(base, (Mapping, Opaque)):
         return config_entry(interp, base, key, UNKNOWN)
     if isinstance(base, ModRef):
