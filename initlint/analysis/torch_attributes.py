@@ -56,7 +56,7 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
             return _class_attribute(interp, base.cls, attr, ctx)
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping, Registry)):
-        return BoundMethod(base, attr)
+        return _value_attribute(base, attr)
     if isinstance(base, Opaque) and attr == "get":
         return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
     if isinstance(base, Opaque) and base.fields is not None and _has_field(base.fields, attr):
@@ -84,6 +84,18 @@ def _class_attribute(interp: "Interpreter", cls: ClassInfo, attr: str, ctx: "Ctx
         return UNKNOWN  # `auto()` and the like: the value it compares by is not known
     member = value.value if isinstance(value, Const) else None
     return Const(EnumMember(id(cls.node), attr, member, mixed))
+
+
+def _value_attribute(base: Const | Seq | Mapping | Registry, attr: str) -> Any:
+    """A method of a value (`"a".upper`, `cfg.get`), or an enum member's `.value` (the string a
+    builder picks its block by: `ActivationType.SWIGLU.value`) and `.name`; a value the code does
+    not write out (`auto()`) stays unknown."""
+    if not (isinstance(base, Const) and isinstance(base.value, EnumMember) and attr in ("value", "name")):
+        return BoundMethod(base, attr)
+    member = base.value
+    if attr == "name":
+        return Const(member.name)
+    return Const(member.value) if member.value is not None else UNKNOWN
 
 
 def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Any:
