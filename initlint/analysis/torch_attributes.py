@@ -111,6 +111,12 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
     value = interp.eval(expr, _init_defaults(interp, fields, ctx) if stored is not None else Env(), ctx)
     if isinstance(value, Const) and value.value is None:
         value = _filled_after_init(interp, fields, attr, ctx) or value
+    number = _number_annotation(fields.annotations.get(attr))
+    if isinstance(value, Const) and value.value is None and number is not None:
+        # `n_layers: int | None = None`, filled by presets or the caller: the symbol it is named
+        # by, deciding comparisons as None does (a root parameter left at None reads the same)
+        # and `isinstance` as its declared type does (a validator's `isinstance(dim, int)`).
+        return Opaque(attr, compared=value, default_type=number)
     if isinstance(value, Const) and isinstance(value.value, EnumMember):
         # The switch the default config takes: evidence for whatever it decides.
         interp.enum_defaults.setdefault(f"{fields.name}.{attr} = {interp.code(expr)}", expr)
@@ -123,6 +129,24 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
     if isinstance(value, Mapping):
         return value  # a dict of settings a plain config class falls back to (`copy.deepcopy(DEFAULTS)`)
     return Opaque(attr)
+
+
+def _number_annotation(annotation: cst.BaseExpression | None) -> str | None:
+    """The number type of a field declared `int | None`, `Optional[int]` or `float | None`; None
+    for any other annotation."""
+    names = _annotation_names(annotation) - {"None", "Optional"} if annotation is not None else set()
+    return names.pop() if names in ({"int"}, {"float"}) else None
+
+
+def _annotation_names(node: cst.BaseExpression) -> set[str]:
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, cst.BinaryOperation):
+        return _annotation_names(node.left) | _annotation_names(node.right)
+    if isinstance(node, cst.Subscript):  # `Optional[int]`, `Union[int, None]`
+        inner = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        return {"Optional"} | {name for value in inner for name in _annotation_names(value)}
+    return {"?"}
 
 
 _FILLING: set[tuple[int, str]] = set()  # fields whose `__post_init__` fill is being read
