@@ -31,7 +31,7 @@ from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES
 from initlint.analysis.knowledge.torch_init import RANK_ATTRIBUTES, RANK_METHODS, SHAPE_ATTRIBUTES, SHAPE_METHODS
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.module_methods import MODULE_METHOD_HANDLERS
-from initlint.analysis.python_semantics import ENUM_BASES, MIXED_ENUM_BASES, BoundMethod
+from initlint.analysis.python_semantics import ENUM_BASES, MIXED_ENUM_BASES, STRING_METHODS, BoundMethod, string_default
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
@@ -57,8 +57,9 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping, Registry)):
         return _value_attribute(base, attr)
-    if isinstance(base, Opaque) and attr == "get":
-        return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
+    if isinstance(base, Opaque) and (attr == "get" or string_default(base) is not None and attr in STRING_METHODS):
+        # `config.get("n_layer", 12)` on a dict config; `norm_type.lower()` on a string default
+        return BoundMethod(base, attr)
     if isinstance(base, Opaque) and base.fields is not None and _has_field(base.fields, attr):
         fields = base.fields
         return interp.inside(fields, lambda: _field_default(interp, fields, attr, ctx))
