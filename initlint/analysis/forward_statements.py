@@ -46,6 +46,8 @@ class _Flow:
     block: ModuleNode | None = None
     #: Adds count only inside the loop over that block's container.
     recording: bool = True
+    #: The module whose method is read with the caller's values: its helpers run too.
+    inlined: ModuleNode | None = None
     #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
     literals: Mapping[str, cst.BaseExpression] = field(default_factory=dict)
     #: A `return` hands back several values (`return normed, gate`).
