@@ -131,14 +131,16 @@ class ForwardStatements:
         env = Env()
         params = [p.name.value for p in func.params.params]
         star = func.params.star_arg
+        given = list(func.params.params[1:]) or ([] if isinstance(star, cst.Param) else list(func.params.kwonly_params))
+        names = [p.name.value for p in given]
         if len(params) == 1 and isinstance(star, cst.Param):
             # `forward(self, *args, **kwargs)` handing everything on: the stream comes first.
             env.names[star.name.value] = Seq([STREAM])
-        elif len(params) < 2:
-            return None
+        elif not params or not given:
+            return None  # (inputs may be keyword-only: `forward(self, *, x, mask)`)
         env.names[params[0]] = ModRef(node)
-        inputs = _from_stream(func.params.params[1:])
-        for name in params[1 : len(params) - len(inputs)]:
+        inputs = _from_stream(given)
+        for name in names[: len(names) - len(inputs)]:
             env.names[name] = UNKNOWN
         if inputs:
             env.names[inputs[0]] = STREAM
@@ -146,7 +148,7 @@ class ForwardStatements:
             # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
             # in by the parent, gates a branch as one computed here from `c` does.
             env.names[name] = CONDITIONED
-        env.names.update({name: value for name, value in (handed or {}).items() if name in params[2:]})
+        env.names.update({name: value for name, value in (handed or {}).items() if name in names[1:]})
         try:
             self.walk_body(func.body.body, env, flow)
         except StepBudgetExceeded:
