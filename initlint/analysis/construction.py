@@ -120,7 +120,10 @@ class ModelBuilder:
         if cls is None or not self.index.is_module_class(cls):
             return None
         built = self.instantiate(cls, [], {}, param, ctx or self.root_context(), root=True)
-        return built if isinstance(built, ModRef) else None
+        if not isinstance(built, ModRef):
+            return None
+        built.node.handed_in = True
+        return built
 
     def build_root(self, cls: ClassInfo) -> ModuleNode:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)

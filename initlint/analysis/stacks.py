@@ -324,6 +324,16 @@ def analyze(
     return analysis
 
 
+def _handed_in(node: ModuleNode, outer: ModuleNode) -> bool:
+    """Whether `node` is, or sits inside, a part `outer` is handed typed with its class."""
+    current: ModuleNode | None = node
+    while current is not None and current is not outer:
+        if current.handed_in:
+            return True
+        current = current.parent
+    return False
+
+
 def _set_aside_side_by_side(analysis: Analysis, stacks: list[Stack]) -> list[Stack]:
     """The stacks whose blocks one stream runs through in turn; lists of blocks run side by side
     (each handed a value built afresh) are kept apart for `explain`: their count is no depth."""
@@ -389,10 +399,15 @@ def _wrapping_roots(
     found: list[tuple[ModuleNode, list[Stack]]] = []
     wrapped: set[str] = set()
     for outer in _outermost_foreign_roots(interp, stacked):
+        # A model the outer one is handed typed with its class (a trainer's `model: LM`) is a
+        # reading of the default, weaker than the file's own models: those keep their answer.
         inside = stacked & {
             node.cls.name
             for _, node in outer.named_modules()
-            if node is not outer and node.cls is not None and linking.in_checked_file(analysis.index, node.cls.node)
+            if node is not outer
+            and node.cls is not None
+            and linking.in_checked_file(analysis.index, node.cls.node)
+            and not _handed_in(node, outer)
         }
         if not inside:
             continue
