@@ -88,6 +88,9 @@ class ModelBuilder:
         it is typed with (its annotation, else `typed`: what the model's loaders hand over)."""
         if param.name.value in self.preset_flags:
             return self.preset_flags[param.name.value]
+        part = self._typed_part(param, ctx) if param.default is None else None
+        if part is not None:
+            return part
         symbol = _root_argument(self.index, param, typed)
         if param.default is None or isinstance(param.default, cst.SimpleString):
             return symbol
@@ -110,6 +113,21 @@ class ModelBuilder:
             # with its defaults has it.
             return value
         return symbol
+
+    def _typed_part(self, param: cst.Param, ctx: Ctx | None) -> ModRef | None:
+        """A part a root is handed, typed with a module class of the code (`layer: Layer`,
+        `self_attn: MultiHeadAttention`): the caller builds one of that class, read here with
+        its own defaults (its own typed parts built alike)."""
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        name = dotted_name(annotation) if annotation is not None else None
+        cls = self.index.class_named(name) if name is not None else None
+        if cls is None or not self.index.is_module_class(cls):
+            return None
+        built = self.instantiate(cls, [], {}, param, ctx or self.root_context(), root=True)
+        if not isinstance(built, ModRef):
+            return None
+        built.node.handed_in = True
+        return built
 
     def build_root(self, cls: ClassInfo) -> ModuleNode:
         built: ModRef = self.instantiate(cls, [], {}, cls.node, self.root_context(), root=True)

@@ -149,7 +149,7 @@ class ForwardCalls:
             return self._apply_module(module, carried, depth)  # `self.attention.forward(h)`
         if name in ("values", "children") and module.kind in ("container", "sequential"):
             return Seq([ModRef(child) for child in module.children.values()])
-        if module is flow.node and module.cls is not None:
+        if (module is flow.node or module is flow.inlined) and module.cls is not None:
             return self._method(module, name, call, args, flow, depth) or carried
         # `self.memory.mix_into(out, q)`: a child's helper runs as written where its class is in
         # the project, `self` the child; another package's helper is unknown.
@@ -238,7 +238,7 @@ class ForwardCalls:
                     add.optional = add.optional or optional
                 flow.adds.extend(inner)
                 return STREAM
-            beside = self._adds_beside(callee.node, call, args, flow, depth) if STREAM in args[1:] else None
+            beside = self._adds_beside(callee.node, call, args, flow, depth) if _beside(args) else None
             if beside is not None:
                 return beside
             if is_gate(callee.node) and isinstance(carried, Branch):
@@ -246,10 +246,10 @@ class ForwardCalls:
                 # tokens and the router's scores) computes from the stream: it gates nothing.
                 carried = next((arg for arg in args if arg is STREAM or arg is NORMED), carried)
             return self._apply_module(callee.node, carried, depth)
-        func = _plain_function(callee)
-        if func is not None:
-            # A helper imported inside `forward` (`from .base import call_layer`).
-            result = self._inline(func, args, call, flow, depth)
+        if _plain_function(callee) is not None or _closure(callee):
+            # A helper imported inside `forward` (`from .base import call_layer`), or one written
+            # there (`def _attn(h): ...`), run with the names it closes over.
+            result = self._inline(callee.func, args, call, flow, depth, closure=callee.closure)
             return carried if result is None else result
         if _bound_method(callee):
             # `self.ff_fn = self.ff_residual` in `__init__`, called as `self.ff_fn(x)`.
@@ -354,13 +354,15 @@ class ForwardCalls:
         return list(adds.values())
 
     def _adds_beside(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
-        """A module handed the stream beside its input (ViT's `self.output(hidden, x)`) whose own
-        `forward` adds it back (`dense(hidden) + residual`): read with the caller's values, the
-        add is the caller's, at the call. None where its `forward` adds nothing so."""
+        """A module handed the stream beside its input (ViT's `self.output(hidden, x)`), or the
+        stream and a branch computed before (`self.resid(x, h)`), whose own `forward` adds it back
+        (`dense(hidden) + residual`, `x + self.branch(y)`): read with the caller's values, its own
+        helpers included, the add is the caller's, at the call. None where its `forward` adds
+        nothing so."""
         forward = self.interp.index.find_method(module.cls, "forward") if module.cls is not None else None
         if forward is None or not flow.recording:
             return None
-        return self._inline(forward[1], [ModRef(module)] + args, call, flow, depth, only_adding=True)
+        return self._inline(forward[1], [ModRef(module)] + args, call, flow, depth, only_adding=True, inlined=module)
 
     def _runs_with_arguments(self, module: ModuleNode, args: list[Any]) -> cst.FunctionDef | None:
         """The method to read with the call's own arguments, where a module is no layer applied
@@ -379,13 +381,23 @@ class ForwardCalls:
         return forward[1]
 
     def _inline(
-        self, func: cst.FunctionDef, args: list[Any], call: cst.Call, flow: _Flow, depth: int, only_adding: bool = False
+        self,
+        func: cst.FunctionDef,
+        args: list[Any],
+        call: cst.Call,
+        flow: _Flow,
+        depth: int,
+        only_adding: bool = False,
+        inlined: ModuleNode | None = None,
+        closure: Env | None = None,
     ) -> Any:
         """Read a helper's body with the caller's values; its adds are the caller's, at the call.
-        `only_adding`: None, and nothing recorded, where the body makes no add."""
+        `only_adding`: None, and nothing recorded, where the body makes no add. `inlined`: the
+        module whose method it is, when that is not the caller (its helpers run too). `closure`:
+        the names a function written in `forward` closes over."""
         if depth >= MAX_FORWARD_DEPTH:
             return None
-        env = Env(_bind_arguments(func, args, call))
+        env = Env({**(closure.names if closure is not None else {}), **_bind_arguments(func, args, call)})
         inner = _Flow(
             flow.node,
             depth=depth + 1,
@@ -394,6 +406,7 @@ class ForwardCalls:
             block=flow.block,
             recording=flow.recording,
             literals=tuple_literals(func),
+            inlined=inlined or flow.inlined,
         )
         self.walk_body(func.body.body, env, inner)
         if only_adding and not inner.adds:
@@ -456,6 +469,12 @@ class ForwardCalls:
         return carried
 
 
+def _beside(args: list[Any]) -> bool:
+    """The stream handed beside the call's input (`self.output(hidden, x)`), or first with a
+    branch computed before the call (`self.resid(x, h)`)."""
+    return STREAM in args[1:] or args[:1] == [STREAM] and any(isinstance(arg, Branch) for arg in args[1:])
+
+
 def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
     """Whether `module`, inside `block`, was built only under a condition `__init__` left undecided."""
     node: ModuleNode | None = module
@@ -498,6 +517,11 @@ def _call_argument(call: cst.Call, values: list[Any], arg: Arg) -> tuple[cst.Bas
         if keyword in arg.keywords or keyword is None and position == arg.index:
             return written.value, value
     return None
+
+
+def _closure(value: Any) -> TypeGuard[FuncRef]:
+    """A function written inside the `forward` being read."""
+    return isinstance(value, FuncRef) and value.owner is None and isinstance(value.closure, Env)
 
 
 def _bound_method(value: Any) -> TypeGuard[FuncRef]:

@@ -80,6 +80,8 @@ class _Flow:
     block: ModuleNode | None = None
     #: Adds count only inside the loop over that block's container.
     recording: bool = True
+    #: The module whose method is read with the caller's values: its helpers run too.
+    inlined: ModuleNode | None = None
     #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
     literals: Mapping[str, cst.BaseExpression] = field(default_factory=dict)
     #: A `return` hands back several values (`return normed, gate`).
@@ -154,6 +156,9 @@ class ForwardStatements:
         params = [p.name.value for p in func.params.params]
         star = func.params.star_arg
         by_name = keyword_streams(func.params.kwonly_params) if len(params) == 1 else []
+        # The inputs after `self`; the keyword-only ones when there are no others.
+        given = list(func.params.params[1:]) or ([] if isinstance(star, cst.Param) else list(func.params.kwonly_params))
+        names = [param.name.value for param in given]
         if len(params) == 1 and isinstance(star, cst.Param):
             # `forward(self, *args, **kwargs)` handing everything on: the stream comes first.
             env.names[star.name.value] = Seq([STREAM])
@@ -174,7 +179,7 @@ class ForwardStatements:
             # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
             # in by the parent, gates a branch as one computed here from `c` does.
             env.names[name] = CONDITIONED
-        env.names.update({name: value for name, value in (handed or {}).items() if name in params[2:]})
+        env.names.update({name: value for name, value in (handed or {}).items() if name in names[1:]})
         try:
             self.walk_body(func.body.body, env, flow)
         except StepBudgetExceeded:

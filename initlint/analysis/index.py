@@ -45,6 +45,8 @@ class ClassInfo:
     bases: tuple[str, ...]
     methods: dict[str, cst.FunctionDef] = field(default_factory=dict)
     attributes: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    #: The annotations of the annotated class attributes (a dataclass's field types).
+    annotations: dict[str, cst.BaseExpression] = field(default_factory=dict)
     _init_fields: dict[str, cst.BaseExpression] | None = field(default=None, repr=False, compare=False)
 
     def init_fields(self) -> dict[str, cst.BaseExpression]:
@@ -291,6 +293,7 @@ def _class_info(index: ModuleIndex, node: cst.ClassDef) -> ClassInfo:
                     isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None
                 ):
                     info.attributes[small.target.value] = small.value
+                    info.annotations[small.target.value] = small.annotation.annotation
     return info
 
 

@@ -23,7 +23,6 @@ from initlint.analysis.abstract import (
     Env,
     ExtPartial,
     ExtRef,
-    FuncRef,
     Mapping,
     ModRef,
     Opaque,
@@ -135,9 +134,6 @@ class InterpStatements:
             if item.asname is not None:
                 self.assign(item.asname.name, value, env, ctx, stmt)
         self.exec_block(stmt.body.body, env, ctx)
-
-    def on_function_def(self, stmt: cst.FunctionDef, env: Env, ctx: Ctx) -> None:
-        env.names[stmt.name.value] = FuncRef(stmt, closure=env)
 
     def exec_branch(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> bool:
         """Run a block that may not run: a `return` inside it does not end the caller. True when

@@ -95,6 +95,9 @@ class ModuleNode:
     optional: bool = False
     #: Built on a path that always runs: only then does a condition inside its `__init__` make a child optional.
     built_certain: bool = True
+    #: A part a root is handed, typed with its class (`layer: TransformerLayer`): built as that
+    #: class is by default, not by the root's own code.
+    handed_in: bool = False
     #: transformers' `_is_hf_initialized`: an inner model's `post_init()` already ran on it.
     hf_initialized: bool = False
     #: On roots: init functions of the model its construction never runs (something else applies them).

@@ -369,7 +369,11 @@ def _copy(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
     """`copy.deepcopy(DEFAULTS)`: a dict or list with the same entries, that later writes to the
-    copy leave the original alone."""
+    copy leave the original alone. A module no other one holds (`[copy.deepcopy(layer) for _ in
+    range(n)]`) stands for its copies: they hold what it held, its init so far included; one
+    registered already (`self.layer`) is an instance of its own beside them."""
+    if len(args) == 1 and isinstance(args[0], ModRef):
+        return args[0] if args[0].node.parent is None else None
     return copied(args[0]) if len(args) == 1 and isinstance(args[0], (Const, Num, Seq, Mapping)) else None
 
 

@@ -5,7 +5,7 @@ string methods. The operators live in `python_operators.py`, the builtins in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -217,6 +217,42 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
     return UNKNOWN if unseen else Seq(results, repeat)
 
 
+#: The `str` methods read on a known string.
+STRING_METHODS = frozenset(
+    {
+        "endswith",
+        "startswith",
+        "count",
+        "find",
+        "rfind",
+        "replace",
+        "lower",
+        "upper",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "removeprefix",
+        "removesuffix",
+    }
+)
+
+
+def string_default(value: Any) -> str | None:
+    """The string a root parameter or config field defaults to (`norm: str = "rmsnorm"`): its
+    methods answer as the default's do."""
+    compared = value.compared if isinstance(value, Opaque) else None
+    return compared.value if compared is not None and isinstance(compared.value, str) else None
+
+
+def string_default_method(receiver: Opaque, name: str, args: list[Any]) -> Any:
+    """`norm_type.lower()` on a string default: the symbol still, now comparing as the default's
+    result does (a factory's `key = norm_type.lower(); if key == "rmsnorm": ...`)."""
+    result = string_method(string_default(receiver) or "", name, args)
+    if isinstance(result, Const) and isinstance(result.value, str):
+        return replace(receiver, default=result.value, compared=result)
+    return result
+
+
 def string_method(receiver: str, name: str, args: list[Any]) -> Any:
     values = [a.value if isinstance(a, Const) else a for a in args]
     if isinstance(values[0] if values else "", Seq):
@@ -226,21 +262,7 @@ def string_method(receiver: str, name: str, args: list[Any]) -> Any:
     if any(not isinstance(v, (str, int, tuple, type(None))) for v in values):
         return UNKNOWN
     try:
-        if name in (
-            "endswith",
-            "startswith",
-            "count",
-            "find",
-            "rfind",
-            "replace",
-            "lower",
-            "upper",
-            "strip",
-            "lstrip",
-            "rstrip",
-            "removeprefix",
-            "removesuffix",
-        ):
+        if name in STRING_METHODS:
             return Const(getattr(receiver, name)(*values))
         if name in ("split", "rsplit"):
             return Seq([Const(part) for part in getattr(receiver, name)(*values)])

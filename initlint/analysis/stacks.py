@@ -341,6 +341,16 @@ def analyze(
     return analysis
 
 
+def _handed_in(node: ModuleNode, outer: ModuleNode) -> bool:
+    """Whether `node` is, or sits inside, a part `outer` is handed typed with its class."""
+    current: ModuleNode | None = node
+    while current is not None and current is not outer:
+        if current.handed_in:
+            return True
+        current = current.parent
+    return False
+
+
 def _preset_roots(
     interp: Interpreter, reader: ForwardReader, analysis: Analysis, uses: NameUses, aside: list[ModuleNode]
 ) -> list[tuple[ModuleNode, list[Stack]]]:
@@ -446,10 +456,15 @@ def _wrapping_roots(
     found: list[tuple[ModuleNode, list[Stack]]] = []
     wrapped: set[str] = set()
     for outer in _outermost_foreign_roots(interp, stacked):
+        # A model the outer one is handed typed with its class (a trainer's `model: LM`) is a
+        # reading of the default, weaker than the file's own models: those keep their answer.
         inside = stacked & {
             node.cls.name
             for _, node in outer.named_modules()
-            if node is not outer and node.cls is not None and linking.in_checked_file(analysis.index, node.cls.node)
+            if node is not outer
+            and node.cls is not None
+            and linking.in_checked_file(analysis.index, node.cls.node)
+            and not _handed_in(node, outer)
         }
         if not inside:
             continue

@@ -13,7 +13,7 @@ from typing import Generic, Sequence, TypeVar
 
 import libcst as cst
 
-from initlint.analysis.abstract import Env
+from initlint.analysis.abstract import Env, FuncRef
 
 State = TypeVar("State")
 
@@ -57,7 +57,9 @@ class StatementWalker(Generic[State]):
             self.walk_block(stmt.finalbody.body.body, env, state)
 
     def on_function_def(self, stmt: cst.FunctionDef, env: Env, state: State) -> None:
-        """A nested function: nothing runs until it is called."""
+        """A nested function (`def _attn(h): ...` in `forward`): nothing runs until it is called,
+        then with the names it closes over as they are then."""
+        env.names[stmt.name.value] = FuncRef(stmt, closure=env)
 
 
 #: Statement type -> the method of the walker that gives its meaning (a reader overrides it).

@@ -31,7 +31,7 @@ from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES
 from initlint.analysis.knowledge.torch_init import RANK_ATTRIBUTES, RANK_METHODS, SHAPE_ATTRIBUTES, SHAPE_METHODS
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.module_methods import MODULE_METHOD_HANDLERS
-from initlint.analysis.python_semantics import ENUM_BASES, MIXED_ENUM_BASES, BoundMethod
+from initlint.analysis.python_semantics import ENUM_BASES, MIXED_ENUM_BASES, STRING_METHODS, BoundMethod, string_default
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
@@ -56,9 +56,10 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
             return _class_attribute(interp, base.cls, attr, ctx)
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping, Registry)):
+        return _value_attribute(base, attr)
+    if isinstance(base, Opaque) and (attr == "get" or string_default(base) is not None and attr in STRING_METHODS):
+        # `config.get("n_layer", 12)` on a dict config; `norm_type.lower()` on a string default
         return BoundMethod(base, attr)
-    if isinstance(base, Opaque) and attr == "get":
-        return BoundMethod(base, attr)  # `config.get("n_layer", 12)` on a dict config
     if isinstance(base, Opaque) and base.fields is not None and _has_field(base.fields, attr):
         fields = base.fields
         return interp.inside(fields, lambda: _field_default(interp, fields, attr, ctx))
@@ -86,6 +87,18 @@ def _class_attribute(interp: "Interpreter", cls: ClassInfo, attr: str, ctx: "Ctx
     return Const(EnumMember(id(cls.node), attr, member, mixed))
 
 
+def _value_attribute(base: Const | Seq | Mapping | Registry, attr: str) -> Any:
+    """A method of a value (`"a".upper`, `cfg.get`), or an enum member's `.value` (the string a
+    builder picks its block by: `ActivationType.SWIGLU.value`) and `.name`; a value the code does
+    not write out (`auto()`) stays unknown."""
+    if not (isinstance(base, Const) and isinstance(base.value, EnumMember) and attr in ("value", "name")):
+        return BoundMethod(base, attr)
+    member = base.value
+    if attr == "name":
+        return Const(member.name)
+    return Const(member.value) if member.value is not None else UNKNOWN
+
+
 def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ctx") -> Any:
     """A dataclass config's field by its default: a flag (`use_moe: bool = False`) or an enum
     member (`init_fn: InitFnType = InitFnType.normal`) decides as the default config does; a
@@ -99,6 +112,12 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
     value = interp.eval(expr, _init_defaults(interp, fields, ctx) if stored is not None else Env(), ctx)
     if isinstance(value, Const) and value.value is None:
         value = _filled_after_init(interp, fields, attr, ctx) or value
+    number = _number_annotation(fields.annotations.get(attr))
+    if isinstance(value, Const) and value.value is None and number is not None:
+        # `n_layers: int | None = None`, filled by presets or the caller: the symbol it is named
+        # by, deciding comparisons as None does (a root parameter left at None reads the same)
+        # and `isinstance` as its declared type does (a validator's `isinstance(dim, int)`).
+        return Opaque(attr, compared=value, default_type=number)
     if isinstance(value, Const) and isinstance(value.value, EnumMember):
         # The switch the default config takes: evidence for whatever it decides.
         interp.enum_defaults.setdefault(f"{fields.name}.{attr} = {interp.code(expr)}", expr)
@@ -111,6 +130,24 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
     if isinstance(value, Mapping):
         return value  # a dict of settings a plain config class falls back to (`copy.deepcopy(DEFAULTS)`)
     return Opaque(attr)
+
+
+def _number_annotation(annotation: cst.BaseExpression | None) -> str | None:
+    """The number type of a field declared `int | None`, `Optional[int]` or `float | None`; None
+    for any other annotation."""
+    names = _annotation_names(annotation) - {"None", "Optional"} if annotation is not None else set()
+    return names.pop() if names in ({"int"}, {"float"}) else None
+
+
+def _annotation_names(node: cst.BaseExpression) -> set[str]:
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, cst.BinaryOperation):
+        return _annotation_names(node.left) | _annotation_names(node.right)
+    if isinstance(node, cst.Subscript):  # `Optional[int]`, `Union[int, None]`
+        inner = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        return {"Optional"} | {name for value in inner for name in _annotation_names(value)}
+    return {"?"}
 
 
 _FILLING: set[tuple[int, str]] = set()  # fields whose `__post_init__` fill is being read

@@ -34,7 +34,13 @@ from initlint.analysis.model import InitOp, ModuleNode
 from initlint.analysis.module_builtins import MODULE_AWARE_BUILTINS
 from initlint.analysis.module_methods import hf_generic_init, module_method, replace_via
 from initlint.analysis.python_builtins import call_python_builtin
-from initlint.analysis.python_semantics import BoundMethod, config_entry, string_method
+from initlint.analysis.python_semantics import (
+    BoundMethod,
+    config_entry,
+    string_default,
+    string_default_method,
+    string_method,
+)
 from initlint.analysis.torch_attributes import tensor_rank, tensor_shape
 from initlint.analysis.values import Monomial
 
@@ -156,6 +162,8 @@ def call_method(
         return module_method(interp, receiver.node, name, args, kwargs, ctx, call)
     if isinstance(receiver, Const) and isinstance(receiver.value, str):
         return string_method(receiver.value, name, args)
+    if isinstance(receiver, Opaque) and string_default(receiver) is not None:
+        return string_default_method(receiver, name, args)
     if isinstance(receiver, Seq) and name in ("append", "extend"):
         items = args[0].items if name == "extend" and args and isinstance(args[0], Seq) else args[:1]
         receiver.items.extend(items)
