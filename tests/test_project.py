@@ -20,6 +20,7 @@ import pytest
 
 from initlint.analysis.index import build_index
 from initlint.project import CLASS, CONSTANT, DEFAULT, EXTERNAL, FUNCTION, MODULE, UNKNOWN, Project, project_for
+from initlint.project.cache import DiskCache
 from initlint.project.layout import MAX_FILE_BYTES
 from initlint.project.store import SUMMARY_VERSION
 
@@ -342,7 +343,7 @@ def test_disk_cache_answers_without_parsing_and_ignores_corrupt_entries(gptpkg, 
     first, module = open_project(gptpkg / "scripts" / "train.py", DEFAULT)
     first.resolve(module, "gptpkg.GPT")
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
-    entries = sorted(cache.glob("summaries/*/*.json"))
+    entries = sorted(cache.glob("summaries/*/*/*.json"))
     assert len(entries) == 2 and all(json.loads(e.read_text())["version"] == SUMMARY_VERSION for e in entries)
     entries[0].write_text("{not json")
     second, _ = open_project(gptpkg / "scripts" / "train.py", DEFAULT)
@@ -359,7 +360,7 @@ def test_cache_folder_choice(tmp_path, monkeypatch):
     )
     project, module = open_project(installed / "m.py", DEFAULT)
     project.resolve(module, "..X")
-    assert list((tmp_path / "user" / "initlint").glob("summaries/*/*.json"))
+    assert list((tmp_path / "user" / "initlint").glob("summaries/*/*/*.json"))
     assert not list((tmp_path / "lib").rglob("*.json"))
     monkeypatch.setenv("INITLINT_CACHE_DIR", "")
     assert not open_project(installed / "m.py", DEFAULT)[0].store.disk.enabled
@@ -392,8 +393,19 @@ def test_concurrent_runs_share_one_cache_safely(gptpkg):
     assert len({out for out, _ in outputs}) == 1 and "gptpkg.model.GPT" in outputs[0][0]
     assert not list(cache.rglob(".tmp-*"))
     assert all(
-        json.loads(entry.read_text())["version"] == SUMMARY_VERSION for entry in cache.glob("summaries/*/*.json")
+        json.loads(entry.read_text())["version"] == SUMMARY_VERSION for entry in cache.glob("summaries/*/*/*.json")
     )
+
+
+def test_two_summary_formats_keep_their_own_entries(tmp_path):
+    """pre-commit's initlint and a project's own may differ in summary format while sharing the
+    user cache: each reads back its own entry instead of rewriting the other's."""
+    digest = "ab" + "0" * 62
+    older, newer = DiskCache(tmp_path, SUMMARY_VERSION - 1), DiskCache(tmp_path, SUMMARY_VERSION)
+    older.put(digest, {"digest": digest, "version": SUMMARY_VERSION - 1})
+    newer.put(digest, {"digest": digest, "version": SUMMARY_VERSION})
+    assert older.get(digest) == {"digest": digest, "version": SUMMARY_VERSION - 1}
+    assert newer.get(digest) == {"digest": digest, "version": SUMMARY_VERSION}
 
 
 def test_project_for_shares_one_project_per_root(gptpkg):

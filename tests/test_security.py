@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from initlint.engine import lint_file
+from initlint.project.store import SUMMARY_VERSION
 from robustness_inputs import nano_gpt
 
 #: Modules a spawned `multiprocessing` worker or its resource tracker imports at start-up.
@@ -279,7 +280,7 @@ def test_a_fifo_planted_in_the_repositorys_summary_cache_does_not_hang_the_run(t
     import hashlib
 
     digest = hashlib.sha256(nano_gpt(scaled=False).encode()).hexdigest()
-    entry = tmp_path / ".initlint_cache" / "summaries" / digest[:2] / f"{digest}.json"
+    entry = tmp_path / ".initlint_cache" / "summaries" / f"v{SUMMARY_VERSION}" / digest[:2] / f"{digest}.json"
     entry.parent.mkdir(parents=True)
     os.mkfifo(entry)
     # The cache module alone, loaded from its file: it needs nothing else of initlint.project.
@@ -291,7 +292,7 @@ def test_a_fifo_planted_in_the_repositorys_summary_cache_does_not_hang_the_run(t
         "spec = importlib.util.spec_from_file_location('summary_cache', where)\n"
         "cache = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(cache)\n"
-        "print(cache.DiskCache(Path(sys.argv[1])).get(sys.argv[2]))\n"
+        f"print(cache.DiskCache(Path(sys.argv[1]), {SUMMARY_VERSION}).get(sys.argv[2]))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path / ".initlint_cache"), digest],

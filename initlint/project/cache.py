@@ -51,8 +51,11 @@ def choose_folder(folder: Path) -> Path:
 
 
 class DiskCache:
-    def __init__(self, folder: Path | None) -> None:
+    def __init__(self, folder: Path | None, version: int) -> None:
         self.folder = choose_folder(Path(folder)) if folder is not None else None
+        #: Entries of each summary format live apart: two initlint versions sharing the user
+        #: cache (pre-commit's environment beside a project's) must not rewrite each other's.
+        self.version = version
         self._prepared = False
 
     @property
@@ -61,7 +64,7 @@ class DiskCache:
 
     def _entry(self, digest: str) -> Path:
         assert self.folder is not None  # callers check `enabled` first
-        return self.folder / "summaries" / digest[:2] / f"{digest}.json"
+        return self.folder / "summaries" / f"v{self.version}" / digest[:2] / f"{digest}.json"
 
     def get(self, digest: str):
         """The stored JSON for `digest`, or None (missing, unreadable, corrupt)."""

@@ -18,7 +18,7 @@ import libcst as cst
 from initlint.analysis.index import ModuleIndex
 from initlint.project.cache import DiskCache, default_cache_folder
 from initlint.project.layout import Layout, Location, find_root
-from initlint.project.store import Parsed, Store, Summary
+from initlint.project.store import SUMMARY_VERSION, Parsed, Store, Summary
 from initlint.project.text import ProjectText
 from initlint.project.symbols import CLASS, CONSTANT, EXTERNAL, FUNCTION, MODULE, UNKNOWN, Definition, Symbol, _unknown
 
@@ -40,7 +40,7 @@ class Project:
         self.layout = Layout(Path(root))
         self.root = self.layout.root
         folder = default_cache_folder(self.root) if cache_folder is DEFAULT else cache_folder
-        self.store = Store(DiskCache(folder))
+        self.store = Store(DiskCache(folder, SUMMARY_VERSION))
         self._locations: dict[tuple[str, Path | None], Location | None] = {}
         #: the files named through `module_name`, by module name (the latest one wins)
         self._named: dict[str, Location] = {}
