@@ -503,7 +503,7 @@ UNTUNED_PACKAGES = (
     # A binary wheel (cp311, manylinux x86_64): only its Python model files are read.
     Package("torchaudio", "2.11.0", ("torchaudio/models/wav2vec2/components.py", "torchaudio/models/conformer.py")),
     Package("segmentation-models-pytorch", "0.6.0", ("segmentation_models_pytorch/encoders/mix_transformer.py",)),
-    # held_out_9 (start of round 7): labelled from the source by helpers who never ran initlint on it
+    # opened_9 (held_out_9 of round 7, opened at its end): labelled from the source before any run
     Package("recurrentgemma", "1.0.1", ("recurrentgemma/torch/modules.py",)),
     Package("palm-rlhf-pytorch", "0.8.0", ("palm_rlhf_pytorch/palm.py",)),
     Package(
