@@ -152,8 +152,12 @@ class ForwardCalls:
         if (module is flow.node or module is flow.inlined) and module.cls is not None:
             return self._method(module, name, call, args, flow, depth) or carried
         # `self.memory.mix_into(out, q)`: a child's helper runs as written where its class is in
-        # the project, `self` the child; another package's helper is unknown.
+        # the project, `self` the child; another package's helper is unknown. The adds it makes
+        # into what it is handed (gemma3n's `self.altup.predict(streams)`) mix streams of its
+        # own: they are not this block's residual adds, nor its coefficient layers writers.
+        before = len(flow.adds)
         result = self._method(module, name, call, args, flow, depth)
+        del flow.adds[before:]
         return UNKNOWN if result is None else result
 
     def _method(self, node: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
