@@ -73,7 +73,7 @@ class _Flow:
     depth: int = 0
     #: How many undecided `if` arms enclose the statement being read.
     undecided: int = 0
-    #: The symbols those `if`s test, where a test is one (`if self.norm_first:`, a root's parameter).
+    #: The symbols those `if`s test, where a test is one (`if self.prenorm:`, a root's parameter).
     flags: tuple[str, ...] = ()
     #: The block the adds belong to, when it is not `node` itself: a classless pair
     #: (`ModuleList([attn, ff])`) whose adds are written in the loop of its owner's `forward`.

@@ -191,7 +191,7 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
         #: the statement and the decisions taken; and the one a variant of the root takes the other way.
         self.decided_choices: dict[int, tuple[cst.If, set[bool]]] = {}
         self.flipped_choice: int | None = None
-        #: Parameters of the root being built that a preset of the project sets (`norm_first=True`).
+        #: Parameters of the root being built that a preset of the project sets (`prenorm=True`).
         self.preset_flags: dict[str, Any] = {}
         #: `if`s with an `else` whose test was left undecided, by id (the arm a module is built in
         #: names its test).

@@ -119,7 +119,7 @@ class ModuleNode:
     #: On roots: the test of the `if` choosing a child (`if config.stable_norm: self.encoder =
     #: StableEncoder(config) else: ...`) that this model takes the other way than its defaults do.
     flipped_choice: cst.BaseExpression | None = None
-    #: On roots made by a module-level builder (`def build(depth, norm_first): ...`): that function.
+    #: On roots made by a module-level builder (`def build(depth, prenorm): ...`): that function.
     builder: cst.FunctionDef | None = None
     #: On roots: the preset of the project whose literal flags this model is built with.
     preset: PresetBuild | None = None
@@ -268,7 +268,7 @@ class ResidualAdd:
     #: Behind an undecided test, through a layer that may not exist (cross-attention off by
     #: default): not on the default path, so not counted in N.
     optional: bool = False
-    #: The symbols (a root's parameters: `norm_first`) of the undecided tests the add is made under.
+    #: The symbols (a root's parameters: `prenorm`) of the undecided tests the add is made under.
     flags: frozenset[str] = frozenset()
     #: The child of a classless block whose `forward` makes the add (`nn.Sequential(Residual(attn),
     #: Residual(ff))` runs one statement twice: two adds).

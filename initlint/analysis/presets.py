@@ -1,8 +1,8 @@
 """The flags a root takes without a default, as the project's presets set them.
 
-`def __init__(self, ..., layer_norm_first: bool)` (or a builder's `def build(..., norm_first)`)
+`def __init__(self, ..., layer_norm_first: bool)` (or a builder's `def build(..., prenorm)`)
 decides in the blocks' `forward` whether they are pre-norm, and only module-level presets set it
-(`def large(): return build(..., norm_first=True)`, maybe in another file, maybe through a
+(`def large(): return build(..., prenorm=True)`, maybe in another file, maybe through a
 function that passes it on). Built with the flag as a symbol, the undecided `if` keeps both arms
 and the blocks read as neither; the models the project really builds are those of its presets.
 Asked only for a root whose stacks hold an add such a test leaves undecided (`undecided_flags`),
