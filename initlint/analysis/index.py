@@ -133,6 +133,8 @@ class ModuleIndex:
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
     constants: dict[str, cst.BaseExpression] = field(default_factory=dict)
     _chains: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    #: Each class's `mro`, by id (the class kept beside it, so an id is never reused).
+    _mros: dict[int, tuple[ClassInfo, list[ClassInfo]]] = field(default_factory=dict, repr=False)
 
     def resolve(self, node: cst.BaseExpression) -> str | None:
         """The qualified name an expression refers to, through import aliases."""
@@ -196,7 +198,17 @@ class ModuleIndex:
         return self.classes.get(base)
 
     def mro(self, cls: ClassInfo) -> list[ClassInfo]:
-        """`cls` and the bases whose definition can be read (MRO approximated breadth-first)."""
+        """`cls` and the bases whose definition can be read (MRO approximated breadth-first).
+        Read-only: one list per class, asked for at every method lookup (a chain of n classes
+        read n times over costs n^2 base reads uncached)."""
+        cached = self._mros.get(id(cls))
+        if cached is not None and cached[0] is cls:
+            return cached[1]
+        order = self._walk_mro(cls)
+        self._mros[id(cls)] = (cls, order)
+        return order
+
+    def _walk_mro(self, cls: ClassInfo) -> list[ClassInfo]:
         order: list[ClassInfo] = []
         seen: set[int] = set()
         pending = [cls]
