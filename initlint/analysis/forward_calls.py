@@ -48,7 +48,7 @@ from initlint.analysis.knowledge.conventions import (
     TENSOR_METADATA,
 )
 from initlint.analysis.index import ClassInfo
-from initlint.analysis.knowledge.specs import Arg
+from initlint.analysis.knowledge.specs import Arg, CallsArgument
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, WriterRef
 
@@ -92,9 +92,9 @@ class ForwardCalls:
         carried = _carried_by(node, args)
         func = node.func
         _note_loop_call(func, flow)
-        returned = RETURNS_ARGUMENT.get(self.interp.index.resolve(func) or "")
-        if returned is not None and len(args) > returned:
-            return args[returned]
+        described, value = self._library_function(node, args, env, flow, depth)
+        if described:
+            return value
         if isinstance(func, cst.Name) and func.value not in env.names:
             mapped = self._mapped(node, args, env, flow, depth)
             return mapped if mapped is not None else self._call_global(func.value, node, args, flow, depth, carried)
@@ -136,6 +136,25 @@ class ForwardCalls:
         if name == "masked_scatter" and len(args) == 2:
             return _masked_scatter(func.value, node.args[0].value, receiver, args[1], env, flow)
         return UNKNOWN if name in TENSOR_METADATA else _tensor_call(receiver, name, args, carried)
+
+    def _library_function(self, call: cst.Call, args: list[Any], env: Env, flow: _Flow, depth: int) -> tuple[bool, Any]:
+        """(whether the registry describes the called function, what the call gives): `typing.cast(T,
+        x)` is `x`; `checkpoint(fn, x)` runs `fn(x)`."""
+        resolved = self.interp.index.resolve(call.func) or ""
+        returned = RETURNS_ARGUMENT.get(resolved)
+        if returned is not None and len(args) > returned:
+            return True, args[returned]
+        through = self.interp.knowledge.calls_argument(resolved) if resolved else None
+        return (True, self._call_through(call, through, env, flow, depth)) if through is not None else (False, None)
+
+    def _call_through(self, call: cst.Call, through: CallsArgument, env: Env, flow: _Flow, depth: int) -> Any:
+        """`checkpoint(self.attn, self.norm(x))`: the handed callable runs on the positional
+        arguments after it, read as the direct call `self.attn(self.norm(x))` is."""
+        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        if len(positional) <= through.function:
+            return UNKNOWN
+        direct = call.with_changes(func=positional[through.function].value, args=positional[through.inputs_from :])
+        return self._call(direct, env, flow, depth)
 
     def _module_call(
         self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any

@@ -25,6 +25,7 @@ from initlint.analysis.knowledge.huggingface import HUGGINGFACE
 from initlint.analysis.knowledge.hyper_connections import HYPER_CONNECTIONS
 from initlint.analysis.knowledge.parallel_layers import NANOTRON, PARALLEL_LAYERS
 from initlint.analysis.knowledge.specs import (
+    CallsArgument,
     InitMethodFactory,
     InitSpec,
     LayerFactory,
@@ -88,6 +89,7 @@ class Registry:
         default_factory=dict, init=False, repr=False, compare=False
     )
     _layer_factories: dict[str, LayerFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _calls_argument: dict[str, CallsArgument] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for library in self.libraries:
@@ -102,6 +104,7 @@ class Registry:
             self._tensor_factories.update(library.tensor_factories)
             self._init_method_factories.update(library.init_method_factories)
             self._layer_factories.update(library.layer_factories)
+            self._calls_argument.update(library.calls_argument)
         for user_class, known in self.layer_aliases:
             self._layers[user_class] = self._layers[known]
 
@@ -157,6 +160,15 @@ class Registry:
 
     def layer_factory(self, qualified: str) -> LayerFactory | None:
         return self._layer_factories.get(qualified)
+
+    def calls_argument(self, qualified: str) -> CallsArgument | None:
+        """By qualified name, or by the tail of a relative import inside the library itself
+        (`from ...pytorch_utils import apply_chunking_to_forward` in a transformers model)."""
+        exact = self._calls_argument.get(qualified)
+        if exact is not None or not qualified.startswith("."):
+            return exact
+        tail = "." + qualified.lstrip(".")
+        return next((spec for name, spec in self._calls_argument.items() if name.endswith(tail)), None)
 
     def invisible_on_meta(self) -> dict[str, InitSpec]:
         """`torch.nn.init` functions that emit nothing on the meta device, by their name there."""

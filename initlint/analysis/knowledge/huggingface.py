@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from initlint.analysis.knowledge.specs import LayerSpec, Library, ParamDefault
+from initlint.analysis.knowledge.specs import CallsArgument, LayerSpec, Library, ParamDefault
 from initlint.analysis.knowledge.torch_init import KAIMING_NORMAL, TORCH_INIT
 
 #: The config fields transformers' generic `_init_weights` draws linears and embeddings from:
@@ -57,4 +57,9 @@ HUGGINGFACE = Library(
     sub_config_tables=(("transformers.configuration_utils.PreTrainedConfig", "sub_configs_defaults"),),
     # Each applies `_init_weights` to every module, children first.
     init_entry_points=("post_init", "init_weights", "initialize_weights"),
+    # `apply_chunking_to_forward(self.feed_forward_chunk, chunk_size, seq_dim, attention_output)`
+    # runs the feed-forward (and the residual add inside it) on chunks of its inputs.
+    calls_argument=(
+        ("transformers.pytorch_utils.apply_chunking_to_forward", CallsArgument(function=0, inputs_from=3)),
+    ),
 )

@@ -193,6 +193,16 @@ class TensorFactory:
 
 
 @dataclass(frozen=True)
+class CallsArgument:
+    """A function that runs one of its arguments on the positional arguments after it:
+    `checkpoint(fn, *inputs)` computes `fn(*inputs)`, so the adds and writers of `fn` are read
+    there as if it were called directly."""
+
+    function: int = 0
+    inputs_from: int = 1
+
+
+@dataclass(frozen=True)
 class Library:
     """What one library contributes to the registry; every field is keyed by qualified name."""
 
@@ -232,3 +242,5 @@ class Library:
     #: names, handed over as the first `__init__` argument: base -> that attribute
     #: (`config_class = LlamaConfig`: `from_pretrained` and `from_config` call `cls(config)`).
     init_argument_types: tuple[tuple[str, str], ...] = ()
+    #: Functions that call one of their arguments with the others (`torch.utils.checkpoint`).
+    calls_argument: tuple[tuple[str, CallsArgument], ...] = ()

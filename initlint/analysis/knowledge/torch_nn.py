@@ -6,6 +6,7 @@ from initlint.analysis.knowledge.specs import (
     Arg,
     BlockStack,
     BuiltStack,
+    CallsArgument,
     LayerSpec,
     Library,
     ParamDefault,
@@ -161,4 +162,6 @@ TORCH_NN = Library(
         "torch.nn.Sequential",
         "torch.nn.ModuleDict",
     ),
+    # Activation checkpointing recomputes `fn(*inputs)` in backward; forward is that call.
+    calls_argument=(("torch.utils.checkpoint.checkpoint", CallsArgument(function=0, inputs_from=1)),),
 )

@@ -1,0 +1,48 @@
+"""Activation checkpointing with the writers depth-scaled: `checkpoint(fn, h)` is `fn(h)`."""
+import math
+
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
+
+
+class FeedForward(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.up = nn.Linear(width, 4 * width)
+        self.down = nn.Linear(4 * width, width)
+
+    def forward(self, h):
+        return self.down(F.gelu(self.up(h)))
+
+
+class Layer(nn.Module):
+    def __init__(self, width, heads):
+        super().__init__()
+        self.pre_attn = nn.LayerNorm(width)
+        self.mix = nn.MultiheadAttention(width, heads, batch_first=True)
+        self.out = nn.Linear(width, width)
+        self.pre_ff = nn.LayerNorm(width)
+        self.ff = FeedForward(width)
+
+    def attend(self, h):
+        return self.out(self.mix(h, h, h, need_weights=False)[0])
+
+    def forward(self, x):
+        x = x + checkpoint(self.attend, self.pre_attn(x), use_reentrant=False)
+        x = x + checkpoint(self.ff, self.pre_ff(x), use_reentrant=False)
+        return x
+
+
+class Encoder(nn.Module):
+    def __init__(self, width=256, heads=4, layers=8):
+        super().__init__()
+        self.layers = nn.ModuleList(Layer(width, heads) for _ in range(layers))
+        for name, p in self.named_parameters():
+            if name.endswith(("out.weight", "down.weight")):
+                nn.init.normal_(p, std=0.02 / math.sqrt(2 * layers))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
