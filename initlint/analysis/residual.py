@@ -37,6 +37,7 @@ from initlint.analysis.flow import (
     STREAM,
     BlockLoops,
     Branch,
+    Part,
     is_pass_through,
     merge,
 )
@@ -162,6 +163,10 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                 # leave the writer undecided: keep only what every path agrees on.
                 common = set.intersection(*(set(map(id, b.last + b.matrices)) for b in branches)) if branches else set()
                 out = merge(branches)
+                if flow.several and flow.returns and all(value is NORMED for value in flow.returns):
+                    # `return self.norm(x) * (1 + scale) + shift, gate`: its input normalised,
+                    # with the gates beside it that it computed.
+                    normed = True
                 if isinstance(out, Branch):
                     normed = out.normed
                     for last in out.last:
@@ -251,6 +256,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                     flow.statement or node,
                     prenorm=branch.normed,
                     gated=branch.gated or branch.renormalised,
+                    gate_layers=branch.gate_layers,
                     share=_share(node, side, flow.shares),
                 )
                 add.writers = self._writer_refs(block, branch)
@@ -260,10 +266,12 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                 return STREAM
         if STREAM in (left, right) and CONDITIONED in (left, right):
             flow.offset = True
-        if flow.recording and STREAM not in (left, right) and any(map(_resets_stream, (left, right))):
+        modulated = any(value is CONDITIONED or isinstance(value, Part) for value in (left, right))
+        if flow.recording and STREAM not in (left, right) and not modulated and any(map(_resets_stream, (left, right))):
             # `x = conv_bn(x); x = x + ff(x)`: the stream was renormalised after the adds made so
             # far and goes on from there, as after a post-norm `norm(x + f(x))`: they do not
-            # sum over depth.
+            # sum over depth. A conditioned shift (`norm(x) * (1 + scale) + shift`) only
+            # modulates a branch input.
             for add in flow.adds:
                 add.prenorm = False
         return merge([left, right])
