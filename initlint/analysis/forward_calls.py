@@ -39,6 +39,7 @@ from initlint.analysis.flow import (
 from initlint.analysis.knowledge.conventions import (
     ACCUMULATE_IN_PLACE,
     ACTIVATION_FUNCTIONS,
+    CONCATENATING,
     FRESH_TENSORS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
@@ -88,7 +89,8 @@ class ForwardCalls:
         def _ends_in_norm(self, module: ModuleNode, depth: int) -> bool: ...
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
-        args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
+        joins = self.interp.index.resolve(node.func) in CONCATENATING
+        args = [self._argument(arg.value, joins, env, flow, depth) for arg in node.args]
         carried = _carried_by(node, args)
         func = node.func
         _note_loop_call(func, flow)
@@ -136,6 +138,13 @@ class ForwardCalls:
         if name == "masked_scatter" and len(args) == 2:
             return _masked_scatter(func.value, node.args[0].value, receiver, args[1], env, flow)
         return UNKNOWN if name in TENSOR_METADATA else _tensor_call(receiver, name, args, carried)
+
+    def _argument(self, value: cst.BaseExpression, joins: bool, env: Env, flow: _Flow, depth: int) -> Any:
+        """An argument's value; a sequence written out for a function that joins its tensors
+        (`torch.cat((memory_v, v), dim=-2)`) holds every part, not only the first."""
+        if joins and isinstance(value, (cst.Tuple, cst.List)):
+            return merge([self._eval(element.value, env, flow, depth) for element in value.elements])
+        return self._eval(value, env, flow, depth)
 
     def _module_call(
         self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
@@ -425,7 +434,10 @@ class ForwardCalls:
             return share  # `self.merge_heads(v)` (a Rearrange), `self.drop(v)`: the same share, moved
         # `self.mlp_out(h)` on the MLP's share of a fused projection: content from the stream; a
         # norm or a gate computes a conditioned value from it.
-        layer = module.kind in ("linear", "module", "sequential") and not is_norm(module) and not is_gate(module)
+        # A module of another package handed the values' share (an attention kernel: `self.attend(q,
+        # k, v)`) computes content from it as well.
+        kinds = ("linear", "module", "sequential", "unknown")
+        layer = module.kind in kinds and not is_norm(module) and not is_gate(module)
         return self._apply_module(module, share.whole if layer else CONDITIONED, depth)
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
