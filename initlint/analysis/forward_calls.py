@@ -88,6 +88,10 @@ class ForwardCalls:
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
         def _ends_in_norm(self, module: ModuleNode, depth: int) -> bool: ...
 
+        def _apply_called(
+            self, module: ModuleNode, call: cst.Call, args: list[Any], carried: Any, depth: int
+        ) -> Any: ...
+
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         joins = self.interp.index.resolve(node.func) in CONCATENATING
         args = [self._argument(arg.value, joins, env, flow, depth) for arg in node.args]
@@ -258,7 +262,7 @@ class ForwardCalls:
                 # A module of bare parameters handed the stream beside a branch (experts given the
                 # tokens and the router's scores) computes from the stream: it gates nothing.
                 carried = next((arg for arg in args if arg is STREAM or arg is NORMED), carried)
-            return self._apply_module(callee.node, carried, depth)
+            return self._apply_called(callee.node, call, args, carried, depth)
         if _plain_function(callee) is not None or _closure(callee):
             # A helper imported inside `forward` (`from .base import call_layer`), or one written
             # there (`def _attn(h): ...`), run with the names it closes over.
