@@ -57,6 +57,9 @@ class Branch:
     squashed: bool = False
     #: Parameters of a module used as the weight matrix (3-D MoE experts: `h @ self.down_proj[e]`).
     matrices: tuple[Param, ...] = ()
+    #: The modules whose later outputs multiply the branch (`h, gate = self.ada_norm(x, c)`): a
+    #: gate as small as their layers start, which the init plan decides (`stacks.py`).
+    gate_layers: tuple[ModuleNode, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,7 @@ def merge(values: list[Any]) -> object:
             # (`torch.topk(probs, k)`: still probabilities, where each value merged is.)
             squashed=all(b.squashed for b in branches),
             matrices=tuple(dict.fromkeys(p for b in branches for p in b.matrices)),
+            gate_layers=tuple(dict.fromkeys(m for b in branches for m in b.gate_layers)),
         )
     for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED):
         if marker in values:

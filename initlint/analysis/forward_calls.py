@@ -39,6 +39,7 @@ from initlint.analysis.flow import (
 from initlint.analysis.knowledge.conventions import (
     ACCUMULATE_IN_PLACE,
     ACTIVATION_FUNCTIONS,
+    CONCATENATING,
     FRESH_TENSORS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
@@ -87,8 +88,13 @@ class ForwardCalls:
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
         def _ends_in_norm(self, module: ModuleNode, depth: int) -> bool: ...
 
+        def _apply_called(
+            self, module: ModuleNode, call: cst.Call, args: list[Any], carried: Any, depth: int
+        ) -> Any: ...
+
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
-        args = [self._eval(arg.value, env, flow, depth) for arg in node.args]
+        joins = self.interp.index.resolve(node.func) in CONCATENATING
+        args = [self._argument(arg.value, joins, env, flow, depth) for arg in node.args]
         carried = _carried_by(node, args)
         func = node.func
         _note_loop_call(func, flow)
@@ -155,6 +161,13 @@ class ForwardCalls:
             return UNKNOWN
         direct = call.with_changes(func=positional[through.function].value, args=positional[through.inputs_from :])
         return self._call(direct, env, flow, depth)
+
+    def _argument(self, value: cst.BaseExpression, joins: bool, env: Env, flow: _Flow, depth: int) -> Any:
+        """An argument's value; a sequence written out for a function that joins its tensors
+        (`torch.cat((memory_v, v), dim=-2)`) holds every part, not only the first."""
+        if joins and isinstance(value, (cst.Tuple, cst.List)):
+            return merge([self._eval(element.value, env, flow, depth) for element in value.elements])
+        return self._eval(value, env, flow, depth)
 
     def _module_call(
         self, module: ModuleNode, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
@@ -268,7 +281,7 @@ class ForwardCalls:
                 # A module of bare parameters handed the stream beside a branch (experts given the
                 # tokens and the router's scores) computes from the stream: it gates nothing.
                 carried = next((arg for arg in args if arg is STREAM or arg is NORMED), carried)
-            return self._apply_module(callee.node, carried, depth)
+            return self._apply_called(callee.node, call, args, carried, depth)
         if _plain_function(callee) is not None or _closure(callee):
             # A helper imported inside `forward` (`from .base import call_layer`), or one written
             # there (`def _attn(h): ...`), run with the names it closes over.
@@ -444,7 +457,10 @@ class ForwardCalls:
             return share  # `self.merge_heads(v)` (a Rearrange), `self.drop(v)`: the same share, moved
         # `self.mlp_out(h)` on the MLP's share of a fused projection: content from the stream; a
         # norm or a gate computes a conditioned value from it.
-        layer = module.kind in ("linear", "module", "sequential") and not is_norm(module) and not is_gate(module)
+        # A module of another package handed the values' share (an attention kernel: `self.attend(q,
+        # k, v)`) computes content from it as well.
+        kinds = ("linear", "module", "sequential", "unknown")
+        layer = module.kind in kinds and not is_norm(module) and not is_gate(module)
         return self._apply_module(module, share.whole if layer else CONDITIONED, depth)
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:

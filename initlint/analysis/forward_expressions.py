@@ -46,6 +46,10 @@ class ForwardExpressions:
     ) -> Any:
         if not isinstance(value, Branch):
             return value
+        if isinstance(other, Part) and isinstance(other.whole, Branch) and not other.whole.matrices:
+            # A later output of a layer (`h, gate = self.ada_norm(x, c)`): whether it starts small
+            # is its layers' init, decided once the init plan is known.
+            return replace(value, gate_layers=value.gate_layers + other.whole.last)
         if isinstance(other, (ParamRef, Branch, Part)) or other is CONDITIONED:
             # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
             return replace(value, gated=value.gated or not isinstance(other, Branch))

@@ -26,6 +26,7 @@ from initlint import guard
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN,
+    Choice,
     ClassPartial,
     ClassRef,
     Const,
@@ -338,6 +339,12 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
             return torch_semantics.call_external(self, callee.name, bound, {**dict(callee.kwargs), **kwargs}, ctx, call)
         if isinstance(callee, python_semantics.BoundMethod):
             return torch_semantics.call_method(self, callee, args, kwargs, ctx, call)
+        if isinstance(callee, Choice) and all(isinstance(o, (ClassRef, ClassPartial, ExtRef)) for o in callee.options):
+            # One of two layer classes an undecided test picked: either may be what is built.
+            built = [self.call_value(option, args, kwargs, ctx.uncertain(), call) for option in callee.options]
+            if all(isinstance(module, ModRef) for module in built):
+                return ModRef(built[0].node, tuple(module.node for module in built[1:]))
+            return UNKNOWN
         if isinstance(callee, Opaque) and callee.name in HARMLESS_CALLS:
             return UNKNOWN  # `log.debug(self)` on a logger made elsewhere: it only reads the model
         self.mark_unknown_targets(args, kwargs, ctx, call, "a call initlint cannot follow")

@@ -17,7 +17,10 @@ from initlint.analysis import python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN,
     Choice,
+    ClassPartial,
+    ClassRef,
     Const,
+    ExtRef,
     Env,
     Lambda,
     Mapping,
@@ -29,6 +32,7 @@ from initlint.analysis.abstract import (
     truth,
 )
 from initlint.analysis.index import ModuleIndex
+from initlint.analysis.layers import layer_type
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
@@ -92,12 +96,24 @@ class InterpExpressions:
         body = self.eval(node.body, env, ctx.uncertain())
         if isinstance(body, ModRef):
             return body
+        if self._is_layer_class(body):
+            # `Residual if n_streams == 1 else HyperConnections`: one of two layer classes,
+            # each built where the value is called (`interp.call_value`).
+            orelse = self.eval(node.orelse, env, ctx.uncertain())
+            return Choice((body, orelse)) if self._is_layer_class(orelse) and orelse != body else UNKNOWN
         if as_number(body) is not None and isinstance(node.orelse, _PLAIN_NUMBER_NODES):
             # `n_experts if is_moe_layer else 1`: a count either way, one of the two.
             orelse = self.eval(node.orelse, env, ctx.uncertain())
             if as_number(orelse) is not None:
                 return body if orelse == body else Choice((body, orelse))
         return UNKNOWN
+
+    def _is_layer_class(self, value: Any) -> bool:
+        """A module class of the file (or one with arguments bound), or a library layer class."""
+        interp = cast("Interpreter", self)
+        if isinstance(value, (ClassRef, ClassPartial)):
+            return interp.index.is_module_class(value.cls)
+        return isinstance(value, ExtRef) and layer_type(interp.knowledge, value.name) is not None
 
     def _sequence(self, node: cst.Tuple | cst.List | cst.Set, env: Env, ctx: Ctx) -> Any:
         items: list[Any] = []

@@ -265,6 +265,9 @@ class ResidualAdd:
     prenorm: bool | None = None
     #: A learned gate (LayerScale, ReZero alpha) multiplies the branch.
     gated: bool = False
+    #: Modules whose later outputs multiply the branch (an adaptive norm's gate): a deliberate
+    #: gate only where their layers start at zero or small (adaLN-Zero), as `stacks.py` decides.
+    gate_layers: tuple["ModuleNode", ...] = ()
     #: Behind an undecided test, through a layer that may not exist (cross-attention off by
     #: default): not on the default path, so not counted in N.
     optional: bool = False

@@ -23,8 +23,8 @@ from typing import Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Seq, truth
-from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
+from initlint.analysis.abstract import UNKNOWN, ModRef, Seq, truth
+from initlint.analysis.forward_calls import ForwardCalls, _bind_arguments, _may_not_exist
 from initlint.analysis.forward_expressions import ForwardExpressions
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardStatements, _Flow
 from initlint.analysis.index import ClassInfo
@@ -37,6 +37,7 @@ from initlint.analysis.flow import (
     STREAM,
     BlockLoops,
     Branch,
+    Part,
     is_pass_through,
     merge,
 )
@@ -153,28 +154,64 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         elif node.kind == "attention" and "out_proj" in node.children:
             result = ([(node.children["out_proj"], "data flow", (), "weight")], False)
         elif node.kind == "module" and node.cls is not None and depth < MAX_FORWARD_DEPTH:
-            flow = self._read(node, depth + 1)
-            found: list[Any] = []
-            normed: bool | None = False
-            if flow is not None:
-                branches = [value for value in flow.returns if isinstance(value, Branch)]
-                # Paths that end in different layers (a fused-kernel path beside the eager one)
-                # leave the writer undecided: keep only what every path agrees on.
-                common = set.intersection(*(set(map(id, b.last + b.matrices)) for b in branches)) if branches else set()
-                out = merge(branches)
-                if isinstance(out, Branch):
-                    normed = out.normed
-                    for last in out.last:
-                        if id(last) not in common:
-                            continue
-                        inner, _ = self.writers_of(last, depth + 1)
-                        found.extend((w, how, scales + out.scales, param) for w, how, scales, param in inner)
-                    found.extend((p.owner, "data flow", out.scales, p.name) for p in out.matrices if id(p) in common)
-            if not found:
-                found = self._by_name(node)
-            result = (found, normed)
+            result = self._writers_read(node, self._read(node, depth + 1), depth)
         self._writers[key] = result
         return result
+
+    def _writers_read(self, node: ModuleNode, flow: _Flow | None, depth: int) -> tuple[list[_Found], bool | None]:
+        """The writers of a module and whether it normalises its input first, from its
+        `forward` as read in `flow`."""
+        found: list[Any] = []
+        normed: bool | None = False
+        if flow is not None:
+            branches = [value for value in flow.returns if isinstance(value, Branch)]
+            # Paths that end in different layers (a fused-kernel path beside the eager one)
+            # leave the writer undecided: keep only what every path agrees on.
+            common = set.intersection(*(set(map(id, b.last + b.matrices)) for b in branches)) if branches else set()
+            out = merge(branches)
+            if flow.several and flow.returns and all(value is NORMED for value in flow.returns):
+                # `return self.norm(x) * (1 + scale) + shift, gate`: its input normalised, with
+                # the gates beside it that it computed.
+                normed = True
+            if isinstance(out, Branch):
+                normed = out.normed
+                for last in out.last:
+                    if id(last) not in common:
+                        continue
+                    inner, _ = self.writers_of(last, depth + 1)
+                    found.extend((w, how, scales + out.scales, param) for w, how, scales, param in inner)
+                found.extend((p.owner, "data flow", out.scales, p.name) for p in out.matrices if id(p) in common)
+        if not found:
+            found = self._by_name(node)
+        return found, normed
+
+    def _apply_called(self, module: ModuleNode, call: cst.Call, args: list[Any], carried: Any, depth: int) -> Any:
+        """A module called on what `carried` holds; one handed the stream by a later input too
+        (`attn(media, latents)` adding into `latents`) is read with the stream in each."""
+        applied = self._apply_module(module, carried, depth)
+        if carried is STREAM and STREAM in args[1:] and isinstance(applied, Branch):
+            return replace(applied, normed=self._normed_as_called(module, call, args, depth, applied.normed))
+        return applied
+
+    def _normed_as_called(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], depth: int, normed: bool | None
+    ) -> bool | None:
+        """Whether a module's output is computed from its input normalised, read with the stream
+        in every input the call hands it (the module normalises the media and the latents
+        apart); its writers are those of that reading, where it finds any. `normed`, as read
+        from its first input, where it finds no branch."""
+        forward = self.interp.index.find_method(module.cls, "forward") if module.cls is not None else None
+        if forward is None or depth >= MAX_FORWARD_DEPTH:
+            return normed
+        self.writers_of(module, depth)  # its own reading first (and the recursion guard)
+        bound = _bind_arguments(forward[1], [ModRef(module)] + args, call)
+        flow = self._read(module, depth + 1, handed={name: STREAM for name, value in bound.items() if value is STREAM})
+        if flow is None or not any(isinstance(value, Branch) for value in flow.returns):
+            return normed
+        found, called = self._writers_read(module, flow, depth)
+        if found:
+            self._writers[id(module)] = (found, called)
+        return called
 
     def _passes_through(self, module: ModuleNode) -> bool:
         """A layer that hands on what it is given (dropout, an activation), or a module without
@@ -251,6 +288,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                     flow.statement or node,
                     prenorm=branch.normed,
                     gated=branch.gated or branch.renormalised,
+                    gate_layers=branch.gate_layers,
                     share=_share(node, side, flow.shares),
                 )
                 add.writers = self._writer_refs(block, branch)
@@ -260,10 +298,12 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                 return STREAM
         if STREAM in (left, right) and CONDITIONED in (left, right):
             flow.offset = True
-        if flow.recording and STREAM not in (left, right) and any(map(_resets_stream, (left, right))):
+        modulated = any(value is CONDITIONED or isinstance(value, Part) for value in (left, right))
+        if flow.recording and STREAM not in (left, right) and not modulated and any(map(_resets_stream, (left, right))):
             # `x = conv_bn(x); x = x + ff(x)`: the stream was renormalised after the adds made so
             # far and goes on from there, as after a post-norm `norm(x + f(x))`: they do not
-            # sum over depth.
+            # sum over depth. A conditioned shift (`norm(x) * (1 + scale) + shift`) only
+            # modulates a branch input.
             for add in flow.adds:
                 add.prenorm = False
         return merge([left, right])

@@ -10,6 +10,7 @@ import libcst as cst
 
 from initlint.analysis.facts import writer_pattern
 from initlint.analysis.flow import is_norm
+from initlint.analysis.gates import settle_gates
 from initlint.analysis.construction import classes_built_declined, init_like
 from initlint.analysis.index import ClassInfo, ModuleIndex, build_index
 from initlint.analysis import linking, presets
@@ -137,6 +138,7 @@ def _stack_of(root: ModuleNode, container: ModuleNode, block: ModuleNode, reader
     # An add a repeated block inside this one makes (a stage's blocks) is that inner stack's:
     # counted per stage it would name the stage count as the depth.
     adds = [add for add in reader.residual_adds(block) if not _made_in_nested_stack(block, add)]
+    settle_gates(adds)
     writers: list[Writer] = []
     for add in adds:
         for ref in add.writers:
