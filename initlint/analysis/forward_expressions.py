@@ -15,6 +15,7 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, as_number
 from initlint.analysis.interp import Ctx
 from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge, stored_key
+from initlint.analysis.forward_bindings import aligned
 from initlint.analysis.knowledge.conventions import TENSOR_METADATA
 from initlint.analysis.model import ModuleNode, RuntimeScale
 from initlint.analysis.values import Monomial
@@ -83,6 +84,10 @@ class ForwardExpressions:
             return self._attribute(node, env, flow, depth)
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
+            if isinstance(base, ModRef) and flow.block is not None and _by_counter(node, flow.counter):
+                # The loop over the block's container by index: its block, and the entry of a
+                # list built beside it (`self.norms[i]`) at the block's place.
+                return ModRef(flow.block) if base.node is flow.block.parent else aligned(base, flow.block)
             if isinstance(base, ModRef):
                 index = (
                     self._value(node.slice[0].slice.value, env)
@@ -258,6 +263,11 @@ def _indexed(node: ModuleNode, index: Any) -> Any:
     if isinstance(key, str) and key in node.children:
         return ModRef(node.children[key])
     return UNKNOWN
+
+
+def _by_counter(node: cst.Subscript, counter: str | None) -> bool:
+    index = node.slice[0].slice if len(node.slice) == 1 else None
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == counter
 
 
 def _whole_number(value: Any) -> int | None:

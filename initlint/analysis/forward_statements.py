@@ -38,6 +38,7 @@ from initlint.analysis.forward_bindings import (
     bound_names,
     current_literals,
     forget_literals,
+    indexed_by,
     mentions,
     module_items,
     note_rebinding,
@@ -80,6 +81,8 @@ class _Flow:
     block: ModuleNode | None = None
     #: Adds count only inside the loop over that block's container.
     recording: bool = True
+    #: The counter of that loop when it walks the container by index (`self.layers[i]`).
+    counter: str | None = None
     #: The module whose method is read with the caller's values: its helpers run too.
     inlined: ModuleNode | None = None
     #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
@@ -260,6 +263,9 @@ class ForwardStatements:
                         bind(beside, aligned(walked, flow.block), env)
                 self._block_loop(stmt, target, env, flow)
                 return
+        if self._walks_block_by_index(stmt, env, flow):
+            self._block_loop(stmt, stmt.target, env, flow)
+            return
         modules = [(target, items) for target, iterable in loops if (items := module_items(iterable)) is not None]
         walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
         flow.loops.enter(self._loop_record(stmt, loops, env))
@@ -289,11 +295,24 @@ class ForwardStatements:
         counters = target_names(stmt.target)
         return Loop(stmt, body, walked, self._number(count, env), lambda: mentions(stmt.body, counters), top)
 
+    def _walks_block_by_index(self, stmt: cst.For, env: Env, flow: _Flow) -> bool:
+        """`for i in range(depth): attn, ff = self.layers[i]`: a counter that indexes the block's
+        container walks its blocks as `for attn, ff in self.layers` does."""
+        counter = stmt.target.value if isinstance(stmt.target, cst.Name) else None
+        if flow.block is None or counter is None or range_count(stmt) is None:
+            return False
+        indexed = (self._value(value, env) for value in indexed_by(stmt.body, counter))
+        return any(isinstance(value, ModRef) and value.node is flow.block.parent for value in indexed)
+
     def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:
         """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
         and what it carries from one iteration to the next is the stream."""
         assert flow.block is not None
-        bind(target, ModRef(flow.block), env)
+        counter = flow.counter
+        if range_count(stmt) is not None and isinstance(target, cst.Name):
+            flow.counter, env.names[target.value] = target.value, UNKNOWN
+        else:
+            bind(target, ModRef(flow.block), env)
         # The loop's own names are bound afresh each iteration (`block = cast(Dict, block)`):
         # only the others carry the stream from one block to the next.
         for name in assigned_names(stmt.body) - target_names(stmt.target):
@@ -303,7 +322,7 @@ class ForwardStatements:
         try:
             self.walk_block(stmt.body.body, env, flow)
         finally:
-            flow.recording = False
+            flow.recording, flow.counter = False, counter
 
     def _undecided_if(
         self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow, test: Any = None
