@@ -36,6 +36,15 @@ class ForwardExpressions:
 
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
 
+        def add_either(
+            self,
+            left: Any,
+            right: Any,
+            operands: tuple[cst.BaseExpression, cst.BaseExpression],
+            node: cst.CSTNode,
+            flow: _Flow,
+        ) -> Any: ...
+
     def _scale(
         self,
         value: Any,
@@ -187,7 +196,7 @@ class ForwardExpressions:
         left = self._eval(node.left, env, flow, depth)
         right = self._eval(node.right, env, flow, depth)
         if isinstance(node.operator, cst.Add):
-            return self._add(left, right, node, flow)
+            return self.add_either(left, right, (node.left, node.right), node, flow)
         if isinstance(node.operator, (cst.Multiply, cst.Divide)):
             if isinstance(left, Branch) and isinstance(right, Branch):
                 # `sigmoid(gate(x)) * expert(x)`: the squashed side gates the other.
