@@ -359,6 +359,20 @@ def range_count(loop: cst.For) -> cst.BaseExpression | None:
     return walked.args[0].value
 
 
+def indexed_by(body: cst.CSTNode, counter: str) -> list[cst.BaseExpression]:
+    """What `body` indexes by the loop counter `counter` alone (`self.layers` of `self.layers[i]`)."""
+    found: list[cst.BaseExpression] = []
+
+    class _Indexed(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            index = node.slice[0].slice if len(node.slice) == 1 else None
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == counter:
+                found.append(node.value)
+
+    body.visit(_Indexed())
+    return found
+
+
 def mentions(body: cst.CSTNode, names: set[str]) -> bool:
     """Whether any of `names` is read in `body` (a loop's counter, in the loop it counts)."""
     found = False

@@ -15,6 +15,7 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, as_number
 from initlint.analysis.interp import Ctx
 from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge, stored_key
+from initlint.analysis.forward_bindings import aligned
 from initlint.analysis.knowledge.conventions import TENSOR_METADATA
 from initlint.analysis.model import ModuleNode, RuntimeScale
 from initlint.analysis.values import Monomial
@@ -34,6 +35,15 @@ class ForwardExpressions:
         def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any: ...
 
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
+
+        def add_either(
+            self,
+            left: Any,
+            right: Any,
+            operands: tuple[cst.BaseExpression, cst.BaseExpression],
+            node: cst.CSTNode,
+            flow: _Flow,
+        ) -> Any: ...
 
     def _scale(
         self,
@@ -87,6 +97,10 @@ class ForwardExpressions:
             return self._attribute(node, env, flow, depth)
         if isinstance(node, cst.Subscript):
             base = self._eval(node.value, env, flow, depth)
+            if isinstance(base, ModRef) and flow.block is not None and _by_counter(node, flow.counter):
+                # The loop over the block's container by index: its block, and the entry of a
+                # list built beside it (`self.norms[i]`) at the block's place.
+                return ModRef(flow.block) if base.node is flow.block.parent else aligned(base, flow.block)
             if isinstance(base, ModRef):
                 index = (
                     self._value(node.slice[0].slice.value, env)
@@ -186,7 +200,7 @@ class ForwardExpressions:
         left = self._eval(node.left, env, flow, depth)
         right = self._eval(node.right, env, flow, depth)
         if isinstance(node.operator, cst.Add):
-            return self._add(left, right, node, flow)
+            return self.add_either(left, right, (node.left, node.right), node, flow)
         if isinstance(node.operator, (cst.Multiply, cst.Divide)):
             if isinstance(left, Branch) and isinstance(right, Branch):
                 # `sigmoid(gate(x)) * expert(x)`: the squashed side gates the other.
@@ -262,6 +276,11 @@ def _indexed(node: ModuleNode, index: Any) -> Any:
     if isinstance(key, str) and key in node.children:
         return ModRef(node.children[key])
     return UNKNOWN
+
+
+def _by_counter(node: cst.Subscript, counter: str | None) -> bool:
+    index = node.slice[0].slice if len(node.slice) == 1 else None
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value == counter
 
 
 def _whole_number(value: Any) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 import libcst as cst
@@ -32,3 +33,40 @@ def keyword_streams(params: Sequence[cst.Param]) -> list[str]:
 def _may_hold_tensor(param: cst.Param) -> bool:
     annotation = param.annotation.annotation if param.annotation is not None else None
     return not (isinstance(annotation, cst.Name) and annotation.value in SCALAR_ANNOTATIONS)
+
+
+@lru_cache(maxsize=256)  # a walk of the function, asked each time its block is read
+def carried_streams(func: cst.FunctionDef) -> frozenset[str]:
+    """The inputs a `forward` adds into and hands back: `pair = pair + self.opm(norm(x))` and
+    `return x, pair`. Handed on from block to block, such an input is a residual stream of its
+    own beside the first (a pair representation beside the atom one), not a value computed by
+    the caller."""
+    finder = _Carried()
+    func.body.visit(finder)
+    return frozenset(finder.added & finder.returned)
+
+
+class _Carried(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.added: set[str] = set()
+        self.returned: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # (a function defined inside hands back its own values)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = node.targets[0].target.value
+            if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+                operands = (value.left, value.right)
+                if any(isinstance(side, cst.Name) and side.value == name for side in operands):
+                    self.added.add(name)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.operator, cst.AddAssign) and isinstance(node.target, cst.Name):
+            self.added.add(node.target.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if isinstance(node.value, cst.Tuple):
+            self.returned |= {item.value.value for item in node.value.elements if isinstance(item.value, cst.Name)}

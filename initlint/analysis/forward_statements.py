@@ -38,6 +38,7 @@ from initlint.analysis.forward_bindings import (
     bound_names,
     current_literals,
     forget_literals,
+    indexed_by,
     mentions,
     module_items,
     note_rebinding,
@@ -51,7 +52,7 @@ from initlint.analysis.forward_bindings import (
     walked_by_loop,
 )
 from initlint.analysis.knowledge.conventions import SPLITTING_METHODS
-from initlint.analysis.forward_inputs import from_stream, keyword_streams
+from initlint.analysis.forward_inputs import carried_streams, from_stream, keyword_streams
 from initlint.analysis.model import ModuleNode, ResidualAdd
 from initlint.analysis.values import Monomial
 
@@ -80,6 +81,14 @@ class _Flow:
     block: ModuleNode | None = None
     #: Adds count only inside the loop over that block's container.
     recording: bool = True
+    #: The counter of that loop when it walks the container by index (`self.layers[i]`).
+    counter: str | None = None
+    #: Inputs after the stream that the block adds into and hands back: a second stream (a pair
+    #: representation beside the atom one), read as computed elsewhere but for the adds into it.
+    carried: frozenset[str] = frozenset()
+    #: The adds into each of those, and the one the statement being read adds into.
+    carried_adds: dict[str, list[ResidualAdd]] = field(default_factory=dict)
+    added_into: str | None = None
     #: The module whose method is read with the caller's values: its helpers run too.
     inlined: ModuleNode | None = None
     #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
@@ -179,6 +188,7 @@ class ForwardStatements:
             # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
             # in by the parent, gates a branch as one computed here from `c` does.
             env.names[name] = CONDITIONED
+        flow.carried = carried_streams(func) & frozenset(inputs[1:])
         env.names.update({name: value for name, value in (handed or {}).items() if name in names[1:]})
         try:
             self.walk_body(func.body.body, env, flow)
@@ -214,6 +224,12 @@ class ForwardStatements:
         flow.runs.start_statement()
         self._small(small, env, flow, flow.depth)
         bound = bound_names(small)
+        for name in bound & flow.carried - {flow.added_into}:
+            # A second stream rebound otherwise than by an add (`keys = self.norm4(keys)`):
+            # renormalised after the adds, as in a post-norm block, or changed in a way not read.
+            for add in flow.carried_adds.pop(name, []):
+                add.prenorm = False
+        flow.added_into = None
         flow.runs.bound(bound)
         if flow.loops.open:
             flow.loops.statement(set(flow.runs.read), bound | stored_into(small))
@@ -260,6 +276,9 @@ class ForwardStatements:
                         bind(beside, aligned(walked, flow.block), env)
                 self._block_loop(stmt, target, env, flow)
                 return
+        if self._walks_block_by_index(stmt, env, flow):
+            self._block_loop(stmt, stmt.target, env, flow)
+            return
         modules = [(target, items) for target, iterable in loops if (items := module_items(iterable)) is not None]
         walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
         flow.loops.enter(self._loop_record(stmt, loops, env))
@@ -289,11 +308,24 @@ class ForwardStatements:
         counters = target_names(stmt.target)
         return Loop(stmt, body, walked, self._number(count, env), lambda: mentions(stmt.body, counters), top)
 
+    def _walks_block_by_index(self, stmt: cst.For, env: Env, flow: _Flow) -> bool:
+        """`for i in range(depth): attn, ff = self.layers[i]`: a counter that indexes the block's
+        container walks its blocks as `for attn, ff in self.layers` does."""
+        counter = stmt.target.value if isinstance(stmt.target, cst.Name) else None
+        if flow.block is None or counter is None or range_count(stmt) is None:
+            return False
+        indexed = (self._value(value, env) for value in indexed_by(stmt.body, counter))
+        return any(isinstance(value, ModRef) and value.node is flow.block.parent for value in indexed)
+
     def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:
         """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
         and what it carries from one iteration to the next is the stream."""
         assert flow.block is not None
-        bind(target, ModRef(flow.block), env)
+        counter = flow.counter
+        if range_count(stmt) is not None and isinstance(target, cst.Name):
+            flow.counter, env.names[target.value] = target.value, UNKNOWN
+        else:
+            bind(target, ModRef(flow.block), env)
         # The loop's own names are bound afresh each iteration (`block = cast(Dict, block)`):
         # only the others carry the stream from one block to the next.
         for name in assigned_names(stmt.body) - target_names(stmt.target):
@@ -303,7 +335,37 @@ class ForwardStatements:
         try:
             self.walk_block(stmt.body.body, env, flow)
         finally:
-            flow.recording = False
+            flow.recording, flow.counter = False, counter
+
+    def add_either(
+        self,
+        left: Any,
+        right: Any,
+        operands: tuple[cst.BaseExpression, cst.BaseExpression],
+        node: cst.CSTNode,
+        flow: _Flow,
+    ) -> Any:
+        """An add into the stream, or of a branch into a second stream the block hands back
+        (`pair = pair + self.opm(norm(x))`): recorded as an add, that stream stays what it was
+        to the rest of the block."""
+        values = (left, right)
+        into = [
+            operand.value for operand in operands if isinstance(operand, cst.Name) and operand.value in flow.carried
+        ]
+        flow.added_into = into[0] if into else flow.added_into
+        second = [
+            isinstance(operand, cst.Name) and operand.value in flow.carried and value is CONDITIONED
+            for operand, value in zip(operands, values)
+        ]
+        if STREAM in values or second[0] == second[1] or not isinstance(values[second[0]], Branch):
+            return self._add(left, right, node, flow)
+        sides = [STREAM if is_second else value for is_second, value in zip(second, values)]
+        before = len(flow.adds)
+        added = self._add(sides[0], sides[1], node, flow)
+        name = operands[second[1]]
+        if len(flow.adds) > before and isinstance(name, cst.Name):
+            flow.carried_adds.setdefault(name.value, []).extend(flow.adds[before:])
+        return CONDITIONED if added is STREAM else added
 
     def _undecided_if(
         self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow, test: Any = None
@@ -368,7 +430,9 @@ class ForwardStatements:
             current = self._eval(small.target, env, flow, depth)
             value = self._eval(small.value, env, flow, depth)
             if isinstance(small.operator, cst.AddAssign):
-                self._assign(small.target, self._add(current, value, small, flow), env)
+                self._assign(
+                    small.target, self.add_either(current, value, (small.target, small.value), small, flow), env
+                )
             else:
                 self._assign(small.target, self._scale(current, value, small.value, small.operator, env, small), env)
         elif isinstance(small, cst.Return):

@@ -194,7 +194,11 @@ def _register_children(
 ) -> Any:
     """`append`, `extend`, `add_module(name, m)`, `register_module(name, m)`."""
     node.slots = None  # keys now follow the children found, not the entries written
-    values = args[-1:] if name != "extend" else (args[0].items if args and isinstance(args[0], Seq) else [])
+    extended = args[0] if name == "extend" and args and isinstance(args[0], Seq) else None
+    values = args[-1:] if name != "extend" else (extended.items if extended is not None else [])
+    if extended is not None and extended.repeat is not None and values and ctx.repeat is None:
+        # `layers.extend([Block(...) for _ in range(n)])`: one block repeated, as in the list built whole.
+        values, ctx = values[:1], replace(ctx, repeat=extended.repeat)
     for value in values:
         key = (
             str(args[0].value)

@@ -70,6 +70,75 @@ def _stub_statement(part: cst.BaseSmallStatement) -> bool:
     )
 
 
+class _OwnTensors(cst.CSTVisitor):
+    """Whether every write of a function goes into a tensor it makes itself: a name bound once to
+    a tensor factory (`t = torch.empty(shape)`), or a factory call written in place."""
+
+    def __init__(self, func: cst.FunctionDef, interp: Interpreter) -> None:
+        self.interp = interp
+        self.bound: dict[str, list[cst.BaseExpression]] = {}
+        self.writes: list[cst.BaseExpression | None] = []
+        self.outside = {param.name.value for param in _all_params(func.params)}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.writes.append(None)  # (a function defined inside: what it writes is not followed)
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.bound.setdefault(target.target.value, []).append(node.value)
+            elif isinstance(target.target, (cst.Attribute, cst.Subscript)):
+                self.writes.append(None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.writes.append(node.target)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if name == "apply" or init_like(name):
+            self.writes.append(None)
+        elif name.endswith("_"):
+            # `t.normal_()` writes `t`; `nn.init.normal_(t)` its first argument.
+            method = isinstance(func, cst.Attribute) and not self._is_function(func)
+            first = node.args[0].value if node.args and not node.args[0].keyword else None
+            self.writes.append(func.value if method and isinstance(func, cst.Attribute) else first)
+
+    def _is_function(self, func: cst.Attribute) -> bool:
+        """`nn.init.normal_`, `torch.nn.init.normal_`: a function of a module, not a tensor's method."""
+        resolved = self.interp.index.resolve(func)
+        return resolved is not None and resolved.startswith("torch.")
+
+    def _made_here(self, value: cst.BaseExpression | None) -> bool:
+        if isinstance(value, cst.Name):
+            values = self.bound.get(value.value, [])
+            if value.value in self.outside or len(values) != 1:
+                return False
+            value = values[0]
+        if not isinstance(value, cst.Call):
+            return False
+        resolved = self.interp.index.resolve(value.func)
+        return resolved is not None and self.interp.knowledge.tensor_factory(resolved) is not None
+
+    def only_own(self) -> bool:
+        return bool(self.writes) and all(self._made_here(target) for target in self.writes)
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    kwargs = [params.star_kwarg] if params.star_kwarg is not None else []
+    return [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwargs]
+
+
+def _writes_only_its_own_tensors(func: cst.FunctionDef, interp: Interpreter) -> bool:
+    """`def uniform_init(*shape): t = torch.empty(shape); nn.init.kaiming_uniform_(t); return t`:
+    a factory of new values, named like an init, that cannot reach a weight the model holds."""
+    finder = _OwnTensors(func, interp)
+    func.body.visit(finder)
+    return finder.only_own()
+
+
 def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interpreter) -> list[str]:
     """Init functions of the model that its construction never runs: something else applies them.
     A helper the constructor calls on a part of itself in a branch its arguments turn off
@@ -77,7 +146,12 @@ def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interp
     names: list[str] = []
 
     def left_to_others(name: str, func: cst.FunctionDef) -> bool:
-        return init_like(name) and id(func) not in interp.executed and name not in interp.declined_names
+        return (
+            init_like(name)
+            and id(func) not in interp.executed
+            and name not in interp.declined_names
+            and not _writes_only_its_own_tensors(func, interp)
+        )
 
     classes = {id(node.cls): node.cls for _, node in root.named_modules() if node.cls is not None}
     for cls in classes.values():
