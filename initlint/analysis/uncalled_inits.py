@@ -99,12 +99,26 @@ def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interp
 
 
 def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode) -> set[int]:
-    """The parameters whose init stays what it is if the uncalled inits are applied after all:
-    where each is a per-module method of the model (`param_init_fn(self, module)`, for a trainer
-    to apply to every module), run over every module. Their verdicts hold either way."""
+    """The parameters whose verdict holds if the uncalled inits are applied after all: where each
+    is a per-module function (a method of the model, `param_init_fn(self, module)`, or one of the
+    file, `init_params(module)`, for a trainer to `apply` to every module), run over every module.
+    A parameter's init stays what it is, or is drawn afresh with a plain std that has no depth
+    factor either (`normal_(std=0.02)`: recorded in `root.redrawn_by_uncalled` for the evidence)."""
     methods = []
     for qualified in root.uncalled_init:
         owner_name, _, name = qualified.rpartition(".")
+        if not owner_name:
+            # A function of the checked file itself (a model of another file names its own).
+            func = interp.index.functions.get(name)
+            if (
+                root.foreign
+                or func is None
+                or len(func.params.params) != 1
+                or isinstance(func.params.star_arg, cst.Param)
+            ):
+                return set()
+            methods.append((FuncRef(func), qualified))
+            continue
         found = interp.index.find_method(root.cls, name) if root.cls is not None else None
         if found is None or found[0].name != owner_name or len(found[1].params.params) != 2:
             return set()
@@ -131,7 +145,34 @@ def _unchanged_when_run(interp: Interpreter, root: ModuleNode, methods: list[tup
         for param in params:
             param.ops = before[id(param)]
         interp.incomplete, interp.executed = saved
-    return {id(param) for param in params if id(param) in after and _same_init(final_init(param), after[id(param)])}
+    held: set[int] = set()
+    for param in params:
+        new = after.get(id(param))
+        if new is None:
+            continue
+        if _same_init(final_init(param), new):
+            held.add(id(param))
+        elif len(methods) == 1 and _plain_std(new) and _depth_free(final_init(param)):
+            held.add(id(param))
+            root.redrawn_by_uncalled[id(param)] = (methods[0][1], new)
+    return held
+
+
+def _depth_free(final: FinalInit) -> bool:
+    """A certain init whose std depends on nothing but the layer's fans (PyTorch's default,
+    `xavier_uniform_`, a plain number): no depth factor before the uncalled init either."""
+    std = final.std
+    return final.certain and std is not None and all(name in _FANS for name in std.atom_names())
+
+
+_FANS = frozenset({"fan_in", "fan_out", "fan_avg"})
+
+
+def _plain_std(final: FinalInit) -> bool:
+    """Drawn with a std that is a plain nonzero number (`normal_(std=0.02)`), nothing after it:
+    no depth factor, whichever stack the parameter is in."""
+    std = final.std
+    return final.certain and std is not None and std.const != 0 and not std.atoms and not _scales(final)
 
 
 def _same_init(old: FinalInit, new: FinalInit) -> bool:

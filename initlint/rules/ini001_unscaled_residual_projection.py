@@ -192,6 +192,16 @@ def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:
     root = facts.stack.root
     if root.foreign:
         steps.append(EvidenceSpec(f"as built by `{root.type_name}`, which stacks this file's blocks", root.created_at))
+    redrawn = root.redrawn_by_uncalled.get(id(facts.weight)) if facts.weight is not None else None
+    if redrawn is not None:
+        name, final = redrawn
+        where = final.op.node if final.op is not None and final.op.node is not None else created
+        steps.append(
+            EvidenceSpec(
+                f"`{name}`, left to a trainer to apply, would draw it with std {describe_std(final.std)}: no depth factor either",
+                where,
+            )
+        )
     if root.stands_in_for:
         steps.append(EvidenceSpec(stands_in_for_text(root), root.created_at))
     if root.flipped_choice is not None:
