@@ -35,7 +35,8 @@ class Net(nn.Module):
         self.apply(draw_linear)
         for block in self.blocks:
             weight = block.fc_out.weight.data
-            weight.copy_(weight.cpu().normal_(mean=0.0, std=0.02 / math.sqrt(n_layer)).to(weight.device))
+            drawn = weight.cpu().normal_(mean=0.0, std=0.02 / math.sqrt(n_layer))
+            weight.copy_(drawn.to(weight.device))
 
     def forward(self, x):
         for block in self.blocks:
