@@ -171,7 +171,7 @@ def _headline(facts: WriterFacts) -> str:
     elif final is not None and final.kind == "empty":
         claims = ["is left uninitialised (torch.empty): no depth factor 1/sqrt({n})", "is left uninitialised"]
     else:
-        details = (f" std {std}", "") if final is not None and final.std is not None else ("",)
+        details = (f" std {std}", "") if final is not None and final.std is not None and final.certain else ("",)
         claims = [f"init{detail} has no depth factor 1/sqrt({{n}})" for detail in details]
     variants = [
         f"residual writer `{name}` {claim.format(n=n)}"
