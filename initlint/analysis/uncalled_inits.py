@@ -139,8 +139,11 @@ def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode) -> set[int]:
     """The parameters whose verdict holds if the uncalled inits are applied after all: where each
     is a per-module function (a method of the model, `param_init_fn(self, module)`, or one of the
     file, `init_params(module)`, for a trainer to `apply` to every module), run over every module.
-    A parameter's init stays what it is, or is drawn afresh with a plain std that has no depth
-    factor either (`normal_(std=0.02)`: recorded in `root.redrawn_by_uncalled` for the evidence)."""
+    A parameter's init stays what it is, or, by such a function of the file, is drawn afresh with
+    a plain std that has no depth factor either (`normal_(std=0.02)`: recorded in
+    `root.redrawn_by_uncalled` for the evidence). A method of the model keeps the stricter test:
+    where the file calls it, that caller's analysis answers; where nothing does, the single-file
+    fallback assumes it applied."""
     methods = []
     for qualified in root.uncalled_init:
         owner_name, _, name = qualified.rpartition(".")
@@ -189,7 +192,7 @@ def _unchanged_when_run(interp: Interpreter, root: ModuleNode, methods: list[tup
             continue
         if _same_init(final_init(param), new):
             held.add(id(param))
-        elif len(methods) == 1 and _plain_std(new) and _depth_free(final_init(param)):
+        elif len(methods) == 1 and methods[0][0].owner is None and _plain_std(new) and _depth_free(final_init(param)):
             held.add(id(param))
             root.redrawn_by_uncalled[id(param)] = (methods[0][1], new)
     return held
