@@ -2,51 +2,48 @@
 reads (an attention mask, a position table), both required. Only the stream is written: the
 attention branch reads the mask, it is not added into the stream. Pre-norm, PyTorch's default init.
 
-Two shapes: a block that rebinds `x` with `x = x + ...`, and one that keeps a copy of the stream
-and returns the sum."""
+Two shapes: a block that rebinds `x` with `x = x + ...`, one that keeps a copy of the stream and
+returns the sum."""
 import torch
 import torch.nn as nn
 
 
 class HeadAttention(nn.Module):
-    def __init__(self, width, heads):
+    def __init__(self, width):
         super().__init__()
-        self.heads = heads
         self.qkv = nn.Linear(width, 3 * width)
         self.out = nn.Linear(width, width)  # expect: INI001
 
     def forward(self, *, hidden, mask):
         q, k, v = self.qkv(hidden).chunk(3, dim=-1)
-        scores = torch.einsum("bid,bjd->bij", q, k).masked_fill(mask == 0, float("-inf"))
-        return self.out(torch.einsum("bij,bjd->bid", scores.softmax(dim=-1), v))
+        scores = (q @ k.transpose(-1, -2)).masked_fill(mask == 0, float("-inf"))
+        return self.out(scores.softmax(dim=-1) @ v)
 
 
 class MaskedLayer(nn.Module):
-    def __init__(self, width, heads):
+    def __init__(self, width):
         super().__init__()
         self.attn_norm = nn.LayerNorm(width)
-        self.attn = HeadAttention(width, heads)
+        self.attn = HeadAttention(width)
         self.mlp_norm = nn.LayerNorm(width)
         self.up = nn.Linear(width, 4 * width)
         self.down = nn.Linear(4 * width, width)  # expect: INI001
 
     def forward(self, *, x, mask):
-        h = self.attn_norm(x)
-        x = x + self.attn(hidden=h, mask=mask)
+        x = x + self.attn(hidden=self.attn_norm(x), mask=mask)
         x = x + self.down(torch.relu(self.up(self.mlp_norm(x))))
         return x
 
 
 class MaskedEncoder(nn.Module):
-    def __init__(self, width=128, heads=4, n_layer=8):
+    def __init__(self, width=128, n_layer=8):
         super().__init__()
-        self.layers = nn.ModuleList([MaskedLayer(width, heads) for _ in range(n_layer)])
-        self.final_norm = nn.LayerNorm(width)
+        self.layers = nn.ModuleList([MaskedLayer(width) for _ in range(n_layer)])
 
     def forward(self, x, mask):
         for layer in self.layers:
             x = layer(x=x, mask=mask)
-        return self.final_norm(x)
+        return x
 
 
 class TableMix(nn.Module):
