@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from initlint.analysis.model import FinalInit, ModuleNode, Param, RuntimeScale, Stack, Writer, final_init
 from initlint.analysis.scaling import DepthScaling, scale_atoms, stack_scaling
+from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.model import Analysis
@@ -71,6 +72,9 @@ def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
     scaling = stack_scaling(analysis, stack, final.std) if final is not None and final.certain else None
     if final is not None and final.alternatives:
         scaling = _common_scaling([stack_scaling(analysis, stack, std) for std in final.alternatives])
+    possible = each_possible_std(final) if final is not None else ()
+    if possible:
+        scaling = _common_scaling([stack_scaling(analysis, stack, std) for std in possible])
     if final is not None and final.certain and final.kind == "empty":
         scaling = DepthScaling("none")  # uninitialised memory: whatever it holds, no depth factor
     runtime = tuple(scale for scale in writer.ref.scales if scale_atoms(analysis, scale.factor))
@@ -80,6 +84,18 @@ def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
         for name, exponent in scale.factor.atoms
     )
     return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime, tuned)
+
+
+def each_possible_std(final: FinalInit) -> tuple[Monomial, ...]:
+    """The stds an uncertain init may end with, where each op of it sets the weight afresh with a
+    known std (PyTorch's default, then `xavier_uniform_` or `kaiming_normal_` under tests on an
+    argument the analysis could not decide): whichever runs last, the weight ends with one."""
+    ops = final.chain
+    if final.certain or final.alternatives or not ops or not ops[0].certain:
+        return ()
+    if any(op.kind in ("scale", "unknown", "copy", "empty") or op.std is None for op in ops):
+        return ()
+    return tuple(op.std for op in ops if op.std is not None)
 
 
 def writer_facts(analysis: "Analysis") -> list[WriterFacts]:

@@ -22,12 +22,62 @@ def from_stream(params: Sequence[cst.Param]) -> list[str]:
     return names
 
 
-def keyword_streams(params: Sequence[cst.Param]) -> list[str]:
+def keyword_streams(func: cst.FunctionDef) -> list[str]:
     """The names of a `forward`'s keyword-only inputs, where it takes no positional one, that a
     caller must pass (no default) and that may hold a tensor: the streams it is handed by name
     (`block(text_tokens=text, image_tokens=image)`). A keyword with a default (a mask, a
-    condition) is computed by the caller, not a stream."""
-    return [param.name.value for param in params if param.default is None and _may_hold_tensor(param)]
+    condition) is computed by the caller, not a stream; so is a required one the block only reads
+    (`forward(self, *, x, mask)` that never rebinds, copies, adds or returns `mask`), where another one is
+    carried on so."""
+    required = [
+        param.name.value for param in func.params.kwonly_params if param.default is None and _may_hold_tensor(param)
+    ]
+    carried = _carried_names(func)
+    return [name for name in required if name in carried] or required
+
+
+@lru_cache(maxsize=256)  # a walk of the function's body, asked each time its block is read
+def _carried_names(func: cst.FunctionDef) -> frozenset[str]:
+    finder = _CarriedNames()
+    func.body.visit(finder)
+    return frozenset(finder.names)
+
+
+class _CarriedNames(cst.CSTVisitor):
+    """The names a body carries on as a stream: rebound, copied (`residual = x`), an operand of
+    `+`, or returned."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Name):
+            self.names.add(node.value.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._collect(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._collect(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._collect(node.target)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.Add):
+            self._collect(node.left)
+            self._collect(node.right)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self._collect(node.value)
+
+    def _collect(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                self._collect(element.value)
 
 
 def _may_hold_tensor(param: cst.Param) -> bool:

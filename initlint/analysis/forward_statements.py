@@ -164,7 +164,7 @@ class ForwardStatements:
         env = Env()
         params = [p.name.value for p in func.params.params]
         star = func.params.star_arg
-        by_name = keyword_streams(func.params.kwonly_params) if len(params) == 1 else []
+        by_name = keyword_streams(func) if len(params) == 1 else []
         # The inputs after `self`; the keyword-only ones when there are no others.
         given = list(func.params.params[1:]) or ([] if isinstance(star, cst.Param) else list(func.params.kwonly_params))
         names = [param.name.value for param in given]

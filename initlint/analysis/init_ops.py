@@ -152,6 +152,13 @@ def record_init(
             ctx.certain,
             f"{fname}({interp.code(call.args[0].value) if call.args else ''})",
         )
+    elif kind == "copy" and _copied(args) is not None:
+        # `w.copy_(w.cpu().normal_(std=0.02).to(w.device))`, `w.copy_(torch.randn(shape) * 0.02)`:
+        # the values copied in keep the distribution they were drawn from.
+        drawn = _copied(args)
+        assert drawn is not None
+        label = f"{fname} of {drawn.label or drawn.kind}"
+        op = InitOp(drawn.kind, drawn.std, call, ctx.via, ctx.certain and drawn.certain, label, ctx.arm, drawn.support)
     elif kind == "erfinv":
         drawn = params[0].ops[-1] if params and params[0].ops else target.op if isinstance(target, NewTensor) else None
         std = _inverse_normal_cdf_std(drawn)
@@ -167,6 +174,20 @@ def record_init(
     for param in params:
         param.ops.append(op)
     return target
+
+
+def _copied(args: list[Any]) -> InitOp | None:
+    """The draw a tensor copied in (`copy_`'s source) holds: a fresh tensor's, or a parameter's
+    single certain init (a parameter drawn in place, then copied onto itself or another)."""
+    source = args[0] if args else None
+    if isinstance(source, NewTensor):
+        return source.op if source.op.kind != "unknown" else None
+    if isinstance(source, ParamRef):
+        ops = source.param.ops
+        last = ops[-1] if ops else None
+        if last is not None and last.certain and last.kind not in ("scale", "copy", "unknown", "default"):
+            return last
+    return None
 
 
 def scale_in_place(interp: "Interpreter", param: Param, operand: Any, statement: cst.AugAssign, ctx: "Ctx") -> None:

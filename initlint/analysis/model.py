@@ -102,8 +102,11 @@ class ModuleNode:
     hf_initialized: bool = False
     #: On roots: init functions of the model its construction never runs (something else applies them).
     uncalled_init: list[str] = field(default_factory=list)
-    #: On roots: ids of the parameters whose init is the same if those are applied after all.
+    #: On roots: ids of the parameters whose verdict is the same if those are applied after all.
     unchanged_by_uncalled: set[int] = field(default_factory=set)
+    #: On roots: of those, the ones an uncalled init draws afresh with a plain std (no depth factor
+    #: either way): parameter id -> (the init function, what it leaves).
+    redrawn_by_uncalled: dict[int, tuple[str, "FinalInit"]] = field(default_factory=dict)
     #: On roots: something that may initialise parameters could not be followed.
     incomplete: bool = False
     #: On roots: its construction runs init code (an init op from code, or an init function

@@ -90,6 +90,7 @@ def _build_function_root(interp: Interpreter, index: ModuleIndex, func: cst.Func
     if root is not None:
         root.builder = func
         root.uncalled_init = uncalled_init_functions(index, root, interp)
+        root.unchanged_by_uncalled = unchanged_by_uncalled(interp, root)
         root.incomplete = interp.incomplete
     return root
 

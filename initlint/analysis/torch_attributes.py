@@ -28,7 +28,13 @@ from initlint.analysis.abstract import (
 )
 from initlint.analysis.index import ClassInfo
 from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES
-from initlint.analysis.knowledge.torch_init import RANK_ATTRIBUTES, RANK_METHODS, SHAPE_ATTRIBUTES, SHAPE_METHODS
+from initlint.analysis.knowledge.torch_init import (
+    RANK_ATTRIBUTES,
+    RANK_METHODS,
+    SAME_VALUES_METHODS,
+    SHAPE_ATTRIBUTES,
+    SHAPE_METHODS,
+)
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.module_methods import MODULE_METHOD_HANDLERS
 from initlint.analysis.python_semantics import ENUM_BASES, MIXED_ENUM_BASES, STRING_METHODS, BoundMethod, string_default
@@ -305,7 +311,10 @@ def _tensor_attr(interp: "Interpreter", base: ParamRef | NewTensor, attr: str) -
         return tensor_rank(base)
     if attr in SHAPE_ATTRIBUTES:
         return tensor_shape(base)
-    if attr in RANK_METHODS or attr in SHAPE_METHODS or interp.knowledge.tensor_method(attr) is not None:
+    if (
+        attr in (*RANK_METHODS, *SHAPE_METHODS, *SAME_VALUES_METHODS)
+        or interp.knowledge.tensor_method(attr) is not None
+    ):
         return BoundMethod(base, attr)
     return Opaque(attr)
 

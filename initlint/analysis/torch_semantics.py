@@ -28,7 +28,7 @@ from initlint.analysis.abstract import (
 from initlint.analysis.index import HF_PRETRAINED_BASES, PRETRAINED_NAME_ENDINGS
 from initlint.analysis.init_ops import make_init_method, record_init
 from initlint.analysis.knowledge.conventions import GRAD_MODES, HARMLESS_CALLS, RETURNS_ARGUMENT
-from initlint.analysis.knowledge.torch_init import NORMAL, RANK_METHODS, SHAPE_METHODS
+from initlint.analysis.knowledge.torch_init import NORMAL, RANK_METHODS, SAME_VALUES_METHODS, SHAPE_METHODS
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import InitOp, ModuleNode
 from initlint.analysis.module_builtins import MODULE_AWARE_BUILTINS
@@ -145,19 +145,33 @@ def _stdlib_name(name: str) -> str:
     return name
 
 
+def _tensor_method(
+    interp: "Interpreter",
+    receiver: ParamRef | NewTensor,
+    name: str,
+    args: list[Any],
+    kwargs: dict[Any, Any],
+    ctx: "Ctx",
+    call: cst.Call,
+) -> Any:
+    if name in RANK_METHODS:
+        return tensor_rank(receiver)
+    if name in SHAPE_METHODS:
+        return UNKNOWN if args or kwargs else tensor_shape(receiver)
+    if name in SAME_VALUES_METHODS:
+        return receiver  # `w.cpu()`, `w.detach()`: the same values, moved or viewed
+    spec = interp.knowledge.tensor_method(name)
+    if spec is None:
+        return UNKNOWN
+    return record_init(interp, receiver, spec, args, kwargs, ctx, call, name, _fill_kind(spec.kind, args))
+
+
 def call_method(
     interp: "Interpreter", method: BoundMethod, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call
 ) -> Any:
     receiver, name = method.receiver, method.name
     if isinstance(receiver, (ParamRef, NewTensor)):
-        if name in RANK_METHODS:
-            return tensor_rank(receiver)
-        if name in SHAPE_METHODS:
-            return UNKNOWN if args or kwargs else tensor_shape(receiver)
-        spec = interp.knowledge.tensor_method(name)
-        if spec is None:
-            return UNKNOWN
-        return record_init(interp, receiver, spec, args, kwargs, ctx, call, name, _fill_kind(spec.kind, args))
+        return _tensor_method(interp, receiver, name, args, kwargs, ctx, call)
     if isinstance(receiver, ModRef):
         return module_method(interp, receiver.node, name, args, kwargs, ctx, call)
     if isinstance(receiver, Const) and isinstance(receiver.value, str):

@@ -5,13 +5,15 @@ may write, and the parameters whose init such a call would leave as it is."""
 from __future__ import annotations
 
 from dataclasses import replace
+import functools
 from functools import lru_cache
+from typing import Callable
 
 import libcst as cst
 
 from initlint.analysis.abstract import FuncRef, ModRef
 from initlint.analysis.construction import init_like
-from initlint.analysis.index import ModuleIndex
+from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.interp import Interpreter
 from initlint.analysis.model import FinalInit, ModuleNode, final_init
 from initlint.errors import StepBudgetExceeded
@@ -19,14 +21,20 @@ from initlint.errors import StepBudgetExceeded
 
 class _WriteFinder(cst.CSTVisitor):
     """Whether a function may write a tensor: an in-place call (`normal_`, `copy_`), a call of
-    something named like an init or of `apply`, an augmented or `.data`/`.weight` assignment."""
+    something named like an init or of `apply`, an augmented or `.data`/`.weight` assignment.
+    A call of a method of its own named like an init (`self.init_state(x)`) is kept apart: what
+    that method does decides it."""
 
     def __init__(self) -> None:
         self.found = False
+        self.own_inits: list[str] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if isinstance(func, cst.Attribute) and _is_self(func.value) and init_like(name) and not name.endswith("_"):
+            self.own_inits.append(name)
+            return
         self.found = self.found or name.endswith("_") or name == "apply" or init_like(name)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -37,20 +45,44 @@ class _WriteFinder(cst.CSTVisitor):
         self.found = self.found or isinstance(target, cst.Attribute) and target.attr.value in _TENSOR_FIELDS
 
 
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
 _TENSOR_FIELDS = frozenset({"data", "weight", "bias"})
 
 
 @lru_cache(maxsize=512)  # a LibCST walk of the whole function, asked per root and per model class
-def may_write_weights(func: cst.FunctionDef) -> bool:
+def _writes(func: cst.FunctionDef) -> tuple[bool, tuple[str, ...]]:
+    """Whether the function writes a tensor itself, and the init-like methods of its own it calls."""
+    finder = _WriteFinder()
+    func.body.visit(finder)
+    return finder.found, tuple(finder.own_inits)
+
+
+def may_write_weights(
+    func: cst.FunctionDef, own_method: Callable[[str], cst.FunctionDef | None] | None = None, depth: int = 0
+) -> bool:
     """A function named like an init that cannot write a tensor (`_non_meta_init_device`, which
     picks a device; a backbone mixin's `_init_timm_backbone`, which sets attributes) initialises
     nothing, whoever calls it. A stub (`def init_model_randomly(self): ...`, `raise
-    NotImplementedError`) still counts: it stands for the override a trainer calls."""
+    NotImplementedError`) still counts: it stands for the override a trainer calls. A method of
+    its own it calls (`return self.init_state(x)`, a decoder's search state) writes what that
+    method writes, where `own_method` finds it; one it cannot find may write anything."""
     if _is_stub(func):
         return True
-    finder = _WriteFinder()
-    func.body.visit(finder)
-    return finder.found
+    direct, own_inits = _writes(func)
+    if direct:
+        return True
+    for name in own_inits:
+        callee = own_method(name) if own_method is not None and depth < _MAX_OWN_CALLS else None
+        if callee is None or callee is func or may_write_weights(callee, own_method, depth + 1):
+            return True
+    return False
+
+
+#: How many calls of its own methods deep a function's writes are followed.
+_MAX_OWN_CALLS = 4
 
 
 def _is_stub(func: cst.FunctionDef) -> bool:
@@ -163,7 +195,7 @@ def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interp
                     found is not None
                     and found[0] is owner
                     and left_to_others(name, found[1])
-                    and may_write_weights(found[1])
+                    and may_write_weights(found[1], functools.partial(_method_of, index, cls))
                 ):
                     names.append(f"{owner.name}.{name}")
     for name, func in index.functions.items():
@@ -172,13 +204,35 @@ def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interp
     return sorted(set(names))
 
 
+def _method_of(index: ModuleIndex, cls: ClassInfo, name: str) -> cst.FunctionDef | None:
+    found = index.find_method(cls, name)
+    return found[1] if found is not None else None
+
+
 def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode) -> set[int]:
-    """The parameters whose init stays what it is if the uncalled inits are applied after all:
-    where each is a per-module method of the model (`param_init_fn(self, module)`, for a trainer
-    to apply to every module), run over every module. Their verdicts hold either way."""
+    """The parameters whose verdict holds if the uncalled inits are applied after all: where each
+    is a per-module function (a method of the model, `param_init_fn(self, module)`, or one of the
+    file, `init_params(module)`, for a trainer to `apply` to every module), run over every module.
+    A parameter's init stays what it is, or, by such a function of the file, is drawn afresh with
+    a plain std that has no depth factor either (`normal_(std=0.02)`: recorded in
+    `root.redrawn_by_uncalled` for the evidence). A method of the model keeps the stricter test:
+    where the file calls it, that caller's analysis answers; where nothing does, the single-file
+    fallback assumes it applied."""
     methods = []
     for qualified in root.uncalled_init:
         owner_name, _, name = qualified.rpartition(".")
+        if not owner_name:
+            # A function of the checked file itself (a model of another file names its own).
+            func = interp.index.functions.get(name)
+            if (
+                root.foreign
+                or func is None
+                or len(func.params.params) != 1
+                or isinstance(func.params.star_arg, cst.Param)
+            ):
+                return set()
+            methods.append((FuncRef(func), qualified))
+            continue
         found = interp.index.find_method(root.cls, name) if root.cls is not None else None
         if found is None or found[0].name != owner_name or len(found[1].params.params) != 2:
             return set()
@@ -205,7 +259,34 @@ def _unchanged_when_run(interp: Interpreter, root: ModuleNode, methods: list[tup
         for param in params:
             param.ops = before[id(param)]
         interp.incomplete, interp.executed = saved
-    return {id(param) for param in params if id(param) in after and _same_init(final_init(param), after[id(param)])}
+    held: set[int] = set()
+    for param in params:
+        new = after.get(id(param))
+        if new is None:
+            continue
+        if _same_init(final_init(param), new):
+            held.add(id(param))
+        elif len(methods) == 1 and methods[0][0].owner is None and _plain_std(new) and _depth_free(final_init(param)):
+            held.add(id(param))
+            root.redrawn_by_uncalled[id(param)] = (methods[0][1], new)
+    return held
+
+
+def _depth_free(final: FinalInit) -> bool:
+    """A certain init whose std depends on nothing but the layer's fans (PyTorch's default,
+    `xavier_uniform_`, a plain number): no depth factor before the uncalled init either."""
+    std = final.std
+    return final.certain and std is not None and all(name in _FANS for name in std.atom_names())
+
+
+_FANS = frozenset({"fan_in", "fan_out", "fan_avg"})
+
+
+def _plain_std(final: FinalInit) -> bool:
+    """Drawn with a std that is a plain nonzero number (`normal_(std=0.02)`), nothing after it:
+    no depth factor, whichever stack the parameter is in."""
+    std = final.std
+    return final.certain and std is not None and std.const != 0 and not std.atoms and not _scales(final)
 
 
 def _same_init(old: FinalInit, new: FinalInit) -> bool:

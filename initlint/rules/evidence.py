@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from initlint.analysis.facts import WriterFacts
+from initlint.analysis.facts import WriterFacts, each_possible_std
 from initlint.analysis.model import (
     Analysis,
     InitOp,
@@ -58,6 +58,9 @@ def describe_op(analysis: Analysis, op: InitOp | None) -> str:
 def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
     """The init that decides the writer's std (its constructor when nothing else reaches it)."""
     op = facts.final.op if facts.final is not None else None
+    later = _later_choices(facts)
+    if op is not None and op.node is None and later:
+        return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {op.label}{later}", facts.writer.created_at)
     if op is None or op.node is None:
         return EvidenceSpec(
             f"`{facts.pattern}`'s weight ends with {describe_op(analysis, op)}", facts.writer.created_at
@@ -66,7 +69,16 @@ def init_step(analysis: Analysis, facts: WriterFacts) -> EvidenceSpec:
     via = f" (via {short(route, 120)})" if route else ""
     if facts.final is not None and facts.final.alternatives:
         via += "; the other arm of that undecided `if` scales it no differently"
-    return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {op.label}{via}", op.node)
+    return EvidenceSpec(f"`{facts.pattern}`'s weight ends with {op.label}{via}{later}", op.node)
+
+
+def _later_choices(facts: WriterFacts) -> str:
+    """The inits undecided tests may run after the one named (`init_type` not known), where none
+    of them scales the writer differently."""
+    if facts.final is None or facts.scaling is None or not each_possible_std(facts.final):
+        return ""
+    later = ", ".join(sorted({op.label or op.kind for op in facts.final.chain[1:]}))
+    return f", unless tests the analysis cannot decide run {short(later, 80)} after it: none scales it differently"
 
 
 def default_config_step(analysis: Analysis) -> EvidenceSpec | None:

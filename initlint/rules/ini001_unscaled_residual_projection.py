@@ -171,7 +171,7 @@ def _headline(facts: WriterFacts) -> str:
     elif final is not None and final.kind == "empty":
         claims = ["is left uninitialised (torch.empty): no depth factor 1/sqrt({n})", "is left uninitialised"]
     else:
-        details = (f" std {std}", "") if final is not None and final.std is not None else ("",)
+        details = (f" std {std}", "") if final is not None and final.std is not None and final.certain else ("",)
         claims = [f"init{detail} has no depth factor 1/sqrt({{n}})" for detail in details]
     variants = [
         f"residual writer `{name}` {claim.format(n=n)}"
@@ -192,6 +192,16 @@ def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:
     root = facts.stack.root
     if root.foreign:
         steps.append(EvidenceSpec(f"as built by `{root.type_name}`, which stacks this file's blocks", root.created_at))
+    redrawn = root.redrawn_by_uncalled.get(id(facts.weight)) if facts.weight is not None else None
+    if redrawn is not None:
+        name, final = redrawn
+        where = final.op.node if final.op is not None and final.op.node is not None else created
+        steps.append(
+            EvidenceSpec(
+                f"`{name}`, left to a trainer to apply, would draw it with std {describe_std(final.std)}: no depth factor either",
+                where,
+            )
+        )
     if root.stands_in_for:
         steps.append(EvidenceSpec(stands_in_for_text(root), root.created_at))
     if root.flipped_choice is not None:

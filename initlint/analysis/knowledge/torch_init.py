@@ -23,6 +23,9 @@ RANK_METHODS = ("dim", "ndimension")
 RANK_ATTRIBUTES = ("ndim",)
 #: Members that give its shape as a sequence (`len(p.shape) > 1`, `len(p.size())`).
 SHAPE_METHODS = ("size",)
+#: Tensor methods whose result holds the receiver's values, moved or viewed (`w.cpu()`,
+#: `w.detach()`): an in-place draw on it (`w.cpu().normal_(std=0.02)`) is that tensor's draw.
+SAME_VALUES_METHODS = ("cpu", "cuda", "to", "detach", "float", "double", "half", "bfloat16", "contiguous")
 SHAPE_ATTRIBUTES = ("shape",)
 TORCH_INIT = Library(
     init_functions=(
