@@ -469,6 +469,14 @@ def _container_items(kind: str, args: list[Any]) -> tuple[list[tuple[str, Any]],
 
 def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None:
     """The modules a container holds become its children, each remembering how often it repeats."""
+    source = args[0].node if len(args) == 1 and isinstance(args[0], ModRef) else None
+    if kind == "container" and source is not None and source.kind in ("container", "sequential"):
+        # `nn.ModuleList(layers)` of a list built and filled locally: the same modules, moved over.
+        if source.parent is None:
+            for key, child in source.members():
+                (node.add_child if key in source.children else node.add_alternative)(key, child)
+            node.slots = source.slots
+        return
     items, repeat = _container_items(kind, args)
     for key, value in items:
         count = repeat
