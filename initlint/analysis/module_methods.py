@@ -195,6 +195,8 @@ def _register_children(
     """`append`, `extend`, `add_module(name, m)`, `register_module(name, m)`."""
     node.slots = None  # keys now follow the children found, not the entries written
     values = args[-1:] if name != "extend" else (args[0].items if args and isinstance(args[0], Seq) else [])
+    if name == "extend" and args and isinstance(args[0], Seq) and args[0].repeat is not None and ctx.repeat is None:
+        ctx = replace(ctx, repeat=args[0].repeat)  # `blocks.extend([Block() for _ in range(n)])`: one stands for n
     for value in values:
         key = (
             str(args[0].value)
