@@ -478,11 +478,16 @@ def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None
             node.slots = source.slots
         return
     items, repeat = _container_items(kind, args)
-    for key, value in items:
-        count = repeat
-        if isinstance(value, Seq) and value.repeat is not None and value.items and kind == "sequential":
-            # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative.
-            value, count = value.items[0], value.repeat
+    entries: list[tuple[Any, Monomial | None]] = []
+    for _, value in items:
+        if isinstance(value, Seq) and value.repeat is not None and kind == "sequential":
+            # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative
+            # of each kind a pass of the loop appended (`layers.append(attn); layers.append(ff)`).
+            entries.extend((item, value.repeat) for item in value.items)
+        else:
+            entries.append((value, repeat))
+    for position, (value, count) in enumerate(entries):
+        key = str(position) if len(entries) != len(items) else items[position][0]
         if isinstance(value, ModRef):
             for child in (node.add_child(key, value.node), *(node.add_alternative(key, o) for o in value.others)):
                 child.repeat = count or child.repeat
