@@ -359,6 +359,21 @@ def range_count(loop: cst.For) -> cst.BaseExpression | None:
     return walked.args[0].value
 
 
+def indexed_by(body: cst.CSTNode, counters: set[str]) -> list[cst.BaseExpression]:
+    """The expressions `body` indexes by one of `counters` (`self.blocks` in `self.blocks[i]`,
+    the loop `for i in range(depth)` walking a list by its index)."""
+    found: list[cst.BaseExpression] = []
+
+    class _Indexed(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            index = node.slice[0].slice if len(node.slice) == 1 else None
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.value.value in counters:
+                found.append(node.value)
+
+    body.visit(_Indexed())
+    return found
+
+
 def mentions(body: cst.CSTNode, names: set[str]) -> bool:
     """Whether any of `names` is read in `body` (a loop's counter, in the loop it counts)."""
     found = False

@@ -38,6 +38,7 @@ from initlint.analysis.forward_bindings import (
     bound_names,
     current_literals,
     forget_literals,
+    indexed_by,
     mentions,
     module_items,
     note_rebinding,
@@ -260,6 +261,9 @@ class ForwardStatements:
                         bind(beside, aligned(walked, flow.block), env)
                 self._block_loop(stmt, target, env, flow)
                 return
+        if flow.block is not None and self._walks_block_list(stmt, env, flow.block):
+            self._block_loop(stmt, None, env, flow)  # `for i in range(depth): x = self.blocks[i](x)`
+            return
         modules = [(target, items) for target, iterable in loops if (items := module_items(iterable)) is not None]
         walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
         flow.loops.enter(self._loop_record(stmt, loops, env))
@@ -289,11 +293,23 @@ class ForwardStatements:
         counters = target_names(stmt.target)
         return Loop(stmt, body, walked, self._number(count, env), lambda: mentions(stmt.body, counters), top)
 
-    def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:
+    def _walks_block_list(self, stmt: cst.For, env: Env, block: ModuleNode) -> bool:
+        """`for i in range(n)` whose body takes the block by its index from the block's list
+        (`self.layers[i]`): each pass runs one block, as a loop over the list itself does."""
+        counters = target_names(stmt.target) if range_count(stmt) is not None else set()
+        lists = indexed_by(stmt.body, counters) if counters else []
+        return any(
+            isinstance(held := self._value(expression, env), ModRef) and held.node is block.parent
+            for expression in lists
+        )
+
+    def _block_loop(self, stmt: cst.For, target: cst.BaseExpression | None, env: Env, flow: _Flow) -> None:
         """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
-        and what it carries from one iteration to the next is the stream."""
+        and what it carries from one iteration to the next is the stream. (No target: a loop
+        over the indices of the list, whose body takes each block by its index.)"""
         assert flow.block is not None
-        bind(target, ModRef(flow.block), env)
+        if target is not None:
+            bind(target, ModRef(flow.block), env)
         # The loop's own names are bound afresh each iteration (`block = cast(Dict, block)`):
         # only the others carry the stream from one block to the next.
         for name in assigned_names(stmt.body) - target_names(stmt.target):
