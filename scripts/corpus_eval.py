@@ -572,6 +572,18 @@ UNTUNED_PACKAGES = (
     Package("SwissArmyTransformer", "0.4.12", ("sat/model/transformer.py",)),
     Package("coqui-tts", "0.28.0", ("TTS/tts/layers/glow_tts/transformer.py",)),
     Package("torch-timeseries", "0.2.5", ("torch_timeseries/model/TSMixer.py",)),
+    # seen_10 (round 8 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package(
+        "hourglass-transformer-pytorch", "0.0.6", ("hourglass_transformer_pytorch/hourglass_transformer_pytorch.py",)
+    ),
+    Package("pause-transformer", "0.0.7", ("pause_transformer/pause_transformer.py",)),
+    Package("gateloop-transformer", "0.2.5", ("gateloop_transformer/gateloop_transformer.py",)),
+    Package("native-sparse-attention-pytorch", "0.2.3", ("native_sparse_attention_pytorch/transformer.py",)),
+    Package("vit-hk", "0.1.3", ("ViT/core.py",)),
+    Package("transformerkit", "0.1.0", ("transformerkit/encoder.py", "transformerkit/decoder.py")),
+    Package("sinkhorn-transformer", "0.11.4", ("sinkhorn_transformer/sinkhorn_transformer.py",)),
+    Package("token-shift-gpt", "0.0.2", ("token_shift_gpt/token_shift_gpt.py",)),
+    Package("transformer-in-transformer", "0.1.2", ("transformer_in_transformer/tnt.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

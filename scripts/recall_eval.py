@@ -11,8 +11,8 @@ sets) are scored like the others, as their own part, but their individual misses
 are hidden unless asked for: look at them only once a change is done, to see whether it
 generalises beyond the files it was made against. Files under `seen_2` to `seen_6`, `opened_8` and `opened_9`
 (former held-out sets, opened to developers after they were scored) and `seen_8` (labelled by
-reading, then fixed against) are their own parts with their misses shown; every other file is
-`dev`.
+reading, then fixed against) and `seen_10` (the same, in round 8) are their own parts with their
+misses shown; every other file is `dev`.
 
 A finding counts as a true positive when a label has its code and line; every other INI0xx finding
 in a labelled file is a false positive; every label not reported is a miss.
@@ -33,7 +33,7 @@ DEFAULT_LABELS = corpus_eval.REPO / "scripts" / "recall_labels.json"
 #: Label-file keys listing held-out files; each is scored as a part of the same name.
 HELD_OUT_PARTS = ("held_out_7", "held_out_10")
 #: Label-file keys of former held-out sets, scored on their own with their misses shown.
-SEEN_PARTS = ("seen_2", "seen_3", "seen_4", "seen_5", "seen_6", "seen_8", "opened_8", "opened_9")
+SEEN_PARTS = ("seen_2", "seen_3", "seen_4", "seen_5", "seen_6", "seen_8", "opened_8", "opened_9", "seen_10")
 
 
 def score(labels: dict, corpus: Path) -> dict[str, dict]:

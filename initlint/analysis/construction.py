@@ -469,12 +469,25 @@ def _container_items(kind: str, args: list[Any]) -> tuple[list[tuple[str, Any]],
 
 def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None:
     """The modules a container holds become its children, each remembering how often it repeats."""
+    source = args[0].node if len(args) == 1 and isinstance(args[0], ModRef) else None
+    if kind == "container" and source is not None and source.kind in ("container", "sequential"):
+        # `nn.ModuleList(layers)` of a list built and filled locally: the same modules, moved over.
+        if source.parent is None:
+            for key, child in source.members():
+                (node.add_child if key in source.children else node.add_alternative)(key, child)
+            node.slots = source.slots
+        return
     items, repeat = _container_items(kind, args)
-    for key, value in items:
-        count = repeat
-        if isinstance(value, Seq) and value.repeat is not None and value.items and kind == "sequential":
-            # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative.
-            value, count = value.items[0], value.repeat
+    entries: list[tuple[Any, Monomial | None]] = []
+    for _, value in items:
+        if isinstance(value, Seq) and value.repeat is not None and kind == "sequential":
+            # `nn.Sequential(stem, *[Block(...) for _ in range(depth)], head)`: one representative
+            # of each kind a pass of the loop appended (`layers.append(attn); layers.append(ff)`).
+            entries.extend((item, value.repeat) for item in value.items)
+        else:
+            entries.append((value, repeat))
+    for position, (value, count) in enumerate(entries):
+        key = str(position) if len(entries) != len(items) else items[position][0]
         if isinstance(value, ModRef):
             for child in (node.add_child(key, value.node), *(node.add_alternative(key, o) for o in value.others)):
                 child.repeat = count or child.repeat

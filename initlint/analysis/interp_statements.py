@@ -248,6 +248,9 @@ class InterpStatements:
             if isinstance(current, ParamRef) and isinstance(small.operator, (cst.MultiplyAssign, cst.DivideAssign)):
                 init_ops.scale_in_place(cast("Interpreter", self), current.param, operand, small, ctx)
                 return
+            if isinstance(current, Seq) and isinstance(small.operator, cst.AddAssign) and isinstance(operand, Seq):
+                python_semantics.extend_list(current, operand, ctx)  # `blocks += [attn, ff]`: in place
+                return
             value = python_semantics.binary(cast("Interpreter", self), small.operator, current, operand, small)
             self.assign(small.target, value, env, ctx, small)
         elif isinstance(small, cst.Expr):

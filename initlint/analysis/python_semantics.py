@@ -166,6 +166,18 @@ def config_entry(interp: "Interpreter", config: Mapping | Opaque, key: Any, defa
     return value
 
 
+def extend_list(receiver: Seq, added: Any, ctx: "Ctx") -> Const:
+    """`items.append(x)` (`added` a one-item list), `items.extend(more)`, `items += more`: in place.
+    Appended in a loop, or extended by a comprehension (`[Block() for _ in range(n)]`), an empty
+    list holds one representative, repeated as often."""
+    was_empty = not receiver.items
+    receiver.items.extend(added.items if isinstance(added, Seq) else [added])
+    repeat = ctx.repeat if ctx.repeat is not None else added.repeat if isinstance(added, Seq) else None
+    if was_empty and receiver.repeat is None:
+        receiver.repeat = repeat
+    return Const(None)
+
+
 def iterate(interp: "Interpreter", value: Any) -> Seq | None:
     if isinstance(value, Seq):
         return value

@@ -1,12 +1,15 @@
-"""Whether a module's `forward` hands back its input unchanged on one path and, on every other,
-its input multiplied or divided only by values computed without reading the input's values.
+"""Whether a module's `forward` hands back its input unchanged (or only its values moved) on one
+path and, on every other, its input multiplied or divided only by values computed without reading
+the input's values.
 
 That is stochastic depth written out in a file (`if not self.training: return x`, else
 `x / keep * mask` with a random 0/1 `mask`): the identity at inference, a per-sample keep or
 drop in training. A branch passes through it: the layer before it is what writes into the
 stream. A module that multiplies its input by something computed from it
 (`x * rsqrt(mean(x ** 2))`) renormalises the branch, and one with no identity path
-(`x * self.alpha`) rescales it for good: neither passes it through.
+(`x * self.alpha`) rescales it for good: neither passes it through. A module that only moves its
+input's values (a token shift: half the channels shifted one step along the sequence, padded with
+zeros, `torch.cat((x, F.pad(x_shift, (0, 0, 1, -1))), dim=-1)`) passes it through as a `Rearrange` does.
 
 Each value of the function body is read as the set of what it can be, one per path: the input
 itself, the input scaled, independent of the input's values, or anything else.
@@ -28,6 +31,7 @@ from initlint.analysis.knowledge.conventions import (
     LIKE_METHODS,
     SCALE_KEEPING_METHODS,
     TENSOR_METADATA,
+    VALUE_MOVING_CALLS,
 )
 from initlint.analysis.statements import StatementWalker
 
@@ -38,6 +42,7 @@ MAX_CALL_DEPTH = 4
 class Kind(Enum):
     INPUT = "the input itself"
     SCALED = "the input scaled by independent values"
+    MOVED = "the input's values moved, cut out or padded with independent values"
     INDEPENDENT = "computed without reading the input's values"
     OTHER = "anything else"
 
@@ -45,18 +50,18 @@ class Kind(Enum):
 Value = frozenset[Kind]
 INDEPENDENT: Value = frozenset({Kind.INDEPENDENT})
 OTHER: Value = frozenset({Kind.OTHER})
-_CARRIES_INPUT = (Kind.INPUT, Kind.SCALED)
+_CARRIES_INPUT = (Kind.INPUT, Kind.SCALED, Kind.MOVED)
 
 
 def returns_scaled_input(forward: cst.FunctionDef, index: ModuleIndex, cls: ClassInfo | None) -> bool:
-    """Whether `forward(self, x)` returns `x` on some path and `x` times independent values on
-    every other (see the module docstring)."""
+    """Whether `forward(self, x)` returns `x` (or its values moved) on some path and `x` times
+    independent values on every other (see the module docstring)."""
     params = forward.params.params
     if len(params) < 2:
         return False
     reader = _Reader(index, cls)
     returned = reader.returns_of(forward, {params[1].name.value: frozenset({Kind.INPUT})})
-    return Kind.INPUT in returned and returned <= frozenset(_CARRIES_INPUT)
+    return bool(returned & {Kind.INPUT, Kind.MOVED}) and returned <= frozenset(_CARRIES_INPUT)
 
 
 @dataclass
@@ -142,6 +147,10 @@ class _Reader(StatementWalker[_Reading]):
             return operand if isinstance(node.operator, cst.Minus) or operand == INDEPENDENT else OTHER
         if isinstance(node, cst.Call):
             return self._call(node, env, reading)
+        if isinstance(node, cst.Subscript):
+            # `x[:, :n]`: a part of the value, cut out by independent indices.
+            index = _all_independent(self.value(part, env, reading) for item in node.slice for part in _parts(item))
+            return _moved(self.value(node.value, env, reading)) if index == INDEPENDENT else OTHER
         if isinstance(node, cst.IfExp):
             if self.value(node.test, env, reading) != INDEPENDENT:
                 return OTHER
@@ -157,11 +166,16 @@ class _Reader(StatementWalker[_Reading]):
                 return INDEPENDENT
             return self._follow(helper, call, args, reading)
         if not isinstance(func, cst.Attribute):
-            return _all_independent(args)
+            name = func.value if isinstance(func, cst.Name) else ""
+            return self._moving(call, env, reading) if name in VALUE_MOVING_CALLS else _all_independent(args)
         name = func.attr.value
         if name in TENSOR_METADATA or name in FRESH_TENSORS:
             return INDEPENDENT
         receiver = self.value(func.value, env, reading)
+        if name in VALUE_MOVING_CALLS and receiver == INDEPENDENT:
+            return self._moving(call, env, reading)  # `torch.cat((x, shifted), dim=-1)`, `F.pad(x, ...)`
+        if name in VALUE_MOVING_CALLS and all(arg == INDEPENDENT for arg in args):
+            return _moved(receiver)  # `x.chunk(2, dim=-1)`, `x.roll(1, dims=1)`
         if name in LIKE_METHODS:
             args = [INDEPENDENT] * len(args)
         if all(arg == INDEPENDENT for arg in args):
@@ -170,6 +184,21 @@ class _Reader(StatementWalker[_Reading]):
         if receiver == INDEPENDENT:
             return _functional(name, args)
         return OTHER
+
+    def _moving(self, call: cst.Call, env: Env, reading: _Reading) -> Value:
+        """A function moving its tensor arguments' values (`torch.cat((x, y))`, `F.pad(x, pad)`):
+        the items of a tuple or list argument count one by one."""
+        values: list[Value] = []
+        for arg in call.args:
+            items = arg.value.elements if isinstance(arg.value, (cst.Tuple, cst.List)) else None
+            if items is None:
+                values.append(self.value(arg.value, env, reading))
+            else:
+                values.extend(self.value(item.value, env, reading) for item in items)
+        if any(Kind.OTHER in value for value in values):
+            return OTHER
+        kinds = {kind for value in values for kind in _moved(value)} - {Kind.INDEPENDENT}
+        return frozenset(kinds) if kinds else INDEPENDENT
 
     def _helper(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef, bool] | None:
         """A function of the file (`drop_path(x, p, training)`) or a method of the module's class
@@ -239,6 +268,11 @@ def _kept(kind: Kind, keeps: bool) -> Kind:
     return Kind.SCALED if keeps else Kind.OTHER
 
 
+def _moved(value: Value) -> Value:
+    """The kinds of a value whose values were moved: the input's own become moved ones."""
+    return frozenset(Kind.MOVED if kind is Kind.INPUT else kind for kind in value)
+
+
 def _all_independent(values: Iterable[Value]) -> Value:
     return INDEPENDENT if all(value == INDEPENDENT for value in values) else OTHER
 
@@ -257,8 +291,9 @@ def _bind(target: cst.BaseExpression, value: Value, env: Env) -> None:
     if isinstance(target, cst.Name):
         env.names[target.value] = value
     elif isinstance(target, (cst.Tuple, cst.List)):
+        # `x, x_shift = x.chunk(2, dim=-1)`: each name holds a part of the value.
         for element in target.elements:
-            _bind(element.value, value if value == INDEPENDENT else OTHER, env)
+            _bind(element.value, _moved(value), env)
     elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
         # `x[mask] = 0`: part of the tensor now holds other values.
         name = target.value.value

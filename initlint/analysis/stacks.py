@@ -114,9 +114,12 @@ def _repeated_kinds(container: ModuleNode) -> list[ModuleNode]:
     blocks an undecided test builds in its place (`get_block(config, i)` returning one class or
     another as `i in config.attn_layer_idxs`): each layer is one of those."""
     children = list(container.children.values())
-    counts = {child.repeat for child in children}
-    if container.kind == "container" and len(children) > 1 and len(counts) == 1 and None not in counts:
-        return children
+    repeated = [child for child in children if child.repeat is not None]
+    counts = {child.repeat for child in repeated}
+    # In an `nn.Sequential` the layers around the stack (a stem, a final norm) repeat once.
+    whole = len(repeated) == len(children) or container.kind == "sequential"
+    if container.kind in ("container", "sequential") and len(repeated) > 1 and len(counts) == 1 and whole:
+        return repeated
     block = _repeated_child(container)
     return list(block.with_alternatives()) if block is not None else []
 

@@ -37,6 +37,7 @@ from initlint.analysis.python_builtins import call_python_builtin
 from initlint.analysis.python_semantics import (
     BoundMethod,
     config_entry,
+    extend_list,
     string_default,
     string_default_method,
     string_method,
@@ -179,11 +180,7 @@ def call_method(
     if isinstance(receiver, Opaque) and string_default(receiver) is not None:
         return string_default_method(receiver, name, args)
     if isinstance(receiver, Seq) and name in ("append", "extend"):
-        items = args[0].items if name == "extend" and args and isinstance(args[0], Seq) else args[:1]
-        receiver.items.extend(items)
-        if ctx.repeat is not None and receiver.repeat is None and not receiver.items[: -len(items) or None]:
-            receiver.repeat = ctx.repeat
-        return Const(None)
+        return extend_list(receiver, args[0] if name == "extend" and args else Seq(args[:1]), ctx)
     if isinstance(receiver, (Mapping, Opaque)) and name == "get" and args:
         return config_entry(interp, receiver, args[0], args[1] if len(args) > 1 else Const(None))
     if isinstance(receiver, Mapping) and name in ("items", "keys", "values", "pop", "copy"):

@@ -163,6 +163,14 @@ RESHAPING_METHODS = frozenset(
 LIKE_METHODS = frozenset({"type_as", "view_as", "expand_as", "to"})
 #: Tensor methods (and `torch` functions) that cut a tensor into parts (`x1, x2 = x.chunk(2, dim=-1)`).
 SPLITTING_METHODS = frozenset({"chunk", "split", "tensor_split"})
+#: Tensor methods and `torch` functions whose result holds only the values of the tensors they are
+#: given, moved, cut out or padded with constants (`torch.cat((x, F.pad(x_shift, (0, 0, 1, -1))), -1)`,
+#: a token shift): no value is computed from another.
+VALUE_MOVING_CALLS = SPLITTING_METHODS | frozenset(
+    {"unbind", "roll", "flip", "narrow", "pad", "cat", "concat", "concatenate", "stack"}
+    | {"view", "reshape", "contiguous", "clone", "transpose", "permute", "flatten", "unflatten"}
+    | {"squeeze", "unsqueeze", "t"}
+)
 #: In-place tensor methods that accumulate their last argument into the receiver
 #: (`out.index_add_(0, idx, expert_out)`): the receiver then holds that content too.
 ACCUMULATE_IN_PLACE = frozenset({"index_add_", "scatter_add_", "index_copy_", "index_put_", "add_", "copy_"})
