@@ -418,6 +418,9 @@ class ForwardCalls:
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
+        handed_back = _items_handed_back(inner) if inner.returns else None
+        if handed_back is not None:
+            flow.unpacked[id(call)] = handed_back  # `x, skip, kw = self.res.prepare(x)`: each its own
         return merge(inner.returns) if inner.returns else None
 
     def _apply_to_share(self, module: ModuleNode, share: Part, depth: int) -> Any:
