@@ -44,6 +44,7 @@ from initlint.analysis.knowledge.conventions import (
     NORM_FUNCTIONS,
     RESHAPING_METHODS,
     RETURNS_ARGUMENT,
+    RUNS_AS_ARGUMENT,
     SQUASHING,
     TENSOR_METADATA,
 )
@@ -92,7 +93,8 @@ class ForwardCalls:
         carried = _carried_by(node, args)
         func = node.func
         _note_loop_call(func, flow)
-        returned = RETURNS_ARGUMENT.get(self.interp.index.resolve(func) or "")
+        resolved = self.interp.index.resolve(func) or ""
+        returned = RETURNS_ARGUMENT.get(resolved, RUNS_AS_ARGUMENT.get(resolved))
         if returned is not None and len(args) > returned:
             return args[returned]
         if isinstance(func, cst.Name) and func.value not in env.names:

@@ -83,6 +83,10 @@ ACTIVATION_FUNCTIONS = frozenset({"relu", "relu_", "gelu", "silu", "leaky_relu",
 #: Functions that hand back one of their arguments unchanged, by its position: `typing.cast(T, x)` is `x`;
 #: `torch.compile(fn)` runs as `fn` (a block's method swapped for its compiled version under a flag).
 RETURNS_ARGUMENT = {"typing.cast": 1, "torch.compile": 0}
+#: Calls in `forward` that hand back a callable running as one of their arguments, by its position:
+#: `layer = functools.partial(layer, **kwargs)` then `layer(x)` applies `layer` to `x` (the
+#: interpreter models `partial` itself, for `__init__`).
+RUNS_AS_ARGUMENT = {"functools.partial": 0}
 MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm"})
 #: A tensor's attributes and methods that describe it rather than hold its values
 #: (`n = x.shape[-2]`, `x.size(1)`): what is computed from them (`self.rotary_emb(n)`) is not
