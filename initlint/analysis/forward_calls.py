@@ -45,11 +45,13 @@ from initlint.analysis.knowledge.conventions import (
     NORM_FUNCTIONS,
     RESHAPING_METHODS,
     RETURNS_ARGUMENT,
+    RUNS_AS_ARGUMENT,
     SQUASHING,
     TENSOR_METADATA,
 )
 from initlint.analysis.index import ClassInfo
-from initlint.analysis.knowledge.specs import Arg, CallsArgument
+from initlint.analysis.call_arguments import bind_arguments, call_argument
+from initlint.analysis.knowledge.specs import CallsArgument
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, WriterRef
 
@@ -147,7 +149,7 @@ class ForwardCalls:
         """(whether the registry describes the called function, what the call gives): `typing.cast(T,
         x)` is `x`; `checkpoint(fn, x)` runs `fn(x)`."""
         resolved = self.interp.index.resolve(call.func) or ""
-        returned = RETURNS_ARGUMENT.get(resolved)
+        returned = RETURNS_ARGUMENT.get(resolved, RUNS_AS_ARGUMENT.get(resolved))
         if returned is not None and len(args) > returned:
             return True, args[returned]
         through = self.interp.knowledge.calls_argument(resolved) if resolved else None
@@ -314,14 +316,14 @@ class ForwardCalls:
         switch on the pair of it and the sum, which goes on as the stream. None for any other call."""
         spec = layer_type(self.interp.knowledge, module.type_name)
         fused = spec.adds_residual if spec is not None else None
-        given = _call_argument(call, args, fused.residual) if fused is not None and args else None
+        given = call_argument(call, args, fused.residual) if fused is not None and args else None
         if fused is None or given is None:
             return None
         # `residual=None` (the first layer of a stack that carries the pair): only `x` is normalised.
         none = isinstance(given[1], Const) and given[1].value is None
         total = args[0] if none else self._add(args[0], given[1], call, flow)
         normed = self._apply_module(module, total, depth)
-        switch = _call_argument(call, args, fused.returns_sum)
+        switch = call_argument(call, args, fused.returns_sum)
         returns_sum = (
             truth(self._value(switch[0], Env({"self": ModRef(flow.node)}))) if switch else fused.returns_sum.default
         )
@@ -369,7 +371,7 @@ class ForwardCalls:
         if module.cls is None or depth >= MAX_FORWARD_DEPTH:
             return None
         forward = self.interp.index.find_method(module.cls, "forward")
-        bound = _bind_arguments(forward[1], [ModRef(module)] + args, call) if forward is not None else {}
+        bound = bind_arguments(forward[1], [ModRef(module)] + args, call) if forward is not None else {}
         handed = {name: value for name, value in bound.items() if isinstance(value, (ModRef, Lambda))}
         inner = self._read(module, depth + 1, handed=handed)
         if inner is None or not (inner.adds or inner.offset and inner.returns):
@@ -433,7 +435,7 @@ class ForwardCalls:
         the names a function written in `forward` closes over."""
         if depth >= MAX_FORWARD_DEPTH:
             return None
-        env = Env({**(closure.names if closure is not None else {}), **_bind_arguments(func, args, call)})
+        env = Env({**(closure.names if closure is not None else {}), **bind_arguments(func, args, call)})
         inner = _Flow(
             flow.node,
             depth=depth + 1,
@@ -450,6 +452,9 @@ class ForwardCalls:
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
+        handed_back = _items_handed_back(inner) if inner.returns else None
+        if handed_back is not None:
+            flow.unpacked[id(call)] = handed_back  # `x, skip, kw = self.res.prepare(x)`: each its own
         return merge(inner.returns) if inner.returns else None
 
     def _apply_to_share(self, module: ModuleNode, share: Part, depth: int) -> Any:
@@ -544,18 +549,6 @@ def _items_handed_back(flow: _Flow) -> Seq | None:
     if len(items) != len(flow.returns) or not items[0] or any(len(other) != len(items[0]) for other in items):
         return None
     return Seq([functools.reduce(join, [returned[i] for returned in items]) for i in range(len(items[0]))])
-
-
-def _call_argument(call: cst.Call, values: list[Any], arg: Arg) -> tuple[cst.BaseExpression, Any] | None:
-    """The expression and the value a call hands a known argument (`arg.index`-th positional,
-    or by one of its keywords); None where the call leaves it out or spreads its arguments."""
-    for position, (written, value) in enumerate(zip(call.args, values)):
-        if written.star:
-            return None
-        keyword = written.keyword.value if written.keyword is not None else None
-        if keyword in arg.keywords or keyword is None and position == arg.index:
-            return written.value, value
-    return None
 
 
 def _closure(value: Any) -> TypeGuard[FuncRef]:
@@ -678,23 +671,3 @@ def _mixed(name: str, args: list[Any], carried: Any) -> Any:
     branches = [arg for arg in args if isinstance(arg, Branch)]
     content = [branch for branch in branches if not branch.squashed]
     return merge(content) if content and len(content) < len(branches) else carried
-
-
-def _bind_arguments(func: cst.FunctionDef, args: list[Any], call: cst.Call) -> dict[str, Any]:
-    """The helper's parameters bound as Python binds them: `args` holds any leading bound values
-    (`self`) and then one value per argument of `call`, keywords bound by name."""
-    lead = len(args) - len(call.args)
-    positional, named = list(args[:lead]), {}
-    for arg, value in zip(call.args, args[lead:]):
-        if arg.keyword is not None:
-            named[arg.keyword.value] = value
-        elif arg.star:
-            break  # `*rest`: what follows cannot be placed
-        else:
-            positional.append(value)
-    params = func.params
-    ordered = list(params.posonly_params) + list(params.params)
-    bound = {param.name.value: positional[i] for i, param in enumerate(ordered) if i < len(positional)}
-    for param in ordered + list(params.kwonly_params):
-        bound.setdefault(param.name.value, named.get(param.name.value, UNKNOWN))
-    return bound

@@ -147,8 +147,14 @@ def _zip(
     repeats = {s.repeat for s in seqs if s is not None}
     if all(s is not None for s in seqs) and len(repeats) == 1 and None not in repeats:
         # `zip(range(depth), heads_per_layer)` over two sequences as long as each other: one
-        # representative pass of the loop, pairing their representatives.
-        return Seq([Seq(list(group)) for group in zip(*(s.items[:1] for s in seqs if s is not None))], repeats.pop())
+        # representative pass of the loop, pairing their representatives. Where one keeps a
+        # period (`zip(("attn", "mlp") * depth, (0,) * n_layers)`, the kind of each layer beside
+        # a setting that is the same for all), one pass per item of the period, each paired with
+        # the representative of the sequences of one item.
+        periods = {len(s.items) for s in seqs if s is not None} - {1}
+        period = periods.pop() if len(periods) == 1 else 1
+        columns = [s.items * period if len(s.items) == 1 else s.items[:period] for s in seqs if s is not None]
+        return Seq([Seq(list(group)) for group in zip(*columns)], repeats.pop())
     return UNKNOWN
 
 

@@ -24,7 +24,8 @@ from typing import Any
 import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, ModRef, Seq, truth
-from initlint.analysis.forward_calls import ForwardCalls, _bind_arguments, _may_not_exist
+from initlint.analysis.call_arguments import bind_arguments
+from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
 from initlint.analysis.forward_expressions import ForwardExpressions
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardStatements, _Flow
 from initlint.analysis.index import ClassInfo
@@ -204,7 +205,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         if forward is None or depth >= MAX_FORWARD_DEPTH:
             return normed
         self.writers_of(module, depth)  # its own reading first (and the recursion guard)
-        bound = _bind_arguments(forward[1], [ModRef(module)] + args, call)
+        bound = bind_arguments(forward[1], [ModRef(module)] + args, call)
         flow = self._read(module, depth + 1, handed={name: STREAM for name, value in bound.items() if value is STREAM})
         if flow is None or not any(isinstance(value, Branch) for value in flow.returns):
             return normed

@@ -78,14 +78,18 @@ SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
 #: Functional nonlinearities: applied to the stream itself after an add (`relu(out * 0.17 + x)`),
 #: they make a post-activation residual network, not a residual stream.
 ACTIVATION_FUNCTIONS = frozenset({"relu", "relu_", "gelu", "silu", "leaky_relu", "elu", "relu6", "hardswish"})
-#: Functional calls in `forward` that multiply their input by a weight given as an argument
-#: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
 #: Functions that hand back one of their arguments unchanged, by its position: `typing.cast(T, x)` is `x`;
 #: `torch.compile(fn)` runs as `fn` (a block's method swapped for its compiled version under a flag).
 RETURNS_ARGUMENT = {"typing.cast": 1, "torch.compile": 0}
 #: torch functions that join the tensors of the sequence they are given into one: the result
 #: holds every part (`torch.cat((memory_v, v), dim=-2)` is still the values' share).
 CONCATENATING = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack"})
+#: Calls in `forward` that hand back a callable running as one of their arguments, by its position:
+#: `layer = functools.partial(layer, **kwargs)` then `layer(x)` applies `layer` to `x` (the
+#: interpreter models `partial` itself, for `__init__`).
+RUNS_AS_ARGUMENT = {"functools.partial": 0}
+#: Functional calls in `forward` that multiply their input by a weight given as an argument
+#: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
 MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm"})
 #: A tensor's attributes and methods that describe it rather than hold its values
 #: (`n = x.shape[-2]`, `x.size(1)`): what is computed from them (`self.rotary_emb(n)`) is not
