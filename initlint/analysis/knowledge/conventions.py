@@ -86,7 +86,7 @@ RETURNS_ARGUMENT = {"typing.cast": 1, "torch.compile": 0}
 #: torch functions that join the tensors of the sequence they are given into one: the result
 #: holds every part (`torch.cat((memory_v, v), dim=-2)` is still the values' share).
 CONCATENATING = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack"})
-MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm"})
+MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm", "tensordot", "inner"})
 #: A tensor's attributes and methods that describe it rather than hold its values
 #: (`n = x.shape[-2]`, `x.size(1)`): what is computed from them (`self.rotary_emb(n)`) is not
 #: the stream's content.
