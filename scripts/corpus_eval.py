@@ -503,6 +503,31 @@ UNTUNED_PACKAGES = (
     # A binary wheel (cp311, manylinux x86_64): only its Python model files are read.
     Package("torchaudio", "2.11.0", ("torchaudio/models/wav2vec2/components.py", "torchaudio/models/conformer.py")),
     Package("segmentation-models-pytorch", "0.6.0", ("segmentation_models_pytorch/encoders/mix_transformer.py",)),
+    # seen_10b (round 8 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("tirex-ts", "1.4.2", ("tirex/models/slstm/block.py",)),
+    Package("alphafold2-pytorch", "0.4.32", ("alphafold2_pytorch/alphafold2.py",)),
+    Package("styletts2", "0.1.6", ("styletts2/Modules/diffusion/modules.py",)),
+    Package(
+        "borzoi-pytorch",
+        "0.5.1",
+        (
+            "borzoi_pytorch/pytorch_borzoi_model.py",
+            "borzoi_pytorch/pytorch_borzoi_transformer.py",
+        ),
+    ),
+    Package("vision-transformer-pytorch", "1.0.3", ("vision_transformer_pytorch/model.py",)),
+    Package("nuwa-pytorch", "0.7.8", ("nuwa_pytorch/nuwa_pytorch.py",)),
+    Package("open-flamingo", "2.0.1", ("open_flamingo/src/helpers.py",)),
+    Package(
+        "cortexflowx",
+        "0.4.0",
+        (
+            "cortexflow/brain2audio.py",
+            "cortexflow/brain2text.py",
+            "cortexflow/dit.py",
+        ),
+    ),
+    Package("srt-torch", "0.0.1", ("srt_torch/main.py",)),
     # opened_9 (held_out_9 of round 7, opened at its end): labelled from the source before any run
     Package("recurrentgemma", "1.0.1", ("recurrentgemma/torch/modules.py",)),
     Package("palm-rlhf-pytorch", "0.8.0", ("palm_rlhf_pytorch/palm.py",)),

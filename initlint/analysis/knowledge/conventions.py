@@ -90,7 +90,7 @@ CONCATENATING = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "to
 RUNS_AS_ARGUMENT = {"functools.partial": 0}
 #: Functional calls in `forward` that multiply their input by a weight given as an argument
 #: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
-MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm"})
+MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm", "tensordot", "inner"})
 #: A tensor's attributes and methods that describe it rather than hold its values
 #: (`n = x.shape[-2]`, `x.size(1)`): what is computed from them (`self.rotary_emb(n)`) is not
 #: the stream's content.
