@@ -60,8 +60,8 @@ class Project:
         #: name -> the files that call a `register` method on it (`registries._files_by_receiver`)
         self.register_receivers: dict[bytes, list[Path]] | None = None
         self._lookups = 0
-        #: file -> its imports resolved, each with the file defining it (`users._resolved_imports`)
-        self.resolved_imports: dict[Path, tuple] = {}
+        #: file -> its imports resolved, each with the file defining it (`users._resolved_import`)
+        self.resolved_imports: dict[Path, dict[str, tuple]] = {}
         #: file -> the files that use its definitions (`users_of`)
         self._users: dict[Path, list[Path]] = {}
         #: (model, its flags) -> the presets that set them (`presets.find_presets`)

@@ -9,9 +9,11 @@ read or parsed gets a summary carrying only the reason: a broken sibling resolve
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -203,6 +205,31 @@ def _parse(data: bytes) -> Parsed | str:
         return "cannot parse: too large or too deeply nested"
 
 
+def _import_texts(data: bytes) -> tuple[str, ...] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings of the user's code are not ours
+            tree = ast.parse(data)
+    except Exception:  # SyntaxError, ValueError (NUL bytes), RecursionError, MemoryError
+        return None
+    texts: list[str] = []
+    pending: list[ast.AST] = [tree]
+    while pending:  # statements only: an import is one, and the expressions are most of a tree
+        node = pending.pop()
+        if isinstance(node, ast.Import):
+            # as `_record_import` writes them: `import a.b` binds `a`
+            texts.extend(alias.name if alias.asname else alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            texts.extend(f"{module}.{alias.name}" if module else alias.name for alias in node.names)
+        else:
+            for name in ("body", "orelse", "handlers", "finalbody", "cases"):
+                inner = getattr(node, name, None)
+                if isinstance(inner, list):
+                    pending.extend(inner)
+    return tuple(texts)
+
+
 def _stamp(path: Path) -> tuple[int, int] | None:
     try:
         found = os.stat(path)
@@ -227,6 +254,7 @@ class Store:
         self._files: dict[Path, tuple[str, bytes] | str] = {}
         self._parsed: dict[str, Parsed | str] = {}
         self._summaries: dict[str, Summary] = {}
+        self._import_texts: dict[str, tuple[str, ...] | None] = {}
         #: (mtime, size) of each file when it was read: a process that lives on (an editor, a
         #: notebook calling `lint_file`) must not keep a sibling's old text
         self._stamps: dict[Path, tuple[int, int] | None] = {}
@@ -280,15 +308,41 @@ class Store:
         if isinstance(found, str):
             return Summary(error=found)
         digest = found[0]
-        summary = self._summaries.get(digest)
+        summary = self._cached_summary(digest)
         if summary is None:
-            summary = Summary.from_json(self.disk.get(digest)) if self.disk.enabled else None
+            summary = self._summaries[digest] = self._summarise(path, digest)
+        return summary
+
+    def known_summary(self, path: Path) -> Summary | None:
+        """The summary of a file if it costs no parse: this run's or the disk cache's, or one
+        read off a parse this run already made."""
+        found = self.read(path)
+        if isinstance(found, str):
+            return Summary(error=found)
+        return self.summary(path) if found[0] in self._parsed else self._cached_summary(found[0])
+
+    def _cached_summary(self, digest: str) -> Summary | None:
+        summary = self._summaries.get(digest)
+        if summary is None and self.disk.enabled:
+            summary = Summary.from_json(self.disk.get(digest))
             if summary is not None:
                 self.counters.disk_hits += 1
-            else:
-                summary = self._summarise(path, digest)
-            self._summaries[digest] = summary
+                self._summaries[digest] = summary
         return summary
+
+    def import_texts(self, path: Path) -> tuple[str, ...] | None:
+        """Every import of a file, in any block, written as its summary writes imports
+        (`.blocks.Block`, `..x`, `pkg.mod`): a superset of the summary's, read with Python's
+        `ast`, a tenth of a LibCST parse. The users' search asks it of the many files that
+        merely name a module, to summarise only those whose imports bind one of its names. None
+        where `ast` cannot read the file (the summary must then be asked)."""
+        found = self.read(path)
+        if isinstance(found, str):
+            return ()
+        digest, data = found
+        if digest not in self._import_texts:
+            self._import_texts[digest] = _import_texts(data)
+        return self._import_texts[digest]
 
     def _summarise(self, path: Path, digest: str) -> Summary:
         parsed = self.parsed(path)

@@ -4,19 +4,22 @@ A file that only defines layers and blocks builds no model by itself; the model 
 blocks lives in another file (`model.py` does `from .blocks import Block`). Checked alone, the
 block file is analysed with the models of those files. Cheap by construction: a byte search over
 the project's files for the names of the file's modules (classes with a `forward`) and for a
-class statement, then the summaries of the few files left (from the disk cache, or a parse the
-run shares), whose imports are resolved.
+class statement; then, of the files left, the imports that bind one of the file's names,
+resolved (read with `ast` first where no summary is at hand: a module's name is a common word,
+and a file that only says it is not summarised); and the search stops at `MAX_USERS`.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from pathlib import Path
 
-from typing import Callable
+from typing import Callable, Iterator
 
 from initlint.project.registries import registries_filled
+from initlint.project.store import Summary
 from initlint.project.symbols import MODULE, Symbol
 
 #: Files that import from another one, followed this many imports away from the checked file.
@@ -26,47 +29,83 @@ MAX_DISTANCE = 3
 MAX_USERS = 12
 
 
-def direct_users(project, path: Path) -> list[Path]:
-    """The project files (sorted) that define a class and import one of the modules `path`
-    defines (a class with a `forward`), or `path` itself as a module."""
+def direct_users(project, path: Path) -> Iterator[Path]:
+    """The project files (in the project's order) that define a class and import one of the
+    modules `path` defines (a class with a `forward`), or `path` itself as a module. Lazily, as
+    all the searches here: `users` stops asking once it has its fill."""
     summary = project.store.summary(path)
     # `blocks.Block(...)` after `import pkg.blocks as blocks` names the class too
     names = [name for name, (_, methods) in summary.classes.items() if "forward" in methods]
     if summary.error is not None or not names:
-        return []
-    return _importers(project, path, names) + _table_users(project, path, names)
+        return
+    yield from _importers(project, path, names)
+    yield from _table_users(project, path, names)
 
 
-def _table_users(project, path: Path, names: list[str]) -> list[Path]:
+def _table_users(project, path: Path, names: list[str]) -> Iterator[Path]:
     """The files that look `path`'s modules up in a table of a file without classes.
 
     A package `__init__.py` that maps names to layer classes (`MLPS = {"gelu": GeluMlp}`) builds
     nothing itself; the block that picks a layer by name imports the table, which is defined
     there, not in `path`. So the users of such a file are the importers of its tables."""
-    found: list[Path] = []
     for relay in _importers(project, path, names, with_classes=False):
         tables = [name for name in project.store.summary(relay).constants if not name.startswith("__")]
-        found.extend(_importers(project, relay, tables) if tables else [])
-    return [user for user in dict.fromkeys(found) if user != path]
+        yield from _importers(project, relay, tables) if tables else ()
 
 
-def _importers(project, path: Path, names: list[str], with_classes: bool = True) -> list[Path]:
-    """The project files (sorted) that import `path` or one of its `names` and define a class
+def _importers(project, path: Path, names: list[str], with_classes: bool = True) -> Iterator[Path]:
+    """The project files (in order) that import `path` or one of its `names` and define a class
     (with `with_classes` false: that define none)."""
     location = project.layout.location_of(path)
     if location is None:
-        return []
+        return
     # `from pkg import layers` (to fill a registry) names the module, not its classes
-    needles = [name.encode() for name in names] + [location.name.rpartition(".")[2].encode()]
+    module = location.name.rpartition(".")[2]
+    needles = [name.encode() for name in names] + [module.encode()]
     text = project.text
     naming = {other for needle in needles for other in text.containing(needle)}
-    found = []
+    targets = _defined_names(project.store.summary(path)) | {module}
     for other in project.python_files():
         if other == path or other not in naming or text.defines_class(other) != with_classes:
             continue  # a file that names none of them cannot use them
-        if any(origin == path for _, origin in _resolved_imports(project, other)):
-            found.append(other)
-    return found
+        if any(origin == path for _, origin in _imports_of_names(project, other, targets, path)):
+            yield other
+
+
+def _defined_names(summary: Summary) -> frozenset[str]:
+    return frozenset([*summary.classes, *summary.functions, *summary.constants])
+
+
+def _imports_of_names(project, importer: Path, targets: frozenset[str], path: Path) -> list[tuple[Symbol, Path | None]]:
+    """The imports of `importer` that bind one of `targets` (`from .attention import Block`,
+    `from pkg import attention`), resolved. Only those can land on `path`, which defines them
+    (a name keeps its own through re-exports, short of an alias there).
+
+    A module's name is a common word (every model file says "attention"; a table can be called
+    `logger`), so most files that name one import something else. Where no summary is at hand,
+    a file's imports are first read with `ast` (a tenth of a LibCST parse; in every block, so
+    a superset of the summary's) and resolved: only a file one of which lands on `path` is
+    summarised. Resolving them reads the summaries of the few modules they import from, which
+    every file shares."""
+    if project.layout.location_of(importer) is None:
+        return []
+    summary = project.store.known_summary(importer)
+    if summary is None:
+        scanned = project.store.import_texts(importer)
+        if scanned is not None and not any(
+            _resolved_import(project, importer, text)[1] == path
+            for text in scanned
+            if text.rpartition(".")[2] in targets
+        ):
+            return []
+        summary = project.store.summary(importer)
+    if summary.error is not None:
+        return []
+    return [
+        _resolved_import(project, importer, qualified)
+        for qualified in summary.imports.values()
+        if qualified.rpartition(".")[2] in targets
+    ]
 
 
 def _defined_in(symbol) -> Path | None:
@@ -75,23 +114,21 @@ def _defined_in(symbol) -> Path | None:
 
 
 def _imports_from(project, importer: Path, wanted: Callable[[Symbol], bool]) -> bool:
-    return any(wanted(symbol) for symbol, _ in _resolved_imports(project, importer))
+    summary = project.store.summary(importer)
+    if summary.error is not None or project.layout.location_of(importer) is None:
+        return False
+    return any(wanted(_resolved_import(project, importer, qualified)[0]) for qualified in summary.imports.values())
 
 
-def _resolved_imports(project, importer: Path) -> tuple[tuple[Symbol, Path | None], ...]:
-    """Every import of `importer` resolved, with the file that defines it: once per file and run.
+def _resolved_import(project, importer: Path, qualified: str) -> tuple[Symbol, Path | None]:
+    """An import of `importer` resolved, with the file that defines it: once per file and run.
     The users' search asks each file of the frontier's neighbourhood again for every file it
     starts from; resolving the imports each time was most of a whole-project check."""
-    found = project.resolved_imports.get(importer)
+    known = project.resolved_imports.setdefault(importer, {})
+    found = known.get(qualified)
     if found is None:
-        summary = project.store.summary(importer)
-        location = project.layout.location_of(importer)
-        symbols = (
-            [project.resolve(location, qualified) for qualified in summary.imports.values()]
-            if summary.error is None and location is not None
-            else []
-        )
-        found = project.resolved_imports[importer] = tuple((symbol, _defined_in(symbol)) for symbol in symbols)
+        symbol = project.resolve(project.layout.location_of(importer), qualified)
+        found = known[qualified] = (symbol, _defined_in(symbol))
     return found
 
 
@@ -99,7 +136,7 @@ def _named(qualified: str, symbol: Symbol) -> bool:
     return symbol.qualified == qualified
 
 
-def registry_users(project, path: Path) -> list[Path]:
+def registry_users(project, path: Path) -> Iterator[Path]:
     """The users of a file that registers its layers into a registry of the project.
 
     Such a file is imported by nobody who builds its layers (often only by a package
@@ -108,31 +145,33 @@ def registry_users(project, path: Path) -> list[Path]:
     files that import the registry and define a class, and the files that import the functions
     of a file that looks the registry up.
     """
-    found: list[Path] = []
     for qualified in sorted(registries_filled(project, path)):
         short = qualified.rpartition(".")[2].encode()
         for lookup in project.text.containing(short):
             if lookup == path or not _imports_from(project, lookup, functools.partial(_named, qualified)):
                 continue
             if project.text.defines_class(lookup):
-                found.append(lookup)
+                yield lookup
             functions = list(project.store.summary(lookup).functions)
-            found.extend(_importers(project, lookup, functions) if functions else [])
-    return list(dict.fromkeys(user for user in found if user != path))
+            yield from _importers(project, lookup, functions) if functions else ()
 
 
 def users(project, path: Path) -> list[Path]:
-    """Files that use `path`'s definitions, directly or through files that do, nearest first."""
+    """Files that use `path`'s definitions, directly or through files that do, nearest first.
+    The searches are lazy and stop at `MAX_USERS`: a layer that forty models import is not
+    looked up in the other twenty-eight, nor in registries."""
     found: list[Path] = []
     frontier = [path]
     for _ in range(MAX_DISTANCE):
         following: list[Path] = []
         for current in frontier:
-            for user in direct_users(project, current) + registry_users(project, current):
+            for user in itertools.chain(direct_users(project, current), registry_users(project, current)):
                 if user != path and user not in found and user not in following:
                     following.append(user)
+                    if len(found) + len(following) >= MAX_USERS:
+                        return [*found, *following]
         found.extend(following)
         frontier = following
-        if len(found) >= MAX_USERS or not frontier:
+        if not frontier:
             break
-    return found[:MAX_USERS]
+    return found

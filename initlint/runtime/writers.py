@@ -103,6 +103,9 @@ class Tag:
     version: int | None = None
     #: A reduction of the tagged tensor (or a map of one): what a norm divides by.
     statistic: bool = False
+    #: For a branch: the other branches summed into it (`attn_out(a) + ff_out(f)`, a parallel
+    #: block whose parent adds the sum into the stream), each with its own writer and factor.
+    joined: tuple[Tag, ...] = ()
 
 
 @dataclass
@@ -307,13 +310,16 @@ class ProvenanceMode(TorchDispatchMode):
                 self._role(key, "position" if beside_stream and tensor.dim() >= 2 else "bias")
         stream, branch = _pair(ltag, rtag, alpha)
         if stream is not None and branch is not None:
-            tag, factor = branch
-            if tag.writer is not None:
-                self.writes.append(ResidualWrite(tag.writer, factor, stream.normed, len(self.writes), tag.version))
-                self._role(tag.writer, "writer")
+            for tag in (branch, *branch.joined):
+                if tag.writer is not None:
+                    write = ResidualWrite(tag.writer, tag.factor, stream.normed, len(self.writes), tag.version)
+                    self.writes.append(write)
+                    self._role(tag.writer, "writer")
             self._tag(out, self._new_stream())
         elif stream is not None:
             self._tag(out, self._new_stream())
+        elif ltag is not None and rtag is not None and _writes(ltag) and _writes(rtag):
+            self._tag(out, _joined(ltag, _times(rtag, alpha)))
         else:
             self._tag(out, ltag if ltag is not None and ltag.kind == "branch" else rtag or ltag)
 
@@ -325,10 +331,7 @@ class ProvenanceMode(TorchDispatchMode):
         ltag = self.tag_of(left)
         if number is not None:
             if ltag is not None:
-                factor = (
-                    None if ltag.factor is None else ltag.factor * (number if name.startswith("mul") else 1 / number)
-                )
-                self._tag(out, replace(ltag, factor=factor))
+                self._tag(out, _times(ltag, number if name.startswith("mul") else 1 / number))
             return
         rtag = self.tag_of(right)
         operands = ((left, ltag), (right, rtag))
@@ -402,17 +405,34 @@ def _product(ltag: Tag | None, rtag: Tag | None) -> Tag | None:
     return Tag("branch", normed=branch.normed, writer=branch.writer, factor=None, version=branch.version)
 
 
-def _pair(ltag: Tag | None, rtag: Tag | None, alpha: float):
-    """(stream tag, (branch tag, factor)) when an add joins a stream and a branch."""
+def _pair(ltag: Tag | None, rtag: Tag | None, alpha: float) -> tuple[Tag | None, Tag | None]:
+    """(stream tag, branch tag with its factor in the add) when an add joins a stream and a branch."""
     if ltag is not None and ltag.kind == "stream" and rtag is not None and rtag.kind == "branch":
-        return ltag, (rtag, None if rtag.factor is None else rtag.factor * alpha)
+        return ltag, _times(rtag, alpha)
     if rtag is not None and rtag.kind == "stream" and ltag is not None and ltag.kind == "branch":
-        return rtag, (ltag, ltag.factor)
+        return rtag, ltag
     if ltag is not None and ltag.kind == "stream":
         return ltag, None
     if rtag is not None and rtag.kind == "stream":
         return rtag, None
     return None, None
+
+
+def _times(tag: Tag, number: float) -> Tag:
+    """A tag scaled by a constant: its factor, and those of the branches summed into it."""
+    factor = None if tag.factor is None else tag.factor * number
+    return replace(tag, factor=factor, joined=tuple(_times(other, number) for other in tag.joined))
+
+
+def _writes(tag: Tag) -> bool:
+    return tag.kind == "branch" and tag.writer is not None and not tag.statistic
+
+
+def _joined(left: Tag, right: Tag) -> Tag:
+    """The sum of two branches of different weights: each still writes whatever adds the sum."""
+    seen = {left.writer, *(other.writer for other in left.joined)}
+    added = [other for other in (replace(right, joined=()), *right.joined) if other.writer not in seen]
+    return replace(left, joined=left.joined + tuple(added)) if added else left
 
 
 def _output_tensor(output) -> torch.Tensor | None:

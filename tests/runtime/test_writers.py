@@ -130,6 +130,38 @@ def test_parallel_block_has_two_writers_per_block():
     assert not fmap.post_norm
 
 
+class ParallelBranches(nn.Module):
+    """PaLM's parallel block without its residual: both outputs summed in one expression; the
+    parent adds the sum into the stream (`x + block(x)`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln = nn.LayerNorm(WIDTH)
+        self.attn_out, self.ff_in, self.ff_out = (nn.Linear(WIDTH, WIDTH) for _ in range(3))
+
+    def forward(self, x):
+        h = self.ln(x)
+        return self.attn_out(h) + self.ff_out(F.gelu(self.ff_in(h))) * 0.5
+
+
+class Residual(nn.Module):
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x):
+        return x + self.inner(x)
+
+
+def test_a_sum_of_branches_added_by_the_parent_writes_with_both_weights():
+    names, fmap = writers_of(lambda: Residual(ParallelBranches()))
+    assert names == ["inner.attn_out.weight", "inner.ff_out.weight"] and len(fmap.writes) == 2 * DEPTH
+    assert fmap.roles["blocks.0.inner.ff_in.weight"] == "linear"
+    factors = fmap.factors()
+    assert factors["blocks.1.inner.attn_out.weight"] == 1.0 and factors["blocks.1.inner.ff_out.weight"] == 0.5
+    assert fmap.layers == DEPTH  # both branches read the same stream state
+
+
 def test_post_norm_is_recognised():
     names, fmap = writers_of(PostNormBlock)
     assert names == ["out.weight"] and fmap.post_norm
