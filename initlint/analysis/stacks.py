@@ -59,8 +59,11 @@ def _function_roots(
     candidates = [
         func
         for name, func in index.functions.items()
-        # A function the file calls builds a part of something, not a model.
-        if not (init_like(name) or uses.is_read(name) or not uses.returns_value(name))
+        # A function the file calls builds a part of something, not a model; one handing back
+        # the model it was given (sharding, compiling it) builds none.
+        if not (
+            init_like(name) or uses.is_read(name) or not uses.returns_value(name) or uses.hands_back_its_input(name)
+        )
     ]
     for func in candidates[:MAX_FUNCTION_ROOTS]:
         saved = (

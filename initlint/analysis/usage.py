@@ -23,6 +23,13 @@ class _Collector(ast.NodeVisitor):
         self.read: set[str] = set()
         #: functions (by name) with a `return <value>` of their own, outside nested functions
         self.returning: set[str] = set()
+        #: functions (by name) whose every `return <value>` hands back parameters, alone or in a
+        #: tuple, and then those never rebound in them; the opposite (`handing_other`) wins
+        self.handing_parameters: dict[str, set[str]] = defaultdict(set)
+        self.handing_other: set[str] = set()
+        self._parameters: list[set[str]] = []
+        #: function name -> the names it assigns (targets of `=`, `for`, `with ... as`, ...)
+        self.rebound: dict[str, set[str]] = defaultdict(set)
         #: attribute name -> the positions of the top-level statements that use it
         self.attribute_statements: dict[str, set[int]] = defaultdict(set)
         self.statement_count = 0
@@ -36,19 +43,32 @@ class _Collector(ast.NodeVisitor):
             self.visit(statement)
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        arguments = node.args
+        every = arguments.posonlyargs + arguments.args + arguments.kwonlyargs
         self._enclosing.append(node.name)
+        self._parameters.append({a.arg for a in every} | {a.arg for a in (arguments.vararg, arguments.kwarg) if a})
         self.generic_visit(node)
+        self._parameters.pop()
         self._enclosing.pop()
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None and self._enclosing:
-            self.returning.add(self._enclosing[-1])
+            function = self._enclosing[-1]
+            self.returning.add(function)
+            items = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            names = {item.id for item in items if isinstance(item, ast.Name)}
+            if len(names) == len(items) and names <= self._parameters[-1]:
+                self.handing_parameters[function] |= names
+            else:
+                self.handing_other.add(function)
         self.generic_visit(node)
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
 
     def visit_Name(self, node: ast.Name) -> None:
+        if not isinstance(node.ctx, ast.Load) and self._enclosing:
+            self.rebound[self._enclosing[-1]].add(node.id)
         self.read.add(node.id)
         self.uses[node.id].append(frozenset(self._enclosing))
 
@@ -90,6 +110,14 @@ class NameUses:
         model to train it returns nothing: it is no model builder)."""
         collected = self._collected()
         return collected is None or name in collected.returning
+
+    def hands_back_its_input(self, name: str) -> bool:
+        """Whether a function of that name only hands back what it was given (`def parallelize(
+        model, mesh): ...; return model`): it shards, compiles or wraps a model, builds none."""
+        collected = self._collected()
+        if collected is None or name in collected.handing_other or name not in collected.handing_parameters:
+            return False
+        return not collected.handing_parameters[name] & collected.rebound[name]
 
     def is_used(self, name: str) -> bool:
         """Whether `name` is called or passed on as a name or an attribute

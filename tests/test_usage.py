@@ -1,0 +1,68 @@
+"""`NameUses`: the questions the analysis asks of a module's names, from one `ast` read."""
+
+import libcst as cst
+import pytest
+
+from initlint.analysis.usage import NameUses
+
+SOURCE = """
+import torch.nn as nn
+
+
+def parallelize(model, mesh, compile=False):
+    for block in model.layers:
+        shard(block, mesh)
+    if compile:
+        return model
+    return model
+
+
+def shard_pair(encoder, decoder, mesh):
+    return encoder, decoder
+
+
+def build(config):
+    model = Transformer(config)
+    return model
+
+
+def rebuild(model, config):
+    model = Transformer(config)
+    return model
+
+
+def wrap(model):
+    return Wrapped(model)
+
+
+def maybe(model):
+    if model is None:
+        return None
+    return model
+
+
+def main(model):
+    train(model)
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "hands_back"),
+    [
+        ("parallelize", True),  # every return hands back the model it was given
+        ("shard_pair", True),  # a tuple of its parameters
+        ("build", False),  # a model it builds
+        ("rebuild", False),  # the parameter's name rebound to a new model
+        ("wrap", False),  # a new module around it
+        ("maybe", False),  # a value of its own (None) on one path
+        ("main", False),  # returns nothing at all
+    ],
+)
+def test_a_function_handing_back_its_input_is_told_apart(name, hands_back):
+    uses = NameUses(cst.parse_module(SOURCE))
+    assert uses.hands_back_its_input(name) is hands_back
+
+
+def test_unreadable_source_answers_no():
+    uses = NameUses(cst.parse_module("def f(x):\n    return x\n"), source="def f(:\n")
+    assert uses.hands_back_its_input("f") is False
