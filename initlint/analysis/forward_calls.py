@@ -452,9 +452,12 @@ class ForwardCalls:
         for add in inner.adds:
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
-        handed_back = _items_handed_back(inner) if inner.returns else None
+        # `x, skip, kw = self.residual.prepare(x)`: a module's method hands each item back on its
+        # own; a plain function's tuple (`bias, x = cat_with_bias(xs)`) stays one value.
+        method = len(args) == len(call.args) + 1 and isinstance(args[0], ModRef)
+        handed_back = _items_handed_back(inner) if inner.returns and method else None
         if handed_back is not None:
-            flow.unpacked[id(call)] = handed_back  # `x, skip, kw = self.res.prepare(x)`: each its own
+            flow.unpacked[id(call)] = handed_back
         return merge(inner.returns) if inner.returns else None
 
     def _apply_to_share(self, module: ModuleNode, share: Part, depth: int) -> Any:
