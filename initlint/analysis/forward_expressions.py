@@ -25,16 +25,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Interpreter
 
 
-#: What the stream itself is while read: as it came in, normalised, or normalised on one path.
-_STREAM_VALUES = (STREAM, NORMED, MAYBE_NORMED)
-
-
-def _factor(value: Any) -> bool:
-    """A value that only scales what it multiplies: a conditioned or unknown tensor, a number, a
-    learned parameter (not the stream, a branch or a share of a layer's output)."""
-    return value is CONDITIONED or value is UNKNOWN or isinstance(value, (Const, ParamRef))
-
-
 class ForwardExpressions:
     """Needs the reader's calls and adds (`residual.ForwardReader`)."""
 
@@ -232,8 +222,6 @@ class ForwardExpressions:
                 return self._scale(left, right, node.right, node.operator, env, node)
             if isinstance(right, Branch) and isinstance(node.operator, cst.Multiply):
                 return self._scale(right, left, node.left, node.operator, env, node)
-            if isinstance(node.operator, cst.Multiply) and right in _STREAM_VALUES and _factor(left):
-                return right  # `gamma * self.norm(x)`: the normalised stream, scaled, as `norm(x) * gamma` is
         if isinstance(node.operator, cst.MatrixMultiply):
             if isinstance(right, ParamRef):
                 return _through_matrix(left, right)  # `h @ self.down_proj[e]`: a 3-D expert weight

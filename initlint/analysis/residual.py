@@ -38,6 +38,7 @@ from initlint.analysis.flow import (
     STREAM,
     BlockLoops,
     Branch,
+    Part,
     is_pass_through,
     merge,
 )
@@ -298,15 +299,12 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                 return STREAM
         if STREAM in (left, right) and CONDITIONED in (left, right):
             flow.offset = True
-        if (
-            flow.recording
-            and STREAM not in (left, right)
-            and any(_resets_stream(a) and isinstance(b, Branch) for a, b in ((left, right), (right, left)))
-        ):
+        modulated = any(value is CONDITIONED or isinstance(value, Part) for value in (left, right))
+        if flow.recording and STREAM not in (left, right) and not modulated and any(map(_resets_stream, (left, right))):
             # `x = conv_bn(x); x = x + ff(x)`: the stream was renormalised after the adds made so
             # far and goes on from there, as after a post-norm `norm(x + f(x))`: they do not
-            # sum over depth. (`norm(x) * (1 + scale) + shift` adds no branch: it shifts a
-            # normalised copy, the modulated input of a branch, and leaves the stream as it is.)
+            # sum over depth. A conditioned shift (`norm(x) * (1 + scale) + shift`) only
+            # modulates a branch input.
             for add in flow.adds:
                 add.prenorm = False
         return merge([left, right])
