@@ -31,9 +31,21 @@ import corpus_eval  # noqa: E402  (the pinned packages and their download live t
 
 DEFAULT_LABELS = corpus_eval.REPO / "scripts" / "recall_labels.json"
 #: Label-file keys listing held-out files; each is scored as a part of the same name.
-HELD_OUT_PARTS = ("held_out_7", "held_out_10")
+HELD_OUT_PARTS = ("held_out_7",)
 #: Label-file keys of former held-out sets, scored on their own with their misses shown.
-SEEN_PARTS = ("seen_2", "seen_3", "seen_4", "seen_5", "seen_6", "seen_8", "opened_8", "opened_9", "seen_10", "seen_10b")
+SEEN_PARTS = (
+    "seen_2",
+    "seen_3",
+    "seen_4",
+    "seen_5",
+    "seen_6",
+    "seen_8",
+    "opened_8",
+    "opened_9",
+    "seen_10",
+    "seen_10b",
+    "opened_10",
+)
 
 
 def score(labels: dict, corpus: Path) -> dict[str, dict]:
