@@ -95,12 +95,12 @@ class ForwardCalls:
         ) -> Any: ...
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
-        joins = self.interp.index.resolve(node.func) in CONCATENATING
-        args = [self._argument(arg.value, joins, env, flow, depth) for arg in node.args]
+        resolved = self.interp.index.resolve(node.func) or ""
+        args = [self._argument(arg.value, resolved in CONCATENATING, env, flow, depth) for arg in node.args]
         carried = _carried_by(node, args)
         func = node.func
         _note_loop_call(func, flow)
-        described, value = self._library_function(node, args, env, flow, depth)
+        described, value = self._library_function(node, resolved, args, env, flow, depth)
         if described:
             return value
         if isinstance(func, cst.Name) and func.value not in env.names:
@@ -145,10 +145,11 @@ class ForwardCalls:
             return _masked_scatter(func.value, node.args[0].value, receiver, args[1], env, flow)
         return UNKNOWN if name in TENSOR_METADATA else _tensor_call(receiver, name, args, carried)
 
-    def _library_function(self, call: cst.Call, args: list[Any], env: Env, flow: _Flow, depth: int) -> tuple[bool, Any]:
-        """(whether the registry describes the called function, what the call gives): `typing.cast(T,
-        x)` is `x`; `checkpoint(fn, x)` runs `fn(x)`."""
-        resolved = self.interp.index.resolve(call.func) or ""
+    def _library_function(
+        self, call: cst.Call, resolved: str, args: list[Any], env: Env, flow: _Flow, depth: int
+    ) -> tuple[bool, Any]:
+        """(whether the registry describes the called function, by its resolved name, what the call
+        gives): `typing.cast(T, x)` is `x`; `checkpoint(fn, x)` runs `fn(x)`."""
         returned = RETURNS_ARGUMENT.get(resolved, RUNS_AS_ARGUMENT.get(resolved))
         if returned is not None and len(args) > returned:
             return True, args[returned]
