@@ -609,6 +609,37 @@ UNTUNED_PACKAGES = (
     Package("sinkhorn-transformer", "0.11.4", ("sinkhorn_transformer/sinkhorn_transformer.py",)),
     Package("token-shift-gpt", "0.0.2", ("token_shift_gpt/token_shift_gpt.py",)),
     Package("transformer-in-transformer", "0.1.2", ("transformer_in_transformer/tnt.py",)),
+    # held_out_11 (round 9): two labellers read these before anyone ran initlint on them; held out
+    Package(
+        "bert-pytorch",
+        "0.0.1a4",
+        ("bert_pytorch/model/attention/multi_head.py", "bert_pytorch/model/utils/feed_forward.py"),
+    ),
+    Package(
+        "language-modeling-transformers",
+        "0.2.8",
+        ("lmt/layers/attention/multihead_attention.py", "lmt/layers/transformers/ff.py"),
+    ),
+    Package("yet-another-retnet", "0.5.1", ("yet_another_retnet/retnet.py", "yet_another_retnet/retention.py")),
+    Package("local-attention", "1.9.0", ("local_attention/transformer.py",)),
+    Package("llmbuilder", "2.0.0", ("llmbuilder/model/gpt.py",)),
+    Package("bidirectional-mamba", "0.2.0", ("bidirectional_mamba/mixer.py", "bidirectional_mamba/_mlp.py")),
+    Package("bhasa", "0.1.2", ("bhasa/models/mixer_seq_simple.py", "bhasa/modules/mamba_simple.py")),
+    Package("langtrain", "0.0.4", ("langtrain/nn/nn.py",)),
+    Package("s5-pytorch", "0.1.7", ("s5/s5_model.py",)),
+    Package("laion-clap", "1.1.7", ("laion_clap/clap_module/model.py", "laion_clap/clap_module/htsat.py")),
+    Package(
+        "salesforce-lavis",
+        "1.0.2",
+        ("lavis/models/eva_vit.py", "lavis/models/vit.py", "lavis/models/timesformer/vit.py"),
+    ),
+    Package("esm-efficient", "0.0.9", ("esme/attention.py",)),
+    Package("ablang", "0.3.1", ("ablang/encoderblocks.py",)),
+    Package("clay-foundation-model", "0.1.0", ("src/backbone.py",)),
+    Package("mcrt-tools", "1.0.2", ("MCRT/modules/McrtTransformer.py",)),
+    Package("earth2studio", "0.19.0", ("earth2studio/models/nn/atlas.py", "earth2studio/models/nn/camulator.py")),
+    Package("bioemu", "1.4.1", ("bioemu/structure_module.py",)),
+    Package("cosmos-predict2", "1.0.9", ("cosmos_predict2/models/text2image_dit.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
