@@ -41,6 +41,7 @@ from initlint.analysis.knowledge.conventions import (
     ACTIVATION_FUNCTIONS,
     CONCATENATING,
     FRESH_TENSORS,
+    LINEAR_FUNCTIONS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
     RESHAPING_METHODS,
@@ -112,11 +113,9 @@ class ForwardCalls:
             return carried
         name = func.attr.value
         weights = [a for a in args if isinstance(a, ParamRef)]
-        if name == "linear" and weights and carried is not UNKNOWN:
-            if weights[0].param.owner is flow.node:
-                return _through_matrix(carried, weights[0])  # `F.linear(x, self.weight)`: a linear layer's own
-            # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
-            return self._apply_module(weights[0].param.owner, carried, depth)
+        linear = self._functional_linear(name, resolved, weights, carried, flow, depth)
+        if linear is not None:
+            return linear
         if name in MATRIX_PRODUCTS and weights:
             return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
         carried = _mixed(name, args, carried)
@@ -144,6 +143,21 @@ class ForwardCalls:
         if name == "masked_scatter" and len(args) == 2:
             return _masked_scatter(func.value, node.args[0].value, receiver, args[1], env, flow)
         return UNKNOWN if name in TENSOR_METADATA else _tensor_call(receiver, name, args, carried)
+
+    def _functional_linear(
+        self, name: str, resolved: str, weights: list[ParamRef], carried: Any, flow: _Flow, depth: int
+    ) -> Any:
+        """`F.linear(x, weight)`: the layer owning the weight applied to `x`. None for any other call."""
+        if name == "linear" and weights and carried is not UNKNOWN:
+            if weights[0].param.owner is flow.node:
+                return _through_matrix(carried, weights[0])  # `F.linear(x, self.weight)`: a linear layer's own
+            # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
+            return self._apply_module(weights[0].param.owner, carried, depth)
+        if resolved in LINEAR_FUNCTIONS and not weights:
+            # `F.linear(x, torch.cat(ws))`: a layer whose weight we cannot trace runs last; what it
+            # returns is no longer the input, nor the output of the layer applied before.
+            return UNKNOWN
+        return None
 
     def _library_function(
         self, call: cst.Call, resolved: str, args: list[Any], env: Env, flow: _Flow, depth: int

@@ -88,6 +88,8 @@ CONCATENATING = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "to
 #: `layer = functools.partial(layer, **kwargs)` then `layer(x)` applies `layer` to `x` (the
 #: interpreter models `partial` itself, for `__init__`).
 RUNS_AS_ARGUMENT = {"functools.partial": 0}
+#: The functional form of a linear layer (`F.linear(x, weight, bias)`).
+LINEAR_FUNCTIONS = frozenset({"torch.nn.functional.linear"})
 #: Functional calls in `forward` that multiply their input by a weight given as an argument
 #: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
 MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm", "tensordot", "inner"})
@@ -146,7 +148,8 @@ SCALE_KEEPING_METHODS = frozenset(
         "expand_as",
     }
 )
-#: Tensor methods that lay the same values out in another shape or type (`gamma.view(-1, 1, 1)`).
+#: Tensor methods that lay the same values out in another shape or type (`gamma.view(-1, 1, 1)`),
+#: or copy them (`layer.weight.clone()` is still that layer's weight).
 RESHAPING_METHODS = frozenset(
     {
         "view",
@@ -161,6 +164,9 @@ RESHAPING_METHODS = frozenset(
         "half",
         "bfloat16",
         "t",
+        "clone",
+        "detach",
+        "contiguous",
     }
 )
 #: Of those, the ones whose tensor argument gives only its shape, dtype or device (`x.type_as(y)`).
