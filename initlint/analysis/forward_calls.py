@@ -18,7 +18,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, truth
 from initlint.analysis.construction import dataclass_fields
-from initlint.analysis.forward_expressions import _member, _through_matrix
+from initlint.analysis.forward_expressions import _member
 from initlint.analysis.forward_bindings import changed_in_place, tuple_literals
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function
 from initlint.analysis.flow import (
@@ -41,7 +41,6 @@ from initlint.analysis.knowledge.conventions import (
     ACTIVATION_FUNCTIONS,
     CONCATENATING,
     FRESH_TENSORS,
-    LINEAR_FUNCTIONS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
     RESHAPING_METHODS,
@@ -89,6 +88,15 @@ class ForwardCalls:
         def _normalises(self, module: ModuleNode, depth: int) -> bool: ...
 
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
+
+        def _add_call(
+            self, call: cst.Call, name: str, receiver: Any, args: list[Any], env: Env, flow: _Flow
+        ) -> Any: ...
+
+        def _weight_product(
+            self, name: str, resolved: str, weights: list[ParamRef], carried: Any, flow: _Flow, depth: int
+        ) -> Any: ...
+
         def _ends_in_norm(self, module: ModuleNode, depth: int) -> bool: ...
 
         def _apply_called(
@@ -113,11 +121,9 @@ class ForwardCalls:
             return carried
         name = func.attr.value
         weights = [a for a in args if isinstance(a, ParamRef)]
-        linear = self._functional_linear(name, resolved, weights, carried, flow, depth)
-        if linear is not None:
-            return linear
-        if name in MATRIX_PRODUCTS and weights:
-            return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
+        product = self._weight_product(name, resolved, weights, carried, flow, depth)
+        if product is not None:
+            return product
         carried = _mixed(name, args, carried)
         if name in FRESH_TENSORS:
             return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
@@ -142,22 +148,10 @@ class ForwardCalls:
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
         if name == "masked_scatter" and len(args) == 2:
             return _masked_scatter(func.value, node.args[0].value, receiver, args[1], env, flow)
+        added = self._add_call(node, resolved, receiver, args, env, flow)
+        if added is not None:
+            return added  # `x.add_(branch)`, `torch.add(x, branch, out=x)`
         return UNKNOWN if name in TENSOR_METADATA else _tensor_call(receiver, name, args, carried)
-
-    def _functional_linear(
-        self, name: str, resolved: str, weights: list[ParamRef], carried: Any, flow: _Flow, depth: int
-    ) -> Any:
-        """`F.linear(x, weight)`: the layer owning the weight applied to `x`. None for any other call."""
-        if name == "linear" and weights and carried is not UNKNOWN:
-            if weights[0].param.owner is flow.node:
-                return _through_matrix(carried, weights[0])  # `F.linear(x, self.weight)`: a linear layer's own
-            # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
-            return self._apply_module(weights[0].param.owner, carried, depth)
-        if resolved in LINEAR_FUNCTIONS and not weights:
-            # `F.linear(x, torch.cat(ws))`: a layer whose weight we cannot trace runs last; what it
-            # returns is no longer the input, nor the output of the layer applied before.
-            return UNKNOWN
-        return None
 
     def _library_function(
         self, call: cst.Call, resolved: str, args: list[Any], env: Env, flow: _Flow, depth: int

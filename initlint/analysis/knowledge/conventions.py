@@ -183,7 +183,11 @@ VALUE_MOVING_CALLS = SPLITTING_METHODS | frozenset(
 )
 #: In-place tensor methods that accumulate their last argument into the receiver
 #: (`out.index_add_(0, idx, expert_out)`): the receiver then holds that content too.
-ACCUMULATE_IN_PLACE = frozenset({"index_add_", "scatter_add_", "index_copy_", "index_put_", "add_", "copy_"})
+ACCUMULATE_IN_PLACE = frozenset({"index_add_", "scatter_add_", "index_copy_", "index_put_", "copy_"})
+#: The add written as a call: tensor methods (`x.add_(y)` adds in place, as `x += y` does) and
+#: `torch` functions (`torch.add(x, y, out=x)`); `alpha=` multiplies the second operand.
+ADDING_METHODS = frozenset({"add", "add_"})
+ADDING_FUNCTIONS = frozenset({"torch.add"})
 #: Callables that receive modules or tensors without initialising them.
 HARMLESS_CALLS = frozenset(
     {
