@@ -35,6 +35,7 @@ from initlint.analysis.flow import (
     is_squashing,
     join,
     merge,
+    spread_of,
 )
 from initlint.analysis.knowledge.conventions import (
     ACCUMULATE_IN_PLACE,
@@ -619,6 +620,9 @@ def _fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
 
 def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
     """`receiver.name(*args)` on what is not a module: a tensor method or a `torch` function."""
+    spread = spread_of(receiver, name, args)
+    if spread is not None:
+        return spread  # `x.std(-1)`, `torch.rsqrt(var + eps)`: a norm written out divides by it
     if isinstance(receiver, ParamRef) and (name in RESHAPING_METHODS or name in SQUASHING):
         # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast;
         # `self.gate.tanh() * branch`: a squashed learned gate, as `torch.tanh(self.gate)` is.

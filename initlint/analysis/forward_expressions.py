@@ -22,6 +22,7 @@ from initlint.analysis.flow import (
     Branch,
     Part,
     merge,
+    standardised,
     stored_key,
 )
 from initlint.analysis.forward_bindings import aligned
@@ -262,6 +263,9 @@ class ForwardExpressions:
     def _binary(self, node: cst.BinaryOperation, env: Env, flow: _Flow, depth: int) -> Any:
         left = self._eval(node.left, env, flow, depth)
         right = self._eval(node.right, env, flow, depth)
+        normed = standardised(left, right, node.operator, node.right)
+        if normed is not None:
+            return normed  # `(x - mean) / std`: a norm written out
         if isinstance(node.operator, cst.Add):
             return self.add_either(left, right, (node.left, node.right), node, flow)
         if isinstance(node.operator, (cst.Multiply, cst.Divide)):

@@ -75,6 +75,11 @@ PASS_THROUGH_HINTS = ("dropout", "drop_path", "drop", "identity")
 #: Functional calls in `forward` that normalise, and that squash a branch into a gate.
 NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
 SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
+#: Statistics of a tensor's spread (`x.std(-1)`, `x.var(-1)`, `x.norm(dim=-1)`), and the roots
+#: taken of one (`torch.sqrt(var + eps)`; `rsqrt` its reciprocal): the stream divided by a
+#: spread (or multiplied by a reciprocal) is standardised, as a norm leaves it.
+SPREAD_STATISTICS = frozenset({"std", "var", "norm"})
+ROOTS = frozenset({"sqrt", "rsqrt"})
 #: Functional nonlinearities: applied to the stream itself after an add (`relu(out * 0.17 + x)`),
 #: they make a post-activation residual network, not a residual stream.
 ACTIVATION_FUNCTIONS = frozenset({"relu", "relu_", "gelu", "silu", "leaky_relu", "elu", "relu6", "hardswish"})
