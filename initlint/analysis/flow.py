@@ -8,8 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import libcst as cst
+
 from initlint.analysis.abstract import UNKNOWN
-from initlint.analysis.knowledge.conventions import NORM_HINTS, PASS_THROUGH_HINTS, SQUASHING
+from initlint.analysis.knowledge.conventions import NORM_HINTS, PASS_THROUGH_HINTS, ROOTS, SPREAD_STATISTICS, SQUASHING
 from initlint.analysis.model import ModuleNode, Param, RuntimeScale
 from initlint.analysis.values import Monomial
 
@@ -40,6 +42,18 @@ class Conditioned:
 
 
 CONDITIONED = Conditioned()
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A measure of the stream's scale computed from it (`x.std(-1)`, `x.var(-1) + eps`,
+    `torch.sqrt(var)`), or with `inverse` its reciprocal (`torch.rsqrt(var + eps)`): the stream
+    divided by the one, or multiplied by the other, is standardised (a norm written out)."""
+
+    inverse: bool = False
+
+
+SPREAD, INVERSE_SPREAD = Spread(), Spread(inverse=True)
 
 
 @dataclass(frozen=True)
@@ -329,3 +343,36 @@ class BlockLoops:
     def runs(self, container: ModuleNode) -> Monomial | None:
         facts = self.facts.get(id(container))
         return facts.runs if facts is not None else None
+
+
+def spread_of(receiver: Any, name: str, args: list[Any]) -> Spread | None:
+    """`x.std(-1)`, `torch.var(x)`, `torch.sqrt(var + eps)`, `var.rsqrt()`: the stream's spread
+    (or its reciprocal) that a statistic or a root of it gives. None for any other call."""
+    subject = args[0] if receiver is UNKNOWN and args else receiver
+    if name in SPREAD_STATISTICS and subject is STREAM:
+        return SPREAD
+    if name in ROOTS and isinstance(subject, Spread):
+        return INVERSE_SPREAD if subject.inverse != (name == "rsqrt") else SPREAD
+    return None
+
+
+def standardised(left: Any, right: Any, operator: cst.BaseBinaryOp, exponent: cst.BaseExpression) -> Any:
+    """`(x - mean) / std`, `x * torch.rsqrt(var + eps)`: the stream standardised, as a norm
+    leaves it (NORMED). `var + eps`, `std * 2`, `var ** 0.5`, `1 / std`: still a spread of it, or
+    its reciprocal. None where no spread takes part."""
+    spread = left if isinstance(left, Spread) else right if isinstance(right, Spread) else None
+    if spread is None:
+        return None
+    if isinstance(operator, cst.Divide) and left is STREAM and not spread.inverse:
+        return NORMED
+    if isinstance(operator, cst.Multiply) and STREAM in (left, right) and spread.inverse:
+        return NORMED
+    other = right if spread is left else left
+    if other is STREAM or other is NORMED or other is MAYBE_NORMED or isinstance(other, (Branch, Part)):
+        return None
+    if isinstance(operator, cst.Divide) and spread is right:
+        return SPREAD if spread.inverse else INVERSE_SPREAD  # `1 / std`
+    if isinstance(operator, cst.Power) and spread is left:
+        negative = isinstance(exponent, cst.UnaryOperation) and isinstance(exponent.operator, cst.Minus)
+        return INVERSE_SPREAD if spread.inverse != negative else SPREAD  # `var ** -0.5`
+    return spread if isinstance(operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)) else None

@@ -18,7 +18,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, truth
 from initlint.analysis.construction import dataclass_fields
-from initlint.analysis.forward_expressions import _member, _through_matrix
+from initlint.analysis.forward_expressions import _member
 from initlint.analysis.forward_bindings import changed_in_place, tuple_literals
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function
 from initlint.analysis.flow import (
@@ -35,6 +35,7 @@ from initlint.analysis.flow import (
     is_squashing,
     join,
     merge,
+    spread_of,
 )
 from initlint.analysis.knowledge.conventions import (
     ACCUMULATE_IN_PLACE,
@@ -88,6 +89,15 @@ class ForwardCalls:
         def _normalises(self, module: ModuleNode, depth: int) -> bool: ...
 
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
+
+        def _add_call(
+            self, call: cst.Call, name: str, receiver: Any, args: list[Any], env: Env, flow: _Flow
+        ) -> Any: ...
+
+        def _weight_product(
+            self, name: str, resolved: str, weights: list[ParamRef], carried: Any, flow: _Flow, depth: int
+        ) -> Any: ...
+
         def _ends_in_norm(self, module: ModuleNode, depth: int) -> bool: ...
 
         def _apply_called(
@@ -112,13 +122,9 @@ class ForwardCalls:
             return carried
         name = func.attr.value
         weights = [a for a in args if isinstance(a, ParamRef)]
-        if name == "linear" and weights and carried is not UNKNOWN:
-            if weights[0].param.owner is flow.node:
-                return _through_matrix(carried, weights[0])  # `F.linear(x, self.weight)`: a linear layer's own
-            # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
-            return self._apply_module(weights[0].param.owner, carried, depth)
-        if name in MATRIX_PRODUCTS and weights:
-            return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
+        product = self._weight_product(name, resolved, weights, carried, flow, depth)
+        if product is not None:
+            return product
         carried = _mixed(name, args, carried)
         if name in FRESH_TENSORS:
             return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
@@ -143,6 +149,9 @@ class ForwardCalls:
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
         if name == "masked_scatter" and len(args) == 2:
             return _masked_scatter(func.value, node.args[0].value, receiver, args[1], env, flow)
+        added = self._add_call(node, resolved, receiver, args, env, flow)
+        if added is not None:
+            return added  # `x.add_(branch)`, `torch.add(x, branch, out=x)`
         return UNKNOWN if name in TENSOR_METADATA else _tensor_call(receiver, name, args, carried)
 
     def _library_function(
@@ -611,6 +620,9 @@ def _fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
 
 def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
     """`receiver.name(*args)` on what is not a module: a tensor method or a `torch` function."""
+    spread = spread_of(receiver, name, args)
+    if spread is not None:
+        return spread  # `x.std(-1)`, `torch.rsqrt(var + eps)`: a norm written out divides by it
     if isinstance(receiver, ParamRef) and (name in RESHAPING_METHODS or name in SQUASHING):
         # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast;
         # `self.gate.tanh() * branch`: a squashed learned gate, as `torch.tanh(self.gate)` is.

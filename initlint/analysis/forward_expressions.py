@@ -14,9 +14,25 @@ import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, as_number
 from initlint.analysis.interp import Ctx
-from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge, stored_key
+from initlint.analysis.flow import (
+    CONDITIONED,
+    MAYBE_NORMED,
+    NORMED,
+    STREAM,
+    Branch,
+    Part,
+    merge,
+    standardised,
+    stored_key,
+)
 from initlint.analysis.forward_bindings import aligned
-from initlint.analysis.knowledge.conventions import TENSOR_METADATA
+from initlint.analysis.knowledge.conventions import (
+    ADDING_FUNCTIONS,
+    ADDING_METHODS,
+    LINEAR_FUNCTIONS,
+    MATRIX_PRODUCTS,
+    TENSOR_METADATA,
+)
 from initlint.analysis.model import ModuleNode, RuntimeScale
 from initlint.analysis.values import Monomial
 
@@ -45,6 +61,10 @@ class ForwardExpressions:
             flow: _Flow,
         ) -> Any: ...
 
+        def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None: ...
+
+        def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any: ...
+
     def _scale(
         self,
         value: Any,
@@ -71,6 +91,50 @@ class ForwardExpressions:
                 scale = RuntimeScale(whole, number, self.interp.code(other_node))
                 return replace(value, scales=value.scales + (scale,))
         return value
+
+    def _weight_product(
+        self, name: str, resolved: str, weights: list[ParamRef], carried: Any, flow: _Flow, depth: int
+    ) -> Any:
+        """`F.linear(x, weight)`, `einsum(..., x, self.w2[e])`: content multiplied by a weight
+        handed in. None for any other call."""
+        if name == "linear" and weights and carried is not UNKNOWN:
+            if weights[0].param.owner is flow.node:
+                return _through_matrix(carried, weights[0])  # `F.linear(x, self.weight)`: a linear layer's own
+            # `F.linear(x, self.proj.weight)`: the layer owning the weight is applied.
+            return self._apply_module(weights[0].param.owner, carried, depth)
+        if resolved in LINEAR_FUNCTIONS and not weights:
+            # `F.linear(x, torch.cat(ws))`: a layer whose weight we cannot trace runs last; what it
+            # returns is no longer the input, nor the output of the layer applied before.
+            return UNKNOWN
+        if name in MATRIX_PRODUCTS and weights:
+            return _through_matrix(carried, weights[-1])  # `einsum("th,thd->td", h, self.w2[e])`
+        return None
+
+    def _add_call(
+        self, call: cst.Call, resolved: str, receiver: Any, args: list[Any], env: Env, flow: _Flow
+    ) -> Any | None:
+        """`h.add_(x)`, `x.add(branch)`, `torch.add(x, branch, out=x)`: the add `x + branch` written
+        as a call, `alpha=` scaling its second operand. In place (`add_`, `out=`), the tensor
+        written holds the sum after it, as after `x += branch`. None for any other call."""
+        positional = [(arg.value, value) for arg, value in zip(call.args, args) if not arg.keyword and not arg.star]
+        named = {arg.keyword.value: (arg.value, value) for arg, value in zip(call.args, args) if arg.keyword}
+        func = call.func
+        written: cst.BaseExpression | None = None
+        if resolved in ADDING_FUNCTIONS and len(positional) == 2:
+            operands = positional
+            written = named["out"][0] if "out" in named else None
+        elif isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS and len(positional) == 1:
+            operands = [(func.value, receiver), positional[0]]
+            written = func.value if func.attr.value.endswith("_") else None
+        else:
+            return None
+        (left_node, left), (right_node, right) = operands
+        if "alpha" in named:
+            right = self._scale(right, named["alpha"][1], named["alpha"][0], cst.Multiply(), env, call)
+        total = self.add_either(left, right, (left_node, right_node), call, flow)
+        if written is not None:
+            self._assign(written, total, env)
+        return total
 
     def _value(self, node: cst.BaseExpression, env: Env) -> Any:
         """Evaluate an expression with the interpreter, `self` bound to the module node (and the
@@ -199,6 +263,9 @@ class ForwardExpressions:
     def _binary(self, node: cst.BinaryOperation, env: Env, flow: _Flow, depth: int) -> Any:
         left = self._eval(node.left, env, flow, depth)
         right = self._eval(node.right, env, flow, depth)
+        normed = standardised(left, right, node.operator, node.right)
+        if normed is not None:
+            return normed  # `(x - mean) / std`: a norm written out
         if isinstance(node.operator, cst.Add):
             return self.add_either(left, right, (node.left, node.right), node, flow)
         if isinstance(node.operator, (cst.Multiply, cst.Divide)):

@@ -75,6 +75,11 @@ PASS_THROUGH_HINTS = ("dropout", "drop_path", "drop", "identity")
 #: Functional calls in `forward` that normalise, and that squash a branch into a gate.
 NORM_FUNCTIONS = frozenset({"layer_norm", "rms_norm", "group_norm", "normalize"})
 SQUASHING = frozenset({"sigmoid", "softmax", "tanh"})
+#: Statistics of a tensor's spread (`x.std(-1)`, `x.var(-1)`, `x.norm(dim=-1)`), and the roots
+#: taken of one (`torch.sqrt(var + eps)`; `rsqrt` its reciprocal): the stream divided by a
+#: spread (or multiplied by a reciprocal) is standardised, as a norm leaves it.
+SPREAD_STATISTICS = frozenset({"std", "var", "norm"})
+ROOTS = frozenset({"sqrt", "rsqrt"})
 #: Functional nonlinearities: applied to the stream itself after an add (`relu(out * 0.17 + x)`),
 #: they make a post-activation residual network, not a residual stream.
 ACTIVATION_FUNCTIONS = frozenset({"relu", "relu_", "gelu", "silu", "leaky_relu", "elu", "relu6", "hardswish"})
@@ -88,6 +93,8 @@ CONCATENATING = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "to
 #: `layer = functools.partial(layer, **kwargs)` then `layer(x)` applies `layer` to `x` (the
 #: interpreter models `partial` itself, for `__init__`).
 RUNS_AS_ARGUMENT = {"functools.partial": 0}
+#: The functional form of a linear layer (`F.linear(x, weight, bias)`).
+LINEAR_FUNCTIONS = frozenset({"torch.nn.functional.linear"})
 #: Functional calls in `forward` that multiply their input by a weight given as an argument
 #: (`torch.einsum("th,thd->td", h, self.w2[e])`): that weight writes the result.
 MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm", "tensordot", "inner"})
@@ -146,7 +153,8 @@ SCALE_KEEPING_METHODS = frozenset(
         "expand_as",
     }
 )
-#: Tensor methods that lay the same values out in another shape or type (`gamma.view(-1, 1, 1)`).
+#: Tensor methods that lay the same values out in another shape or type (`gamma.view(-1, 1, 1)`),
+#: or copy them (`layer.weight.clone()` is still that layer's weight).
 RESHAPING_METHODS = frozenset(
     {
         "view",
@@ -161,6 +169,9 @@ RESHAPING_METHODS = frozenset(
         "half",
         "bfloat16",
         "t",
+        "clone",
+        "detach",
+        "contiguous",
     }
 )
 #: Of those, the ones whose tensor argument gives only its shape, dtype or device (`x.type_as(y)`).
@@ -177,7 +188,11 @@ VALUE_MOVING_CALLS = SPLITTING_METHODS | frozenset(
 )
 #: In-place tensor methods that accumulate their last argument into the receiver
 #: (`out.index_add_(0, idx, expert_out)`): the receiver then holds that content too.
-ACCUMULATE_IN_PLACE = frozenset({"index_add_", "scatter_add_", "index_copy_", "index_put_", "add_", "copy_"})
+ACCUMULATE_IN_PLACE = frozenset({"index_add_", "scatter_add_", "index_copy_", "index_put_", "copy_"})
+#: The add written as a call: tensor methods (`x.add_(y)` adds in place, as `x += y` does) and
+#: `torch` functions (`torch.add(x, y, out=x)`); `alpha=` multiplies the second operand.
+ADDING_METHODS = frozenset({"add", "add_"})
+ADDING_FUNCTIONS = frozenset({"torch.add"})
 #: Callables that receive modules or tensors without initialising them.
 HARMLESS_CALLS = frozenset(
     {
