@@ -65,11 +65,25 @@ def _unseen_none_test(test: cst.BaseExpression, env: Env) -> str | None:
     return test.left.value if isinstance(env.names.get(test.left.value), Opaque) else None
 
 
+def _wraps(value: Any, previous: Any) -> bool:
+    """Whether module `value` holds module `previous` (`attn = SkipIf(cond, attn)`)."""
+    if not (isinstance(value, ModRef) and isinstance(previous, ModRef)) or value.node is previous.node:
+        return False
+    node = previous.node.parent
+    while node is not None and node is not value.node:
+        node = node.parent
+    return node is value.node
+
+
 def _bind_name(env: Env, name: str, value: Any, ctx: Ctx) -> Any:
     """`name = value` on the path `ctx` runs. A module bound to the name in each arm of one
-    undecided `if` is one of the two afterwards, as either arm may have run."""
+    undecided `if` is one of the two afterwards, as either arm may have run. A module wrapped
+    under an undecided `if` (`if seq_len == 1: attn = SkipIf(cond, attn)`) is inside the model
+    on both paths: the wrapper is read, as the arm of an `if` with an `else` is."""
     if ctx.arm is None:
         env.arms.pop(name, None)
+        if not ctx.certain and _wraps(value, env.names.get(name)):
+            return value
         return merge_uncertain(env.names, name, value, ctx)
     previous = env.names.get(name)
     choice, arm = ctx.arm
