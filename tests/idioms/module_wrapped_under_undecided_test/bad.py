@@ -25,8 +25,6 @@ class Normed(nn.Module):
 
 
 class Skippable(nn.Module):
-    """Passes the stream on untouched when `when` says so."""
-
     def __init__(self, when, inner):
         super().__init__()
         self.when = when
@@ -70,11 +68,10 @@ class Mixer(nn.Module):
             if chunk == 1:
                 mixer = Skippable(lambda x, cache=None: cache is None, mixer)
             self.stages.append(nn.ModuleList([mixer, channels]))
-        self.head = nn.Linear(width, vocab)
 
     def forward(self, tokens, cache=None):
         x = self.embed(tokens)
         for mixer, channels in self.stages:
             x = mixer(x, cache=cache)
             x = channels(x)
-        return self.head(x)
+        return x

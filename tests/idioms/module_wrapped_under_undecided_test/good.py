@@ -1,5 +1,4 @@
-"""The conditionally wrapped branch of bad.py, its writers given std 0.02/sqrt(2 * n_layers)
-after the stack is built: whichever path built the stage, the scaled layers are its writers."""
+"""bad.py with its writers given std 0.02/sqrt(2 * n_layers) whichever path built the stage."""
 import math
 
 import torch.nn as nn
@@ -26,8 +25,6 @@ class Normed(nn.Module):
 
 
 class Skippable(nn.Module):
-    """Passes the stream on untouched when `when` says so."""
-
     def __init__(self, when, inner):
         super().__init__()
         self.when = when
@@ -71,14 +68,13 @@ class Mixer(nn.Module):
             if chunk == 1:
                 mixer = Skippable(lambda x, cache=None: cache is None, mixer)
             self.stages.append(nn.ModuleList([mixer, channels]))
-        self.head = nn.Linear(width, vocab)
-        for name, param in self.named_parameters():
+        for name, p in self.named_parameters():
             if name.endswith(("mix_out.weight", "down.weight")):
-                nn.init.normal_(param, std=0.02 / math.sqrt(2 * n_layers))
+                nn.init.normal_(p, std=0.02 / math.sqrt(2 * n_layers))
 
     def forward(self, tokens, cache=None):
         x = self.embed(tokens)
         for mixer, channels in self.stages:
             x = mixer(x, cache=cache)
             x = channels(x)
-        return self.head(x)
+        return x
