@@ -233,7 +233,10 @@ class InterpStatements:
         return [dead for key, found in self.skipped_inits.items() if not self.branch_taken[key] for dead in found]
 
     def exec_for(self, stmt: cst.For, env: Env, ctx: Ctx) -> None:
-        iterable = python_semantics.iterate(cast("Interpreter", self), self.eval(stmt.iter, env, ctx))
+        walked = self.eval(stmt.iter, env, ctx)
+        iterable = python_semantics.iterate(cast("Interpreter", self), walked)
+        if iterable is None and isinstance(walked, Opaque):
+            iterable = python_semantics.stages_of(walked)
         if isinstance(iterable, Seq):
             if iterable.repeat is not None:
                 # One pass per kind of item, each standing for its share of them all.
