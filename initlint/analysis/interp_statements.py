@@ -65,14 +65,8 @@ def _unseen_none_test(test: cst.BaseExpression, env: Env) -> str | None:
     return test.left.value if isinstance(env.names.get(test.left.value), Opaque) else None
 
 
-def _kept_on_uncertain_path(value: Any, previous: Any) -> bool:
-    """Whether a module bound on a path that may not run is the name's value afterwards: it
-    wraps the module the name held (`attn = SkipIf(cond, attn)`), in the model either way; or it
-    is built from settings handed in where a module may be handed instead (`if isinstance(vit,
-    dict): vit = MaxViT(**vit)`): the argument's module cannot be seen, this one can, and the
-    model is checked as this code builds it, as a default filled in for `None` is."""
-    if isinstance(value, ModRef) and isinstance(previous, Opaque):
-        return True
+def _wraps(value: Any, previous: Any) -> bool:
+    """Whether module `value` holds module `previous` (`attn = SkipIf(cond, attn)`)."""
     if not (isinstance(value, ModRef) and isinstance(previous, ModRef)) or value.node is previous.node:
         return False
     node = previous.node.parent
@@ -83,12 +77,12 @@ def _kept_on_uncertain_path(value: Any, previous: Any) -> bool:
 
 def _bind_name(env: Env, name: str, value: Any, ctx: Ctx) -> Any:
     """`name = value` on the path `ctx` runs. A module bound to the name in each arm of one
-    undecided `if` is one of the two afterwards, as either arm may have run. Some modules bound
-    under an undecided `if` without an `else` are kept (`_kept_on_uncertain_path`): they are
-    read as the arm of an `if` with an `else` is."""
+    undecided `if` is one of the two afterwards, as either arm may have run. A module wrapped
+    under an undecided `if` (`if seq_len == 1: attn = SkipIf(cond, attn)`) is inside the model
+    on both paths: the wrapper is read, as the arm of an `if` with an `else` is."""
     if ctx.arm is None:
         env.arms.pop(name, None)
-        if not ctx.certain and _kept_on_uncertain_path(value, env.names.get(name)):
+        if not ctx.certain and _wraps(value, env.names.get(name)):
             return value
         return merge_uncertain(env.names, name, value, ctx)
     previous = env.names.get(name)
