@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN
+from initlint.analysis.abstract import UNKNOWN, Seq
 from initlint.analysis.knowledge.specs import Arg
 
 
@@ -39,6 +39,8 @@ def bind_arguments(func: cst.FunctionDef, args: list[Any], call: cst.Call) -> di
     params = func.params
     ordered = list(params.posonly_params) + list(params.params)
     bound = {param.name.value: positional[i] for i, param in enumerate(ordered) if i < len(positional)}
+    if isinstance(params.star_arg, cst.Param) and not any(arg.star for arg in call.args):
+        bound[params.star_arg.name.value] = Seq(positional[len(ordered) :])  # `def inner(*args)`
     for param in ordered + list(params.kwonly_params):
         bound.setdefault(param.name.value, named.get(param.name.value, UNKNOWN))
     return bound

@@ -161,6 +161,11 @@ class ForwardCalls:
         gives): `typing.cast(T, x)` is `x`; `checkpoint(fn, x)` runs `fn(x)`."""
         returned = RETURNS_ARGUMENT.get(resolved, RUNS_AS_ARGUMENT.get(resolved))
         if returned is not None and len(args) > returned:
+            bound = tuple(args[returned + 1 :])
+            if resolved in RUNS_AS_ARGUMENT and isinstance(args[returned], FuncRef) and bound:
+                # `partial(rotate, freqs)`: a call fills the parameters after those bound here,
+                # which this reading does not place; the function is not run as written.
+                return True, replace(args[returned], partial_args=bound)
             return True, args[returned]
         through = self.interp.knowledge.calls_argument(resolved) if resolved else None
         return (True, self._call_through(call, through, env, flow, depth)) if through is not None else (False, None)
@@ -221,7 +226,7 @@ class ForwardCalls:
             return None
         written = call.args[1].value
         callee = args[0]
-        if not isinstance(written, (cst.Tuple, cst.List)) or not isinstance(callee, (ModRef, Lambda)):
+        if not isinstance(written, (cst.Tuple, cst.List)) or not isinstance(callee, (ModRef, Lambda, FuncRef)):
             return None
         if any(isinstance(element, cst.StarredElement) for element in written.elements):
             return None
@@ -468,6 +473,9 @@ class ForwardCalls:
         handed_back = _items_handed_back(inner) if inner.returns and method else None
         if handed_back is not None:
             flow.unpacked[id(call)] = handed_back
+        callable_back = _callable_handed_back(inner.returns)
+        if callable_back is not None:
+            return callable_back
         return merge(inner.returns) if inner.returns else None
 
     def _apply_to_share(self, module: ModuleNode, share: Part, depth: int) -> Any:
@@ -562,6 +570,18 @@ def _items_handed_back(flow: _Flow) -> Seq | None:
     if len(items) != len(flow.returns) or not items[0] or any(len(other) != len(items[0]) for other in items):
         return None
     return Seq([functools.reduce(join, [returned[i] for returned in items]) for i in range(len(items[0]))])
+
+
+def _callable_handed_back(returns: list[Any]) -> Any:
+    """The module a helper hands back (`identity(attn)`), or the function it defines and hands
+    back (`make_checkpointable(attn)`'s `inner`, closing over `attn`), where every `return`
+    hands back that one callable: calling it later runs what it holds."""
+    first = returns[0] if returns else None
+    if isinstance(first, ModRef) and all(isinstance(v, ModRef) and v.node is first.node for v in returns):
+        return first
+    if _closure(first) and all(_closure(v) and v.func is first.func for v in returns):
+        return first
+    return None
 
 
 def _closure(value: Any) -> TypeGuard[FuncRef]:

@@ -152,6 +152,10 @@ class ForwardExpressions:
         self.interp.tick()
         if isinstance(node, cst.Name):
             flow.runs.read.add(node.value)
+            if node.value not in env.names and node.value in self.interp.index.functions:
+                # A function of the file handed on as a value (`wrap = checkpointed if c else
+                # identity`; `map(wrap, (attn, ff))`): called later, it runs as written.
+                return FuncRef(self.interp.index.functions[node.value])
             return env.names.get(node.value, UNKNOWN)
         if isinstance(node, cst.BinaryOperation):
             return self._binary(node, env, flow, depth)

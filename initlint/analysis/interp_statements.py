@@ -65,11 +65,25 @@ def _unseen_none_test(test: cst.BaseExpression, env: Env) -> str | None:
     return test.left.value if isinstance(env.names.get(test.left.value), Opaque) else None
 
 
+def _wraps(value: Any, previous: Any) -> bool:
+    """Whether module `value` holds module `previous` (`attn = SkipIf(cond, attn)`)."""
+    if not (isinstance(value, ModRef) and isinstance(previous, ModRef)) or value.node is previous.node:
+        return False
+    node = previous.node.parent
+    while node is not None and node is not value.node:
+        node = node.parent
+    return node is value.node
+
+
 def _bind_name(env: Env, name: str, value: Any, ctx: Ctx) -> Any:
     """`name = value` on the path `ctx` runs. A module bound to the name in each arm of one
-    undecided `if` is one of the two afterwards, as either arm may have run."""
+    undecided `if` is one of the two afterwards, as either arm may have run. A module wrapped
+    under an undecided `if` (`if seq_len == 1: attn = SkipIf(cond, attn)`) is inside the model
+    on both paths: the wrapper is read, as the arm of an `if` with an `else` is."""
     if ctx.arm is None:
         env.arms.pop(name, None)
+        if not ctx.certain and _wraps(value, env.names.get(name)):
+            return value
         return merge_uncertain(env.names, name, value, ctx)
     previous = env.names.get(name)
     choice, arm = ctx.arm
@@ -213,7 +227,10 @@ class InterpStatements:
         return [dead for key, found in self.skipped_inits.items() if not self.branch_taken[key] for dead in found]
 
     def exec_for(self, stmt: cst.For, env: Env, ctx: Ctx) -> None:
-        iterable = python_semantics.iterate(cast("Interpreter", self), self.eval(stmt.iter, env, ctx))
+        walked = self.eval(stmt.iter, env, ctx)
+        iterable = python_semantics.iterate(cast("Interpreter", self), walked)
+        if iterable is None and isinstance(walked, Opaque):
+            iterable = python_semantics.stages_of(walked)
         if isinstance(iterable, Seq):
             if iterable.repeat is not None:
                 # One pass per kind of item, each standing for its share of them all.

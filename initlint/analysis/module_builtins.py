@@ -28,7 +28,7 @@ from initlint.analysis.model import ModuleNode
 from initlint.analysis.module_registration import set_module_attr
 from initlint.analysis.python_builtins import Builtin
 from initlint.analysis.python_operators import builtin_isinstance, string_value
-from initlint.analysis.torch_attributes import get_attr, module_attr
+from initlint.analysis.torch_attributes import declares_field, get_attr, module_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
@@ -118,6 +118,10 @@ def _is_class_object(interp: "Interpreter", value: Any) -> Any:
 def attribute_probe(interp: "Interpreter", name: str, args: list[Any], ctx: "Ctx") -> Any:
     """`hasattr(module, "NANOGPT_SCALE_INIT")`, `getattr(module, "FLAG", False)`."""
     target, attr = args[0], str(args[1].value)
+    if declares_field(target, attr):
+        # `getattr(self.config, "use_mup", False)` on a config whose class declares the field:
+        # the field, as `self.config.use_mup` reads it; the fallback is for configs without it.
+        return Const(True) if name == "hasattr" else get_attr(interp, target, attr, ctx)
     if not isinstance(target, ModRef):
         return UNKNOWN if name == "hasattr" else (args[2] if len(args) > 2 and isinstance(target, Const) else UNKNOWN)
     node = target.node

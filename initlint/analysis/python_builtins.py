@@ -31,7 +31,7 @@ from initlint.analysis.abstract import (
 )
 from initlint.analysis.knowledge.conventions import LAYER_INDEX
 from initlint.analysis.python_operators import UNROLL_LIMIT, builtin_type, number_sum
-from initlint.analysis.python_semantics import BoundMethod, iterate
+from initlint.analysis.python_semantics import BoundMethod, iterate, stages_of
 from initlint.analysis.values import Monomial, fraction_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -144,6 +144,12 @@ def _zip(
         # be seen, the loop still runs once per entry of those that can, with unknown partners.
         length = min(len(s.items) for s in known)
         return Seq([Seq([s.items[i] if s is not None else UNKNOWN for s in seqs]) for i in range(length)])
+    if any(isinstance(a, Opaque) for a in args) and not known:
+        # `zip(dim_pairs, depths)` over lists handed in (or computed from them) that cannot be
+        # seen: one pass per stage, each list's entry for it (`stages_of`) or unknown.
+        stages = [stages_of(a) if isinstance(a, Opaque) else None for a in args]
+        count = next(stage.repeat for stage in stages if stage is not None)
+        return Seq([Seq([stage.items[0] if stage is not None else UNKNOWN for stage in stages])], count)
     repeats = {s.repeat for s in seqs if s is not None}
     if all(s is not None for s in seqs) and len(repeats) == 1 and None not in repeats:
         # `zip(range(depth), heads_per_layer)` over two sequences as long as each other: one

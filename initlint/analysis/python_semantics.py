@@ -150,6 +150,14 @@ def stage_entry(per_stage: Opaque) -> Num:
     return Num(Monomial.atom(f"sum({per_stage.name})"))
 
 
+def stages_of(per_stage: Opaque) -> Seq:
+    """A list handed in that cannot be seen, walked by a loop (`for stage_depth in depths:`, or
+    zipped with other per-stage settings): one pass per entry, `len(depths)` in all, its item one
+    stage's entry as `depths[i]` is, so that a loop nested in it building `stage_depth` blocks
+    builds `sum(depths)` of them."""
+    return Seq([stage_entry(per_stage)], Monomial.atom(f"len({per_stage.name})"))
+
+
 def config_entry(interp: "Interpreter", config: Mapping | Opaque, key: Any, default: Any) -> Any:
     """`cfg["n_layers"]`, `cfg.get("n_layer", 12)`: an entry of a dict config. A depth stays the
     symbol it is named by, whatever number the defaults hold: the depth factor is `1/sqrt(2 * n_layers)`,

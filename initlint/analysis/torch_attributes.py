@@ -66,8 +66,9 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
     if isinstance(base, Opaque) and (attr == "get" or string_default(base) is not None and attr in STRING_METHODS):
         # `config.get("n_layer", 12)` on a dict config; `norm_type.lower()` on a string default
         return BoundMethod(base, attr)
-    if isinstance(base, Opaque) and base.fields is not None and _has_field(base.fields, attr):
+    if declares_field(base, attr):
         fields = base.fields
+        assert fields is not None
         return interp.inside(fields, lambda: _field_default(interp, fields, attr, ctx))
     if isinstance(base, Opaque) and base.fields is not None:
         # `block_config.build(d_model)`: the config's own method, reading the fields it was given.
@@ -293,6 +294,11 @@ def _table_entry(table: cst.Dict, key: str) -> cst.BaseExpression | None:
 
 def _has_field(fields: ClassInfo, attr: str) -> bool:
     return attr in fields.init_fields() or attr in fields.attributes
+
+
+def declares_field(base: Any, attr: str) -> bool:
+    """Whether `base` is a config of a class of the code that declares the field `attr`."""
+    return isinstance(base, Opaque) and base.fields is not None and _has_field(base.fields, attr)
 
 
 def _init_defaults(interp: "Interpreter", fields: ClassInfo, ctx: "Ctx") -> Env:
