@@ -609,6 +609,12 @@ UNTUNED_PACKAGES = (
     Package("sinkhorn-transformer", "0.11.4", ("sinkhorn_transformer/sinkhorn_transformer.py",)),
     Package("token-shift-gpt", "0.0.2", ("token_shift_gpt/token_shift_gpt.py",)),
     Package("transformer-in-transformer", "0.1.2", ("transformer_in_transformer/tnt.py",)),
+    # seen_11b (round 9 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("nystrom-attention", "0.0.14", ("nystrom_attention/nystrom_attention.py",)),
+    Package("alphafold3-pytorch", "0.8.3", ("alphafold3_pytorch/alphafold3.py", "alphafold3_pytorch/attention.py")),
+    Package("gigagan-pytorch", "0.3.0", ("gigagan_pytorch/gigagan_pytorch.py",)),
+    Package("cosmos-predict2", "1.0.9", ("cosmos_predict2/models/text2image_dit.py",)),
+    Package("scgpt", "0.2.4", ("scgpt/model/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
