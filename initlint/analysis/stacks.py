@@ -181,7 +181,7 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
     for cls in reversed(index.module_classes()):
         if cls.name in interp.instantiated:
             continue
-        root = _build_class_root(interp, index, uses, cls, foreign)
+        root = _keeping_parts(interp, index, uses, cls, foreign)
         if root is None or cls.name in parts_of_initialising_roots:
             continue  # a part still marks the classes it builds as parts
         trees.append(root)
@@ -189,6 +189,22 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
             parts_of_initialising_roots |= interp.declined_names
         trees.extend(_choice_variants(interp, index, uses, cls, foreign))
     return trees
+
+
+def _keeping_parts(
+    interp: Interpreter, index: ModuleIndex, uses: NameUses, cls: ClassInfo, foreign: bool
+) -> ModuleNode | None:
+    """`cls` built as a model; one that kept none of the parts it built (a trainer's `self.G,
+    self.D = accelerator.prepare(self.G, self.D)`) contains none of them: they stay roots."""
+    built_before = set(interp.instantiated)
+    root = _build_class_root(interp, index, uses, cls, foreign)
+    if root is not None and not _has_parameters(root):
+        interp.instantiated = built_before
+    return root
+
+
+def _has_parameters(root: ModuleNode) -> bool:
+    return any(node.params for _, node in root.named_modules())
 
 
 #: How many child-choosing `if`s of one model are each taken the other way (a model apiece).
