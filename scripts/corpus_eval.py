@@ -639,7 +639,12 @@ UNTUNED_PACKAGES = (
     Package("mcrt-tools", "1.0.2", ("MCRT/modules/McrtTransformer.py",)),
     Package("earth2studio", "0.19.0", ("earth2studio/models/nn/atlas.py", "earth2studio/models/nn/camulator.py")),
     Package("bioemu", "1.4.1", ("bioemu/structure_module.py",)),
+    # seen_11b (round 9 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("nystrom-attention", "0.0.14", ("nystrom_attention/nystrom_attention.py",)),
+    Package("alphafold3-pytorch", "0.8.3", ("alphafold3_pytorch/alphafold3.py", "alphafold3_pytorch/attention.py")),
+    Package("gigagan-pytorch", "0.3.0", ("gigagan_pytorch/gigagan_pytorch.py",)),
     Package("cosmos-predict2", "1.0.9", ("cosmos_predict2/models/text2image_dit.py",)),
+    Package("scgpt", "0.2.4", ("scgpt/model/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

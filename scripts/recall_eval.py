@@ -45,6 +45,7 @@ SEEN_PARTS = (
     "seen_10",
     "seen_10b",
     "opened_10",
+    "seen_11b",
 )
 
 

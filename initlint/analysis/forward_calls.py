@@ -647,6 +647,9 @@ def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any
         # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast;
         # `self.gate.tanh() * branch`: a squashed learned gate, as `torch.tanh(self.gate)` is.
         return receiver
+    if isinstance(receiver, Branch) and name in SQUASHING:
+        # `self.gate(h).sigmoid()`: a squashed branch gates what it multiplies, as `torch.sigmoid(...)` does.
+        return replace(receiver, squashed=True)
     if name in NORM_FUNCTIONS:
         return NORMED if carried is STREAM else carried
     if name in ACTIVATION_FUNCTIONS and (carried is STREAM or receiver is STREAM):

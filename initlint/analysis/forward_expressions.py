@@ -207,10 +207,18 @@ class ForwardExpressions:
             member = _member(base.node, node.attr.value)
             if isinstance(member, ModRef) and member.node.kind in ("container", "sequential"):
                 flow.loops.container_read(member.node)
+            if member is UNKNOWN and (base.node is flow.node or base.node is flow.inlined):
+                return self._own_method(base.node, node.attr.value)
             return member
         if node.attr.value in TENSOR_METADATA:
             return UNKNOWN
         return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
+
+    def _own_method(self, node: ModuleNode, name: str) -> Any:
+        """`run = self.to_layers` in `forward`: the module's own method, bound, to be called later
+        as `self.to_layers(...)` is."""
+        found = self.interp.index.find_method(node.cls, name) if node.cls is not None and name != "forward" else None
+        return FuncRef(found[1], found[0], ModRef(node)) if found is not None else UNKNOWN
 
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp, env: Env, flow: _Flow, depth: int) -> Any:
         """`[self.fn(piece) for piece in x.chunk(n, dim=1)]`: each item is the element computed

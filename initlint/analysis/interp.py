@@ -186,7 +186,8 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
         self.skipped_inits: dict[int, list[DeadInit]] = {}
         #: Functions called on a part of the model in the arms of `if` statements decided not to
         #: run: an option of the constructor itself, left off, not an entry point for someone else.
-        self.declined_names: set[str] = set()
+        #: The names called with a part of the model in an arm not taken, each with the `if` declining it.
+        self.declined_names: dict[str, cst.If] = {}
         self._part_helpers_in: dict[int, frozenset[str]] = {}
         #: `if`s choosing a child met while building a root, decided as its defaults decide: by id,
         #: the statement and the decisions taken; and the one a variant of the root takes the other way.

@@ -114,7 +114,7 @@ class InterpStatements:
     maybe_returned: list[list[Any]]
     branch_taken: dict[int, bool]
     skipped_inits: dict[int, list[DeadInit]]
-    declined_names: set[str]
+    declined_names: dict[str, cst.If]
     _part_helpers_in: dict[int, frozenset[str]]
     decided_choices: dict[int, tuple[cst.If, set[bool]]]
     flipped_choice: int | None
@@ -166,7 +166,7 @@ class InterpStatements:
         decided = truth(self.eval(stmt.test, env, ctx))
         if decided is not None and chooses_child(stmt):
             self.decided_choices.setdefault(id(stmt), (stmt, set()))[1].add(decided)
-            decided = decided if id(stmt) != self.flipped_choice else not decided
+        decided = _as_flipped(decided, id(stmt) == self.flipped_choice)
         self.branch_taken[id(stmt)] = self.branch_taken.get(id(stmt), False) or decided is not False
         if decided is False and id(stmt) not in self.skipped_inits:
             self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)
@@ -175,7 +175,8 @@ class InterpStatements:
         if declined is not None:
             if id(declined) not in self._part_helpers_in:  # one walk per arm, not per run of it
                 self._part_helpers_in[id(declined)] = part_helpers_called_in(declined)
-            self.declined_names |= self._part_helpers_in[id(declined)]
+            for name in self._part_helpers_in[id(declined)]:
+                self.declined_names.setdefault(name, stmt)
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)
         elif decided is False:
@@ -346,6 +347,11 @@ class _PartHelperCalls(cst.CSTVisitor):
         handed_part = any(not (isinstance(arg.value, cst.Name) and arg.value.value == "self") for arg in node.args)
         if name is not None and handed_part:
             self.names.add(name)
+
+
+def _as_flipped(decided: bool | None, flipped: bool) -> bool | None:
+    """An `if` a model variant takes the other way than its defaults decide it."""
+    return not decided if flipped and decided is not None else decided
 
 
 @functools.lru_cache(maxsize=512)  # a LibCST walk of a declined arm; the files of a project share it

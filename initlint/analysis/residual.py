@@ -58,7 +58,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
         self._writers: dict[int, tuple[Any, ...]] = {}
-        self._scales_input: dict[int, bool] = {}
+        self._scales_input: dict[tuple[int, frozenset[str]], bool] = {}
         self._normalising: dict[int, str | None] = {}
         self._roots: dict[int, _Flow | None] = {}
 
@@ -216,18 +216,23 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
 
     def _passes_through(self, module: ModuleNode) -> bool:
         """A layer that hands on what it is given (dropout, an activation), or a module without
-        parameters or sub-layers of its own whose `forward` returns its input, at most scaled by
-        values independent of it (stochastic depth written out in the file)."""
+        parameters, whose sub-layers (if any) only hand on what they are given, and whose
+        `forward` returns its input, at most scaled by values independent of it (stochastic depth
+        written out in the file, a structured dropout wrapping `nn.Dropout`)."""
         if is_pass_through(module):
             return True
         cls = module.cls
-        if module.kind != "module" or cls is None or module.params or module.children:
+        if module.kind != "module" or cls is None or module.params:
             return False
-        if id(cls.node) not in self._scales_input:
+        if not all(is_pass_through(child) and not child.params for child in module.children.values()):
+            return False
+        key = (id(cls.node), frozenset(module.children))
+        if key not in self._scales_input:
             found = self.interp.index.find_method(cls, "forward")
-            scales = found is not None and returns_scaled_input(found[1], self.interp.index, cls)
-            self._scales_input[id(cls.node)] = scales
-        return self._scales_input[id(cls.node)]
+            handing_on = frozenset(module.children)
+            scales = found is not None and returns_scaled_input(found[1], self.interp.index, cls, handing_on)
+            self._scales_input[key] = scales
+        return self._scales_input[key]
 
     def _normalises(self, module: ModuleNode, depth: int) -> bool:
         """A module whose `forward` hands back its input normalised, at most modulated by values

@@ -53,13 +53,16 @@ OTHER: Value = frozenset({Kind.OTHER})
 _CARRIES_INPUT = (Kind.INPUT, Kind.SCALED, Kind.MOVED)
 
 
-def returns_scaled_input(forward: cst.FunctionDef, index: ModuleIndex, cls: ClassInfo | None) -> bool:
+def returns_scaled_input(
+    forward: cst.FunctionDef, index: ModuleIndex, cls: ClassInfo | None, handing_on: frozenset[str] = frozenset()
+) -> bool:
     """Whether `forward(self, x)` returns `x` (or its values moved) on some path and `x` times
-    independent values on every other (see the module docstring)."""
+    independent values on every other (see the module docstring). `handing_on`: the module's
+    children that hand on what they are given (`self.dropout(x)`, a dropout or an activation)."""
     params = forward.params.params
     if len(params) < 2:
         return False
-    reader = _Reader(index, cls)
+    reader = _Reader(index, cls, handing_on)
     returned = reader.returns_of(forward, {params[1].name.value: frozenset({Kind.INPUT})})
     return bool(returned & {Kind.INPUT, Kind.MOVED}) and returned <= frozenset(_CARRIES_INPUT)
 
@@ -72,9 +75,10 @@ class _Reading:
 
 
 class _Reader(StatementWalker[_Reading]):
-    def __init__(self, index: ModuleIndex, cls: ClassInfo | None) -> None:
+    def __init__(self, index: ModuleIndex, cls: ClassInfo | None, handing_on: frozenset[str] = frozenset()) -> None:
         self.index = index
         self.cls = cls
+        self.handing_on = handing_on
 
     def tick(self) -> None:
         """The walk is bounded by the function's size and `MAX_CALL_DEPTH`."""
@@ -160,6 +164,8 @@ class _Reader(StatementWalker[_Reading]):
     def _call(self, call: cst.Call, env: Env, reading: _Reading) -> Value:
         args = [self.value(arg.value, env, reading) for arg in call.args]
         func = call.func
+        if _child_called(func, self.handing_on) and len(args) == 1 and call.args[0].keyword is None:
+            return args[0]  # `self.dropout(x)`: a child that hands on what it is given
         helper = self._helper(func)
         if helper is not None:
             if all(arg == INDEPENDENT for arg in args):
@@ -244,6 +250,15 @@ def _combine(operator: type, left: Kind, right: Kind) -> Kind:
     if operator is cst.Divide and left in _CARRIES_INPUT and right is Kind.INDEPENDENT:
         return Kind.SCALED
     return Kind.OTHER
+
+
+def _child_called(func: cst.BaseExpression, names: frozenset[str]) -> bool:
+    return (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "self"
+        and func.attr.value in names
+    )
 
 
 def _functional(name: str, args: Sequence[Value]) -> Value:

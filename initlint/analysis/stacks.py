@@ -36,7 +36,7 @@ from initlint.config import AnalysisOptions
 
 def _start_root(interp: Interpreter) -> None:
     interp.executed = set()
-    interp.declined_names = set()
+    interp.declined_names = {}
     interp.decided_choices = {}
     interp.incomplete = False
 
@@ -173,22 +173,49 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
     already built; a class whose construction runs out of steps (or recursion) has none.
     `foreign`: the file is another one of the project, whose models stack the checked file's blocks."""
     trees: list[ModuleNode] = []
-    # Parts a root builds only in an arm its defaults turn off: built alone they would miss the
-    # root's init code that reaches them when the arm is on (HF's `post_init` dispatch by type).
-    parts_of_initialising_roots: set[str] = set()
+    # Parts a root builds only in an arm its defaults turn off would miss, built alone, the root's
+    # init code (HF's `post_init`): one with blocks of its own is judged in the root built with the
+    # arm taken (a part still marks the classes it builds as parts).
+    declined_by_initialising: dict[str, tuple[ClassInfo, cst.If]] = {}
+    arms_taken: set[int] = set()
     # Outer classes usually come last: building them first marks the classes they contain,
     # which then need no tree of their own (they are not roots).
     for cls in reversed(index.module_classes()):
         if cls.name in interp.instantiated:
             continue
-        root = _build_class_root(interp, index, uses, cls, foreign)
-        if root is None or cls.name in parts_of_initialising_roots:
-            continue  # a part still marks the classes it builds as parts
+        root = _keeping_parts(interp, index, uses, cls, foreign)
+        declining = declined_by_initialising.get(cls.name)
+        if root is None or declining is not None:
+            if declining is not None and _holds_blocks(root) and id(declining[1]) not in arms_taken:
+                arms_taken.add(id(declining[1]))
+                trees.extend(_variants(interp, index, uses, declining[0], [declining[1]], foreign))
+            continue
         trees.append(root)
-        if root.runs_init_code:
-            parts_of_initialising_roots |= interp.declined_names
+        if root.runs_init_code and _has_parameters(root):
+            for name, choice in interp.declined_names.items():
+                declined_by_initialising.setdefault(name, (cls, choice))
         trees.extend(_choice_variants(interp, index, uses, cls, foreign))
     return trees
+
+
+def _keeping_parts(
+    interp: Interpreter, index: ModuleIndex, uses: NameUses, cls: ClassInfo, foreign: bool
+) -> ModuleNode | None:
+    """`cls` built as a model; one that kept none of the parts it built (a trainer's `self.G,
+    self.D = accelerator.prepare(self.G, self.D)`) contains none of them: they stay roots."""
+    built_before = set(interp.instantiated)
+    root = _build_class_root(interp, index, uses, cls, foreign)
+    if root is not None and not _has_parameters(root):
+        interp.instantiated = built_before
+    return root
+
+
+def _has_parameters(root: ModuleNode) -> bool:
+    return any(node.params for _, node in root.named_modules())
+
+
+def _holds_blocks(root: ModuleNode | None) -> bool:
+    return root is not None and any(node.repeat is not None for _, node in root.named_modules())
 
 
 #: How many child-choosing `if`s of one model are each taken the other way (a model apiece).
@@ -207,15 +234,22 @@ def _choice_variants(
         for choice, decisions in interp.decided_choices.values()
         if len(decisions) == 1 and _builds_unseen_class(interp, choice, *decisions)
     ]
+    return _variants(interp, index, uses, cls, choices[:MAX_CHOICE_VARIANTS], foreign)
+
+
+def _variants(
+    interp: Interpreter, index: ModuleIndex, uses: NameUses, cls: ClassInfo, choices: list[cst.If], foreign: bool
+) -> list[ModuleNode]:
+    """The model `cls` built once more per `if` of `choices`, taken the other way than its defaults take it."""
     taken = dict(interp.branch_taken)  # a dead init stays dead: the default model never runs it
     variants = []
-    for choice in choices[:MAX_CHOICE_VARIANTS]:
+    for choice in choices:
         interp.flipped_choice = id(choice)
         try:
-            variant = _build_class_root(interp, index, uses, cls, foreign)
+            variant = _keeping_parts(interp, index, uses, cls, foreign)
         finally:
             interp.flipped_choice = None
-        if variant is not None:
+        if variant is not None and _has_parameters(variant):
             variant.flipped_choice = choice.test
             variants.append(variant)
     _restore_branches_taken(interp, taken)
