@@ -609,6 +609,15 @@ UNTUNED_PACKAGES = (
     Package("sinkhorn-transformer", "0.11.4", ("sinkhorn_transformer/sinkhorn_transformer.py",)),
     Package("token-shift-gpt", "0.0.2", ("token_shift_gpt/token_shift_gpt.py",)),
     Package("transformer-in-transformer", "0.1.2", ("transformer_in_transformer/tnt.py",)),
+    # seen_11a (round 9 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("ring-attention-pytorch", "0.5.20", ("ring_attention_pytorch/ring_attention.py",)),
+    Package("infini-transformer-pytorch", "0.2.1", ("infini_transformer_pytorch/infini_transformer.py",)),
+    Package(
+        "linear-attention-transformer", "0.19.1", ("linear_attention_transformer/linear_attention_transformer.py",)
+    ),
+    Package("rwkvtune", "0.1.0", ("rwkvtune/models/rwkv7/model.py",)),
+    Package("bitnet-dllm", "1.3.0", ("bitnet_dllm/blocks.py", "bitnet_dllm/attention.py", "bitnet_dllm/model.py")),
+    Package("kan-gpt", "1.2.0", ("kan_gpt/model.py", "kan_gpt/mingpt/model.py")),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
