@@ -46,6 +46,8 @@ class Param:
     ops: list[InitOp] = field(default_factory=list)
     #: `p.dim()`, where the layer or the factory call fixes it (a Linear weight is 2-D).
     ndim: int | None = None
+    #: The layer attribute each dimension's size is, where the layer fixes them (ParamDefault.dims).
+    dims: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
