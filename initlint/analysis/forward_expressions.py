@@ -16,7 +16,7 @@ from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, Lambda, Mod
 from initlint.analysis.interp import Ctx
 from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, STREAM, Branch, Part, merge, stored_key
 from initlint.analysis.forward_bindings import aligned
-from initlint.analysis.knowledge.conventions import TENSOR_METADATA
+from initlint.analysis.knowledge.conventions import TENSOR_METADATA, TRANSPOSED_VIEWS
 from initlint.analysis.model import ModuleNode, RuntimeScale
 from initlint.analysis.values import Monomial
 
@@ -142,6 +142,8 @@ class ForwardExpressions:
             return member
         if node.attr.value in TENSOR_METADATA:
             return UNKNOWN
+        if isinstance(base, ParamRef) and node.attr.value in TRANSPOSED_VIEWS:
+            return base  # `x @ self.weight.T`: the same matrix
         return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
 
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp, env: Env, flow: _Flow, depth: int) -> Any:
