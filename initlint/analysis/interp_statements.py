@@ -18,6 +18,8 @@ import libcst as cst
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN,
+    Choice,
+    ClassPartial,
     ClassRef,
     Const,
     Env,
@@ -67,17 +69,39 @@ def _unseen_none_test(test: cst.BaseExpression, env: Env) -> str | None:
 
 def _bind_name(env: Env, name: str, value: Any, ctx: Ctx) -> Any:
     """`name = value` on the path `ctx` runs. A module bound to the name in each arm of one
-    undecided `if` is one of the two afterwards, as either arm may have run."""
+    undecided `if` is one of the two afterwards, as either arm may have run; so is a layer class
+    (`if impl == "a": cls = A` / `else: cls = B`), and one bound on a path that may not run over
+    another (an `elif` without `else`): each is built where the name is called, as
+    `A if impl == "a" else B` is."""
+    previous = env.names.get(name)
     if ctx.arm is None:
         env.arms.pop(name, None)
+        if not ctx.certain and name in env.names and _classes(previous) and _classes(value):
+            return _either_class(previous, value)
         return merge_uncertain(env.names, name, value, ctx)
-    previous = env.names.get(name)
     choice, arm = ctx.arm
     other_arm = env.arms.get(name) == (choice, 0)
     env.arms[name] = ctx.arm
     if arm == 1 and other_arm and isinstance(previous, ModRef) and isinstance(value, ModRef):
         return previous if previous.node is value.node else previous.either(value)
+    if arm == 1 and other_arm and _classes(previous) and _classes(value):
+        return _either_class(previous, value)
     return merge_uncertain(env.names, name, value, ctx)
+
+
+def _either_class(previous: Any, value: Any) -> Any:
+    options: list[Any] = []
+    for option in (*_options(previous), *_options(value)):
+        options += [] if option in options else [option]
+    return options[0] if len(options) == 1 else Choice(tuple(options))
+
+
+def _options(value: Any) -> tuple[Any, ...]:
+    return value.options if isinstance(value, Choice) else (value,)
+
+
+def _classes(value: Any) -> bool:
+    return all(isinstance(option, (ClassRef, ClassPartial, ExtRef)) for option in _options(value))
 
 
 class _Return(Exception):
