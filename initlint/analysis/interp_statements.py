@@ -104,6 +104,15 @@ def _classes(value: Any) -> bool:
     return all(isinstance(option, (ClassRef, ClassPartial, ExtRef)) for option in _options(value))
 
 
+def _only_raises(body: Sequence[cst.CSTNode]) -> bool:
+    return (
+        len(body) == 1
+        and isinstance(body[0], cst.SimpleStatementLine)
+        and len(body[0].body) == 1
+        and isinstance(body[0].body[0], cst.Raise)
+    )
+
+
 class _Return(Exception):
     def __init__(self, value: Any, raised: bool = False) -> None:
         self.value = value
@@ -195,6 +204,9 @@ class InterpStatements:
                 self.exec_block(orelse.body.body, env, ctx)
         elif orelse is None and _unseen_none_test(stmt.test, env) is not None:
             self.exec_default_fill(stmt, env, ctx)
+        elif isinstance(orelse, cst.Else) and _only_raises(orelse.body.body):
+            # `elif kind == "b": ... else: raise ValueError(...)`: the body is the path that runs on.
+            self.exec_block(stmt.body.body, env, ctx)
         else:
             if orelse is not None:
                 self.undecided_choices[id(stmt)] = stmt
