@@ -645,6 +645,15 @@ UNTUNED_PACKAGES = (
     Package("gigagan-pytorch", "0.3.0", ("gigagan_pytorch/gigagan_pytorch.py",)),
     Package("cosmos-predict2", "1.0.9", ("cosmos_predict2/models/text2image_dit.py",)),
     Package("scgpt", "0.2.4", ("scgpt/model/model.py",)),
+    # seen_11a (round 9 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("ring-attention-pytorch", "0.5.20", ("ring_attention_pytorch/ring_attention.py",)),
+    Package("infini-transformer-pytorch", "0.2.1", ("infini_transformer_pytorch/infini_transformer.py",)),
+    Package(
+        "linear-attention-transformer", "0.19.1", ("linear_attention_transformer/linear_attention_transformer.py",)
+    ),
+    Package("rwkvtune", "0.1.0", ("rwkvtune/models/rwkv7/model.py",)),
+    Package("bitnet-dllm", "1.3.0", ("bitnet_dllm/blocks.py", "bitnet_dllm/attention.py", "bitnet_dllm/model.py")),
+    Package("kan-gpt", "1.2.0", ("kan_gpt/model.py", "kan_gpt/mingpt/model.py")),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

@@ -44,6 +44,7 @@ SEEN_PARTS = (
     "opened_9",
     "seen_10",
     "seen_10b",
+    "seen_11a",
     "opened_10",
     "seen_11b",
 )

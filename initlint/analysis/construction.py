@@ -326,7 +326,7 @@ class ModelBuilder:
             pname, kind = default.name, default.kind
             if pname == "bias" and isinstance(kwargs.get("bias"), Const) and kwargs["bias"].value is False:
                 continue
-            param = node.params.setdefault(pname, Param(pname, node, ndim=default.ndim))
+            param = node.params.setdefault(pname, Param(pname, node, ndim=default.ndim, dims=default.dims))
             via = (f"PyTorch's default init for {known.class_name}",)
             param.ops.append(
                 InitOp(kind, default_std(default), None, via, certain, init_ops.default_label(kind, known.class_name))

@@ -456,6 +456,7 @@ class ForwardCalls:
             depth=depth + 1,
             undecided=flow.undecided,
             flags=flow.flags,
+            arms=flow.arms,
             block=flow.block,
             recording=flow.recording,
             literals=tuple_literals(func),

@@ -32,6 +32,7 @@ from initlint.analysis.knowledge.conventions import (
     LINEAR_FUNCTIONS,
     MATRIX_PRODUCTS,
     TENSOR_METADATA,
+    TRANSPOSED_VIEWS,
 )
 from initlint.analysis.model import ModuleNode, RuntimeScale
 from initlint.analysis.values import Monomial
@@ -212,6 +213,8 @@ class ForwardExpressions:
             return member
         if node.attr.value in TENSOR_METADATA:
             return UNKNOWN
+        if isinstance(base, ParamRef) and node.attr.value in TRANSPOSED_VIEWS:
+            return base  # `x @ self.weight.T`: the same matrix
         return base if base is STREAM or base is NORMED or isinstance(base, Branch) else UNKNOWN
 
     def _own_method(self, node: ModuleNode, name: str) -> Any:

@@ -76,6 +76,8 @@ class _Flow:
     undecided: int = 0
     #: The symbols those `if`s test, where a test is one (`if self.prenorm:`, a root's parameter).
     flags: tuple[str, ...] = ()
+    #: The arm of each of those `if`s the statement is in (ResidualAdd.arms).
+    arms: tuple[tuple[int, int], ...] = ()
     #: The block the adds belong to, when it is not `node` itself: a classless pair
     #: (`ModuleList([attn, ff])`) whose adds are written in the loop of its owner's `forward`.
     block: ModuleNode | None = None
@@ -379,12 +381,15 @@ class ForwardStatements:
         rebound = dict(flow.rebound)
         flow.undecided += 1
         flags, flow.flags = flow.flags, (*flow.flags, *([test.name] if isinstance(test, Opaque) else []))
+        arms = flow.arms
+        flow.arms = (*arms, (id(body), 0))
         body_returns = self.walk_body(body, env, flow)
         after_body, rebound_in_body = env.names, flow.rebound
         env.names, flow.rebound = dict(before), dict(rebound)
+        flow.arms = (*arms, (id(body), 1))
         else_returns = self.walk_body(else_body, env, flow)
         flow.undecided -= 1
-        flow.flags = flags
+        flow.flags, flow.arms = flags, arms
         # A name rebound on one path only holds either value past the `if`.
         flow.rebound = {
             name: expression if rebound_in_body.get(name, expression) is expression else None
@@ -395,6 +400,8 @@ class ForwardStatements:
             if body_returns and else_returns:
                 raise _Returned()
             env.names = env.names if body_returns else after_body
+            # What follows runs on that arm's path alone: its adds are alternatives to the other's.
+            flow.arms = (*arms, (id(body), 1 if body_returns else 0))
             return
         names = after_body.keys() | env.names.keys()
         joined = {name: join(after_body.get(name, UNKNOWN), env.names.get(name, UNKNOWN)) for name in names}

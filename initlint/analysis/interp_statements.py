@@ -18,6 +18,8 @@ import libcst as cst
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN,
+    Choice,
+    ClassPartial,
     ClassRef,
     Const,
     Env,
@@ -77,21 +79,52 @@ def _wraps(value: Any, previous: Any) -> bool:
 
 def _bind_name(env: Env, name: str, value: Any, ctx: Ctx) -> Any:
     """`name = value` on the path `ctx` runs. A module bound to the name in each arm of one
-    undecided `if` is one of the two afterwards, as either arm may have run. A module wrapped
-    under an undecided `if` (`if seq_len == 1: attn = SkipIf(cond, attn)`) is inside the model
-    on both paths: the wrapper is read, as the arm of an `if` with an `else` is."""
+    undecided `if` is one of the two afterwards, as either arm may have run; so is a layer class
+    (`if impl == "a": cls = A` / `else: cls = B`), and one bound on a path that may not run over
+    another (an `elif` without `else`): each is built where the name is called, as
+    `A if impl == "a" else B` is. A module wrapped under an undecided `if` (`if seq_len == 1:
+    attn = SkipIf(cond, attn)`) is inside the model on both paths: the wrapper is read, as the
+    arm of an `if` with an `else` is."""
+    previous = env.names.get(name)
     if ctx.arm is None:
         env.arms.pop(name, None)
-        if not ctx.certain and _wraps(value, env.names.get(name)):
+        if not ctx.certain and _wraps(value, previous):
             return value
+        if not ctx.certain and name in env.names and _classes(previous) and _classes(value):
+            return _either_class(previous, value)
         return merge_uncertain(env.names, name, value, ctx)
-    previous = env.names.get(name)
     choice, arm = ctx.arm
     other_arm = env.arms.get(name) == (choice, 0)
     env.arms[name] = ctx.arm
     if arm == 1 and other_arm and isinstance(previous, ModRef) and isinstance(value, ModRef):
         return previous if previous.node is value.node else previous.either(value)
+    if arm == 1 and other_arm and _classes(previous) and _classes(value):
+        return _either_class(previous, value)
     return merge_uncertain(env.names, name, value, ctx)
+
+
+def _either_class(previous: Any, value: Any) -> Any:
+    options: list[Any] = []
+    for option in (*_options(previous), *_options(value)):
+        options += [] if option in options else [option]
+    return options[0] if len(options) == 1 else Choice(tuple(options))
+
+
+def _options(value: Any) -> tuple[Any, ...]:
+    return value.options if isinstance(value, Choice) else (value,)
+
+
+def _classes(value: Any) -> bool:
+    return all(isinstance(option, (ClassRef, ClassPartial, ExtRef)) for option in _options(value))
+
+
+def _only_raises(body: Sequence[cst.CSTNode]) -> bool:
+    return (
+        len(body) == 1
+        and isinstance(body[0], cst.SimpleStatementLine)
+        and len(body[0].body) == 1
+        and isinstance(body[0].body[0], cst.Raise)
+    )
 
 
 class _Return(Exception):
@@ -168,15 +201,8 @@ class InterpStatements:
             self.decided_choices.setdefault(id(stmt), (stmt, set()))[1].add(decided)
         decided = _as_flipped(decided, id(stmt) == self.flipped_choice)
         self.branch_taken[id(stmt)] = self.branch_taken.get(id(stmt), False) or decided is not False
-        if decided is False and id(stmt) not in self.skipped_inits:
-            self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)
+        self._note_declined_arm(stmt, decided)
         orelse = stmt.orelse
-        declined = stmt.body if decided is False else orelse if decided is True else None
-        if declined is not None:
-            if id(declined) not in self._part_helpers_in:  # one walk per arm, not per run of it
-                self._part_helpers_in[id(declined)] = part_helpers_called_in(declined)
-            for name in self._part_helpers_in[id(declined)]:
-                self.declined_names.setdefault(name, stmt)
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)
         elif decided is False:
@@ -186,6 +212,9 @@ class InterpStatements:
                 self.exec_block(orelse.body.body, env, ctx)
         elif orelse is None and _unseen_none_test(stmt.test, env) is not None:
             self.exec_default_fill(stmt, env, ctx)
+        elif isinstance(orelse, cst.Else) and _only_raises(orelse.body.body):
+            # `elif kind == "b": ... else: raise ValueError(...)`: the body is the path that runs on.
+            self.exec_block(stmt.body.body, env, ctx)
         else:
             if orelse is not None:
                 self.undecided_choices[id(stmt)] = stmt
@@ -201,6 +230,17 @@ class InterpStatements:
                 # Both arms leave the function: nothing after the `if` runs, and the call returns
                 # one of the values its arms returned (kept in `maybe_returned`).
                 raise _Return(UNKNOWN, raised=True)
+
+    def _note_declined_arm(self, stmt: cst.If, decided: bool | None) -> None:
+        """Keep what an arm the defaults turn off would have initialised or built."""
+        if decided is False and id(stmt) not in self.skipped_inits:
+            self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)
+        declined = stmt.body if decided is False else stmt.orelse if decided is True else None
+        if declined is not None:
+            if id(declined) not in self._part_helpers_in:  # one walk per arm, not per run of it
+                self._part_helpers_in[id(declined)] = part_helpers_called_in(declined)
+            for name in self._part_helpers_in[id(declined)]:
+                self.declined_names.setdefault(name, stmt)
 
     def exec_default_fill(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
         """`if block is None: block = Block` on an argument we cannot see: a class to build (or a

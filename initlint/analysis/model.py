@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -46,6 +45,8 @@ class Param:
     ops: list[InitOp] = field(default_factory=list)
     #: `p.dim()`, where the layer or the factory call fixes it (a Linear weight is 2-D).
     ndim: int | None = None
+    #: The layer attribute each dimension's size is, where the layer fixes them (ParamDefault.dims).
+    dims: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
@@ -276,6 +277,9 @@ class ResidualAdd:
     optional: bool = False
     #: The symbols (a root's parameters: `prenorm`) of the undecided tests the add is made under.
     flags: frozenset[str] = frozenset()
+    #: The arms of those tests it is made in, outermost first: (the `if`, 0 for its body or 1
+    #: for the rest). Adds in two arms of one `if` are alternatives: one of them runs.
+    arms: tuple[tuple[int, int], ...] = ()
     #: The child of a classless block whose `forward` makes the add (`nn.Sequential(Residual(attn),
     #: Residual(ff))` runs one statement twice: two adds).
     site: str = ""
@@ -380,8 +384,10 @@ class Stack:
         """The adds each part of the stream takes per block: those into the whole stream, and
         those into the part of a split stream that takes the most (a reversible block, one
         branch into each half, adds once)."""
-        adds = {(add.share, add.site, id(add.statement)) for add in self.default_adds}
-        parts = Counter(share for share, _, _ in adds)
+        adds = {(add.share, add.site, id(add.statement)): add.arms for add in self.default_adds}
+        parts = {
+            share: adds_on_one_path([arms for key, arms in adds.items() if key[0] == share]) for share, _, _ in adds
+        }
         whole = parts.pop("", 0)
         return whole + max(parts.values(), default=0)
 
@@ -389,6 +395,20 @@ class Stack:
     def prenorm(self) -> bool:
         adds = self.default_adds
         return bool(adds) and all(add.prenorm for add in adds)
+
+
+def adds_on_one_path(arms: list[tuple[tuple[int, int], ...]], level: int = 0) -> int:
+    """How many adds run on one path through a `forward`, given the arms each is made in: those
+    under no further `if`, and for each `if` the adds of the arm that makes the most."""
+    here = sum(1 for made_in in arms if len(made_in) == level)
+    by_test: dict[int, dict[int, list[tuple[tuple[int, int], ...]]]] = {}
+    for made_in in arms:
+        if len(made_in) > level:
+            test, arm = made_in[level]
+            by_test.setdefault(test, {}).setdefault(arm, []).append(made_in)
+    return here + sum(
+        max(adds_on_one_path(group, level + 1) for group in by_arm.values()) for by_arm in by_test.values()
+    )
 
 
 @dataclass

@@ -41,6 +41,9 @@ def set_module_attr(
             return
         if not ctx.certain and name in node.children and node.children[name] is not child:
             node.add_alternative(name, child)  # the other arm of an undecided `if`
+            first, choice = node.children[name], interp.undecided_choices.get(ctx.arm[0]) if ctx.arm else None
+            if choice is not None and ctx.arm is not None and first.chosen_by == (choice.test, 1 - ctx.arm[1]):
+                first.optional = False  # each arm builds one: one of them exists
         else:
             node.add_child(name, child)
             child.optional = not ctx.certain and node.built_certain

@@ -92,7 +92,7 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
     base = interp.eval(node.value, env, ctx)
     if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
         return UNKNOWN
-    key = _as_index(interp.eval(node.slice[0].slice.value, env, ctx))
+    key = as_index(interp.eval(node.slice[0].slice.value, env, ctx))
     if isinstance(base, Seq):
         if base.repeat is not None:
             return base.items[0] if base.items else UNKNOWN
@@ -128,7 +128,7 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
     return UNKNOWN
 
 
-def _as_index(value: Any) -> Any:
+def as_index(value: Any) -> Any:
     """`-1` is a number to the interpreter (a unary minus); as an index it is that integer."""
     number = as_number(value) if isinstance(value, Num) else None
     if number is not None and number.is_constant and float(number.const).is_integer():

@@ -300,6 +300,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                 add.writers = self._writer_refs(block, branch)
                 add.optional = flow.undecided > 0 and any(_may_not_exist(m, block) for m in branch.last)
                 add.flags = frozenset(flow.flags)
+                add.arms = flow.arms
                 flow.adds.append(add)
                 return STREAM
         if STREAM in (left, right) and CONDITIONED in (left, right):

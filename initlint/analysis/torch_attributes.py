@@ -37,7 +37,14 @@ from initlint.analysis.knowledge.torch_init import (
 )
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.module_methods import MODULE_METHOD_HANDLERS
-from initlint.analysis.python_semantics import ENUM_BASES, MIXED_ENUM_BASES, STRING_METHODS, BoundMethod, string_default
+from initlint.analysis.python_semantics import (
+    ENUM_BASES,
+    MIXED_ENUM_BASES,
+    STRING_METHODS,
+    BoundMethod,
+    as_index,
+    string_default,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
@@ -331,9 +338,24 @@ def tensor_rank(tensor: ParamRef | NewTensor) -> Any:
 
 
 def tensor_shape(tensor: ParamRef | NewTensor) -> Any:
-    """A sequence of unknown sizes whose length is the tensor's rank, where that is known."""
+    """A sequence of unknown sizes whose length is the tensor's rank, where that is known; a layer's
+    parameter names its sizes as the layer does (`weight.shape[1]` of a Linear is `in_features`)."""
+    if isinstance(tensor, ParamRef) and tensor.param.dims and len(tensor.param.dims) == tensor.param.ndim:
+        return Seq([Opaque(size) for size in tensor.param.dims])
     rank = tensor_rank(tensor)
     return Seq([UNKNOWN] * rank.value) if isinstance(rank, Const) else UNKNOWN
+
+
+def tensor_size(tensor: ParamRef | NewTensor, args: list[Any]) -> Any:
+    """`w.size()`, the shape; `w.size(1)`, one of its sizes."""
+    shape = tensor_shape(tensor)
+    if not args:
+        return shape
+    index = as_index(args[0])
+    index = index.value if isinstance(index, Const) else None
+    if isinstance(shape, Seq) and type(index) is int and -len(shape.items) <= index < len(shape.items):
+        return shape.items[index]
+    return UNKNOWN
 
 
 def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") -> Any:

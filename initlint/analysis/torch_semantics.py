@@ -42,7 +42,7 @@ from initlint.analysis.python_semantics import (
     string_default_method,
     string_method,
 )
-from initlint.analysis.torch_attributes import tensor_rank, tensor_shape
+from initlint.analysis.torch_attributes import tensor_rank, tensor_size
 from initlint.analysis.values import Monomial
 
 # The interpreter reads and writes attributes through this module too: one door into PyTorch.
@@ -158,7 +158,7 @@ def _tensor_method(
     if name in RANK_METHODS:
         return tensor_rank(receiver)
     if name in SHAPE_METHODS:
-        return UNKNOWN if args or kwargs else tensor_shape(receiver)
+        return tensor_size(receiver, args) if not kwargs and len(args) < 2 else UNKNOWN
     if name in SAME_VALUES_METHODS:
         return receiver  # `w.cpu()`, `w.detach()`: the same values, moved or viewed
     spec = interp.knowledge.tensor_method(name)

@@ -174,6 +174,8 @@ RESHAPING_METHODS = frozenset(
         "contiguous",
     }
 )
+#: A tensor's attributes that are its values laid out another way (`x @ self.weight.T`).
+TRANSPOSED_VIEWS = frozenset({"T", "mT", "H", "mH"})
 #: Of those, the ones whose tensor argument gives only its shape, dtype or device (`x.type_as(y)`).
 LIKE_METHODS = frozenset({"type_as", "view_as", "expand_as", "to"})
 #: Tensor methods (and `torch` functions) that cut a tensor into parts (`x1, x2 = x.chunk(2, dim=-1)`).

@@ -51,6 +51,9 @@ class ParamDefault:
     over_sqrt_fan_in: bool = False
     #: How many dimensions the tensor has (`p.dim()`), where the layer fixes it.
     ndim: int | None = None
+    #: The layer attribute each dimension's size is (a Linear weight: out_features, in_features):
+    #: `p.shape[1]` reads as `in_features` does, a width, never the depth.
+    dims: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -14,16 +14,25 @@ from initlint.analysis.knowledge.specs import (
 )
 
 
+#: The sizes of a Linear's and a ConvNd's weight dimensions, as the layer names them.
+_LINEAR_DIMS = ("out_features", "in_features")
+_CONV_DIMS = ("out_channels", "in_channels")
+
+
 #: `reset_parameters()` of Linear and ConvNd: kaiming_uniform_(a=sqrt(5)), std = 1/sqrt(3 * fan_in).
-def kaiming_default(ndim: int) -> tuple[ParamDefault, ParamDefault]:
+def kaiming_default(ndim: int, dims: tuple[str, ...] = ()) -> tuple[ParamDefault, ParamDefault]:
     """Linear (2-D weight) and ConvNd (N+2-D weight): both draw kaiming_uniform_(a=sqrt(5))."""
     return (
-        ParamDefault("weight", "default", 3**-0.5, over_sqrt_fan_in=True, ndim=ndim),
-        ParamDefault("bias", "default", None, ndim=1),
+        ParamDefault("weight", "default", 3**-0.5, over_sqrt_fan_in=True, ndim=ndim, dims=dims),
+        ParamDefault("bias", "default", None, ndim=1, dims=dims[:1]),
     )
 
 
-LINEAR_PARAMS = kaiming_default(2)
+def conv_default(ndim: int) -> tuple[ParamDefault, ParamDefault]:
+    return kaiming_default(ndim, _CONV_DIMS + ("kernel_size",) * (ndim - 2))
+
+
+LINEAR_PARAMS = kaiming_default(2, _LINEAR_DIMS)
 EMBEDDING_PARAMS = (ParamDefault("weight", "normal", 1.0, ndim=2),)
 NORM_PARAMS = (ParamDefault("weight", "ones", 0.0, ndim=1), ParamDefault("bias", "zeros", 0.0, ndim=1))
 
@@ -31,9 +40,9 @@ _LAYERS: dict[str, LayerSpec] = {
     "Linear": LayerSpec("linear", "Linear", params=LINEAR_PARAMS),
     "LazyLinear": LayerSpec("linear", "LazyLinear", ("Linear",), params=LINEAR_PARAMS),
     "Bilinear": LayerSpec("linear", "Bilinear", params=kaiming_default(3)),
-    "Conv1d": LayerSpec("conv", "Conv1d", params=kaiming_default(3)),
-    "Conv2d": LayerSpec("conv", "Conv2d", params=kaiming_default(4)),
-    "Conv3d": LayerSpec("conv", "Conv3d", params=kaiming_default(5)),
+    "Conv1d": LayerSpec("conv", "Conv1d", params=conv_default(3)),
+    "Conv2d": LayerSpec("conv", "Conv2d", params=conv_default(4)),
+    "Conv3d": LayerSpec("conv", "Conv3d", params=conv_default(5)),
     "Embedding": LayerSpec("embedding", "Embedding", params=EMBEDDING_PARAMS),
     "LayerNorm": LayerSpec("norm", "LayerNorm", params=NORM_PARAMS),
     "RMSNorm": LayerSpec("norm", "RMSNorm", params=(ParamDefault("weight", "ones", 0.0, ndim=1),)),
