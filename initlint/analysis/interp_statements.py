@@ -18,6 +18,7 @@ import libcst as cst
 from initlint.analysis import init_ops, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN,
+    Choice,
     ClassRef,
     Const,
     Env,
@@ -184,6 +185,28 @@ class InterpStatements:
                 # Both arms leave the function: nothing after the `if` runs, and the call returns
                 # one of the values its arms returned (kept in `maybe_returned`).
                 raise _Return(UNKNOWN, raised=True)
+            self._bind_chosen_classes(stmt, env, ctx)
+
+    def _bind_chosen_classes(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
+        """`if kind == "attn": mixer = Attention elif kind == "conv": mixer = ConvMixer else: raise
+        ...` with every test left undecided: after it the name is one of the layer classes its
+        arms bind (each built where it is called, as `A if flag else B` is), not unknown. Arms
+        that raise bind nothing; an arm that leaves the name as it was keeps it unknown."""
+        arms = chain_arms(stmt)
+        if arms is None or any(truth(self.eval(test, env, ctx.uncertain())) is not None for test in arms[1]):
+            return
+        bound = [class_bindings(arm) for arm in arms[0] if not raises(arm)]
+        if len(bound) < 2:
+            return
+        interp = cast("Interpreter", self)
+        for name in set.intersection(*(set(names) for names in bound)):
+            values = [self.eval(names[name], env, ctx.uncertain()) for names in bound]
+            if all(interp._is_layer_class(value) for value in values):
+                options: list[Any] = []
+                for value in values:  # (classes compare by identity: their infos are not hashable)
+                    if not any(value is option or _same_class(value, option) for option in options):
+                        options.append(value)
+                env.names[name] = options[0] if len(options) == 1 else Choice(tuple(options))
 
     def _note_declined(self, stmt: cst.If, decided: bool, earlier: tuple[cst.If, ...]) -> None:
         """The helpers the declined arm hands a part of the model (`init_zero_(self.out)`): options
@@ -376,6 +399,54 @@ def own_inits_called_in(node: cst.CSTNode) -> tuple[bool, frozenset[str]]:
     reader = _OwnInitCalls()
     node.visit(reader)
     return reader.runs_init, frozenset(reader.own)
+
+
+@functools.lru_cache(maxsize=512)  # asked each time an undecided `if` runs
+def chain_arms(stmt: cst.If) -> tuple[tuple[cst.BaseSuite, ...], tuple[cst.BaseExpression, ...]] | None:
+    """The arms of an `if`/`elif`/`else` chain and its tests; None without a final `else` (the
+    names it binds may keep what they held)."""
+    arms, tests = [stmt.body], [stmt.test]
+    orelse = stmt.orelse
+    while isinstance(orelse, cst.If):
+        arms.append(orelse.body)
+        tests.append(orelse.test)
+        orelse = orelse.orelse
+    if orelse is None:
+        return None
+    arms.append(orelse.body)
+    return tuple(arms), tuple(tests)
+
+
+def class_bindings(arm: cst.BaseSuite) -> dict[str, cst.BaseExpression]:
+    """`name = SomeName` (or `= module.Name`) at the top level of an arm: what may be a class bound."""
+    bound: dict[str, cst.BaseExpression] = {}
+    for small in _top_level(arm):
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.value, (cst.Name, cst.Attribute))
+        ):
+            target = small.targets[0].target
+            if isinstance(target, cst.Name):
+                bound[target.value] = small.value
+    return bound
+
+
+def _same_class(a: Any, b: Any) -> bool:
+    return isinstance(a, ClassRef) and isinstance(b, ClassRef) and a.cls is b.cls or isinstance(a, ExtRef) and a == b
+
+
+def raises(arm: cst.BaseSuite) -> bool:
+    """An arm with a `raise` at its top level: no path through it goes on after the `if`."""
+    return any(isinstance(small, cst.Raise) for small in _top_level(arm))
+
+
+def _top_level(arm: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
+    if isinstance(arm, cst.SimpleStatementSuite):
+        return list(arm.body)
+    return [
+        small for statement in arm.body if isinstance(statement, cst.SimpleStatementLine) for small in statement.body
+    ]
 
 
 def init_calls_in(interp: InterpStatements, stmt: cst.If) -> list[DeadInit]:
