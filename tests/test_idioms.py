@@ -30,7 +30,10 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("adaln_shift_inline", "bad"): (
         "an inline adaptive norm whose shift is not traced reads as the stream renormalised; the "
         "round-8 reading of it was reverted: with it, a block gated by sigmoid(zero-init Linear "
-        "- 2) (boltz's conditioned transition) was reported, its gate not recognised"
+        "- 2) (boltz's conditioned transition) was reported, its gate not recognised. The gate "
+        "is lost where the block calls the module whose forward applies it; round 9 carried it "
+        "over as a gate layer judged by the whole module's init, which also silenced RWKV "
+        "receptance gates (sigmoid of the stream, O(1)) in modules with constant mix parameters"
     ),
 }
 

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import libcst as cst
 
-from initlint.analysis.knowledge import REGISTRY
 from initlint.analysis.usage import NameUses
 from initlint.analysis import init_ops
 from initlint.analysis.abstract import (
@@ -31,7 +30,6 @@ from initlint.analysis.abstract import (
     Lambda,
     Mapping,
     ModRef,
-    Opaque,
     ParamRef,
     Seq,
     as_number,
@@ -43,6 +41,7 @@ from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
 from initlint.analysis.knowledge.specs import BlockStack, BuiltStack, LayerSpec, StreamConnection
 from initlint.analysis.layers import default_std, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
+from initlint.analysis.root_parameters import dataclass_fields, is_dataclass, root_parameter
 from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,7 +90,7 @@ class ModelBuilder:
         part = self._typed_part(param, ctx) if param.default is None else None
         if part is not None:
             return part
-        symbol = _root_argument(self.index, param, typed)
+        symbol = root_parameter(self.index, param, typed)
         if param.default is None or isinstance(param.default, cst.SimpleString):
             return symbol
         built_before = set(self.instantiated)
@@ -264,7 +263,7 @@ class ModelBuilder:
                 self.building.pop()
             if self.borrows_list_class(node):
                 node.kind = "module"
-        elif _is_dataclass(cls):
+        elif is_dataclass(cls):
             _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
         else:
             # No `__init__` of its own: a subclass of `nn.Sequential` is built by the library's.
@@ -499,45 +498,6 @@ def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None
 _CALLABLES = (ClassRef, FuncRef, ExtRef, ExtPartial, Lambda)
 
 
-def _root_argument(index: ModuleIndex, param: cst.Param, typed: ClassInfo | None) -> Opaque:
-    """A root's parameter: a symbol, remembering a string default or the dataclass it is typed with."""
-    annotation = param.annotation.annotation if param.annotation is not None else None
-    name = dotted_name(annotation) if annotation is not None else None
-    cls = index.class_named(name) if name is not None else typed if annotation is None else None
-    fields = cls if cls is not None and _is_config_class(index, cls) else None
-    default = _string_default(param)
-    if default is None or param.default is None:
-        number = _number_default(param.default)
-        nonzero = number != 0 if number is not None else None
-        return Opaque(param.name.value, None, fields, default_type=_number_type(param.default), nonzero=nonzero)
-    # Comparisons decide by the string default, as the model built with its defaults does.
-    assumed = (f"{param.name.value}={cst.Module([]).code_for_node(param.default)}", param.default)
-    return Opaque(param.name.value, default, fields, compared=Const(default), assumed=assumed)
-
-
-def _number_default(default: cst.BaseExpression | None) -> float | None:
-    """The value of a number literal default (`eps=-1e-6`), None for anything else."""
-    if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, (cst.Minus, cst.Plus)):
-        default = default.expression
-    if isinstance(default, (cst.Integer, cst.Float)):
-        return float(default.evaluated_value)
-    return None
-
-
-def _number_type(default: cst.BaseExpression | None) -> str | None:
-    """The builtin type ("int" or "float") of a number literal default (`heads=8`, `eps=-1e-6`)."""
-    if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, (cst.Minus, cst.Plus)):
-        default = default.expression
-    if isinstance(default, cst.Integer):
-        return "int"
-    return "float" if isinstance(default, cst.Float) else None
-
-
-def _is_config_class(index: ModuleIndex, cls: ClassInfo) -> bool:
-    """A dataclass, or a plain class (not a module) whose `__init__` stores its settings."""
-    return _is_dataclass(cls) or (not index.is_module_class(cls) and bool(cls.init_fields()))
-
-
 def _store_dataclass_fields(node: ModuleNode, mro: list[ClassInfo], args: list[Any], kwargs: dict[Any, Any]) -> None:
     """The `__init__` a dataclass decorator writes: each field given in the call is stored on
     the instance (a base's fields first, positional arguments in declaration order); a field left
@@ -546,38 +506,6 @@ def _store_dataclass_fields(node: ModuleNode, mro: list[ClassInfo], args: list[A
     given = dict(zip(fields, args))
     given.update((key, value) for key, value in kwargs.items() if key in fields)
     node.attrs.update(given)
-
-
-def dataclass_fields(mro: list[ClassInfo]) -> list[str]:
-    """The fields of a dataclass with this MRO, in the order its `__init__` takes them (a base's
-    fields first); none for a class no dataclass decorator made."""
-    return [name for owner in reversed(mro) if _is_dataclass(owner) for name in _annotated_names(owner)]
-
-
-def _annotated_names(cls: ClassInfo) -> list[str]:
-    """The names a class body annotates (`mixer: str = "mlp"`), in order: a dataclass's fields."""
-    names = []
-    for statement in cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ():
-        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                names.append(small.target.value)
-    return names
-
-
-def _is_dataclass(cls: ClassInfo) -> bool:
-    for decorator in cls.node.decorators:
-        target = decorator.decorator
-        target = target.func if isinstance(target, cst.Call) else target
-        name = (
-            target.attr.value
-            if isinstance(target, cst.Attribute)
-            else target.value
-            if isinstance(target, cst.Name)
-            else ""
-        )
-        if name in REGISTRY.dataclass_decorator_names():
-            return True
-    return False
 
 
 @functools.lru_cache(maxsize=512)  # asked each time the `if` runs
@@ -620,12 +548,6 @@ def _attributes_built(statements: Sequence[cst.CSTNode]) -> dict[str, cst.Call]:
             if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
                 built[target.attr.value] = small.value
     return built
-
-
-def _string_default(param: cst.Param) -> str | None:
-    default = param.default
-    value = default.evaluated_value if isinstance(default, cst.SimpleString) else None
-    return value if isinstance(value, str) else None
 
 
 def init_like(name: str) -> bool:

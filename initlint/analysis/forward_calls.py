@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeGuard
 import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, truth
-from initlint.analysis.construction import dataclass_fields
+from initlint.analysis.root_parameters import dataclass_fields
 from initlint.analysis.forward_expressions import _member
 from initlint.analysis.forward_bindings import changed_in_place, tuple_literals
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function

@@ -33,7 +33,7 @@ from initlint.analysis.abstract import (
     merge_uncertain,
     truth,
 )
-from initlint.analysis.construction import chooses_child
+from initlint.analysis.construction import chooses_child, init_like
 from initlint.analysis.forward_bindings import target_names
 from initlint.analysis.index import ModuleIndex
 from initlint.analysis.knowledge import Registry
@@ -195,19 +195,20 @@ class InterpStatements:
             pass  # on a path that may not run: the rest of the pass still may
         return False
 
-    def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
+    def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx, earlier: tuple[cst.If, ...] = ()) -> None:
+        """`earlier`: the arms of the same `if`/`elif` chain decided not to run before this one."""
         decided = truth(self.eval(stmt.test, env, ctx))
         if decided is not None and chooses_child(stmt):
             self.decided_choices.setdefault(id(stmt), (stmt, set()))[1].add(decided)
         decided = _as_flipped(decided, id(stmt) == self.flipped_choice)
         self.branch_taken[id(stmt)] = self.branch_taken.get(id(stmt), False) or decided is not False
-        self._note_declined_arm(stmt, decided)
+        self._note_declined_arm(stmt, decided, earlier)
         orelse = stmt.orelse
         if decided is True:
             self.exec_block(stmt.body.body, env, ctx)
         elif decided is False:
             if isinstance(orelse, cst.If):
-                self.exec_if(orelse, env, ctx)
+                self.exec_if(orelse, env, ctx, (*earlier, stmt))
             elif isinstance(orelse, cst.Else):
                 self.exec_block(orelse.body.body, env, ctx)
         elif orelse is None and _unseen_none_test(stmt.test, env) is not None:
@@ -231,15 +232,27 @@ class InterpStatements:
                 # one of the values its arms returned (kept in `maybe_returned`).
                 raise _Return(UNKNOWN, raised=True)
 
-    def _note_declined_arm(self, stmt: cst.If, decided: bool | None) -> None:
-        """Keep what an arm the defaults turn off would have initialised or built."""
+    def _note_declined_arm(self, stmt: cst.If, decided: bool | None, earlier: tuple[cst.If, ...]) -> None:
+        """Keep what an arm the defaults turn off would have initialised or built: the inits it
+        runs, and the helpers it hands a part of the model (`init_zero_(self.out)`), options of the
+        constructor left off. Where the arm taken runs an init, the chain chooses between inits
+        (`if init == "zero": self._zero_init() elif init == "normal": self._normal_init()`): the
+        own init methods of its other arms are alternatives it chose against, not entry points a
+        trainer applies, whatever they are handed."""
         if decided is False and id(stmt) not in self.skipped_inits:
             self.skipped_inits[id(stmt)] = init_calls_in(self, stmt)
         declined = stmt.body if decided is False else stmt.orelse if decided is True else None
-        if declined is not None:
-            if id(declined) not in self._part_helpers_in:  # one walk per arm, not per run of it
-                self._part_helpers_in[id(declined)] = part_helpers_called_in(declined)
-            for name in self._part_helpers_in[id(declined)]:
+        if declined is None:
+            return
+        if id(declined) not in self._part_helpers_in:  # one walk per arm, not per run of it
+            self._part_helpers_in[id(declined)] = part_helpers_called_in(declined)
+        for name in self._part_helpers_in[id(declined)]:
+            self.declined_names.setdefault(name, stmt)
+        taken = stmt.body if decided is True else stmt.orelse if isinstance(stmt.orelse, cst.Else) else None
+        if taken is None or not own_inits_called_in(taken)[0]:
+            return
+        for arm in (*(other.body for other in earlier), declined):
+            for name in own_inits_called_in(arm)[1]:
                 self.declined_names.setdefault(name, stmt)
 
     def exec_default_fill(self, stmt: cst.If, env: Env, ctx: Ctx) -> None:
@@ -406,3 +419,27 @@ def init_calls_in(interp: InterpStatements, stmt: cst.If) -> list[DeadInit]:
     stmt.body.visit(reader)
     names = frozenset(reader.names)
     return [DeadInit(stmt, call, names) for call in reader.calls]
+
+
+class _OwnInitCalls(cst.CSTVisitor):
+    """Whether a block calls something named like an init or an in-place tensor op (`fill_`,
+    `nn.init.normal_`), and the init methods of its own it calls (`self._normal_init()`)."""
+
+    def __init__(self) -> None:
+        self.runs_init = False
+        self.own: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        self.runs_init = self.runs_init or name.endswith("_") or init_like(name)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            if init_like(name):
+                self.own.add(name)
+
+
+@functools.lru_cache(maxsize=512)  # a LibCST walk of an arm of a decided chain, once per arm
+def own_inits_called_in(node: cst.CSTNode) -> tuple[bool, frozenset[str]]:
+    reader = _OwnInitCalls()
+    node.visit(reader)
+    return reader.runs_init, frozenset(reader.own)

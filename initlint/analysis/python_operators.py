@@ -174,7 +174,7 @@ def builtin_isinstance(interp: "Interpreter", value: Any, classes: Any) -> Any:
     if not targets or not all(isinstance(t, ExtRef) and t.name in _BUILTIN_TYPES for t in targets):
         return None
     kinds = tuple(_BUILTIN_TYPES[t.name] for t in targets)
-    example = _type_example(value)
+    example = _type_example(interp, value)
     if example is _UNSEEN:
         return UNKNOWN
     _note_assumed_defaults(interp, value)
@@ -187,7 +187,7 @@ def builtin_type(interp: "Interpreter", value: Any) -> Any:
     """`type(heads)` of a value that is no module, as the builtin class it names where the value's
     type is known; a number of unknown type is an int or a float, either of which a test like
     `type(heads) is not tuple` may decide."""
-    example = _type_example(value)
+    example = _type_example(interp, value)
     if example is _UNSEEN:
         return UNKNOWN
     _note_assumed_defaults(interp, value)
@@ -200,9 +200,10 @@ def builtin_type(interp: "Interpreter", value: Any) -> Any:
 _UNSEEN = object()
 
 
-def _type_example(value: Any) -> Any:
+def _type_example(interp: "Interpreter", value: Any) -> Any:
     """A Python value of the same type as `value`, a Monomial for a number of unknown type, or
-    `_UNSEEN`."""
+    `_UNSEEN`. A value typed with a config class of the code (`block: BlockConfig | dict[str,
+    BlockConfig]`) is an instance of it: no builtin container or number, unless it derives one."""
     if isinstance(value, Const) and not isinstance(value.value, EnumMember):
         return value.value
     if isinstance(value, Num):
@@ -214,8 +215,17 @@ def _type_example(value: Any) -> Any:
     if isinstance(value, Opaque) and value.default_type is not None:
         return 0 if value.default_type == "int" else 0.0
     if isinstance(value, Opaque) and value.compared is not None:
-        return _type_example(value.compared)  # the default comparisons already decide by
+        return _type_example(interp, value.compared)  # the default comparisons already decide by
+    if isinstance(value, Opaque) and value.fields is not None:
+        bases = {base.rpartition(".")[2] for base in interp.index.base_chain(value.fields)}
+        return _UNSEEN if bases & _BUILTIN_BASES else _INSTANCE
     return _UNSEEN
+
+
+#: An instance of a class of the code, none of the builtin types.
+_INSTANCE = object()
+#: Bases that make a class of the code a builtin type (or one `isinstance` may take for it).
+_BUILTIN_BASES = frozenset({*(name.rpartition(".")[2] for name in _BUILTIN_TYPES), "NamedTuple", "TypedDict"})
 
 
 def _number_operation(operator: cst.BaseBinaryOp | cst.BaseAugOp, a: Monomial, b: Monomial, node: cst.CSTNode) -> Any:

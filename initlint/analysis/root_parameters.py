@@ -1,0 +1,127 @@
+"""A root's parameters as the analysis reads them without a caller: symbols that remember a
+string or number default, and the config class a parameter is typed with (a dataclass, or a
+class whose `__init__` stores its settings), read from a plain or a union annotation."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from initlint.analysis.abstract import Const, Opaque
+from initlint.analysis.index import ClassInfo, ModuleIndex, dotted_name
+from initlint.analysis.knowledge import REGISTRY
+
+
+def root_parameter(index: ModuleIndex, param: cst.Param, typed: ClassInfo | None) -> Opaque:
+    """A root's parameter: a symbol, remembering a string default or the dataclass it is typed with."""
+    annotation = param.annotation.annotation if param.annotation is not None else None
+    cls = annotated_class(index, annotation) if annotation is not None else typed
+    fields = cls if cls is not None and is_config_class(index, cls) else None
+    default = _string_default(param)
+    if default is None or param.default is None:
+        number = _number_default(param.default)
+        nonzero = number != 0 if number is not None else None
+        return Opaque(param.name.value, None, fields, default_type=_number_type(param.default), nonzero=nonzero)
+    # Comparisons decide by the string default, as the model built with its defaults does.
+    assumed = (f"{param.name.value}={cst.Module([]).code_for_node(param.default)}", param.default)
+    return Opaque(param.name.value, default, fields, compared=Const(default), assumed=assumed)
+
+
+def annotated_class(index: ModuleIndex, annotation: cst.BaseExpression) -> ClassInfo | None:
+    """The class of the code a parameter is typed with: `cfg: Config`, or the one class of a union
+    whose other members are None or builtin containers (`block: BlockConfig | dict[str,
+    BlockConfig]`, `Optional[BlockConfig]`): a value of that class, as the plain case reads it."""
+    found = None
+    for member in _union_members(annotation):
+        name = dotted_name(member)
+        cls = index.class_named(name) if name is not None else None
+        if cls is not None and found is None:
+            found = cls
+        elif cls is not None or not _container_or_none(member):
+            return None
+    return found
+
+
+def _union_members(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        return [*_union_members(annotation.left), *_union_members(annotation.right)]
+    if isinstance(annotation, cst.Subscript) and _last_name(annotation.value) in ("Optional", "Union"):
+        return [
+            member
+            for element in annotation.slice
+            if isinstance(element.slice, cst.Index)
+            for member in _union_members(element.slice.value)
+        ]
+    return [annotation]
+
+
+#: Union members that leave the one class of the union its value (`x: Config | None`).
+_PLAIN_MEMBERS = frozenset({"None", "dict", "list", "tuple", "Dict", "List", "Tuple", "Mapping", "Sequence"})
+
+
+def _container_or_none(member: cst.BaseExpression) -> bool:
+    return _last_name(member.value if isinstance(member, cst.Subscript) else member) in _PLAIN_MEMBERS
+
+
+def _last_name(node: cst.BaseExpression) -> str:
+    return (dotted_name(node) or "").rpartition(".")[2]
+
+
+def _number_default(default: cst.BaseExpression | None) -> float | None:
+    """The value of a number literal default (`eps=-1e-6`), None for anything else."""
+    if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, (cst.Minus, cst.Plus)):
+        default = default.expression
+    if isinstance(default, (cst.Integer, cst.Float)):
+        return float(default.evaluated_value)
+    return None
+
+
+def _number_type(default: cst.BaseExpression | None) -> str | None:
+    """The builtin type ("int" or "float") of a number literal default (`heads=8`, `eps=-1e-6`)."""
+    if isinstance(default, cst.UnaryOperation) and isinstance(default.operator, (cst.Minus, cst.Plus)):
+        default = default.expression
+    if isinstance(default, cst.Integer):
+        return "int"
+    return "float" if isinstance(default, cst.Float) else None
+
+
+def is_config_class(index: ModuleIndex, cls: ClassInfo) -> bool:
+    """A dataclass, or a plain class (not a module) whose `__init__` stores its settings."""
+    return is_dataclass(cls) or (not index.is_module_class(cls) and bool(cls.init_fields()))
+
+
+def dataclass_fields(mro: list[ClassInfo]) -> list[str]:
+    """The fields of a dataclass with this MRO, in the order its `__init__` takes them (a base's
+    fields first); none for a class no dataclass decorator made."""
+    return [name for owner in reversed(mro) if is_dataclass(owner) for name in _annotated_names(owner)]
+
+
+def _annotated_names(cls: ClassInfo) -> list[str]:
+    """The names a class body annotates (`mixer: str = "mlp"`), in order: a dataclass's fields."""
+    names = []
+    for statement in cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ():
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                names.append(small.target.value)
+    return names
+
+
+def is_dataclass(cls: ClassInfo) -> bool:
+    for decorator in cls.node.decorators:
+        target = decorator.decorator
+        target = target.func if isinstance(target, cst.Call) else target
+        name = (
+            target.attr.value
+            if isinstance(target, cst.Attribute)
+            else target.value
+            if isinstance(target, cst.Name)
+            else ""
+        )
+        if name in REGISTRY.dataclass_decorator_names():
+            return True
+    return False
+
+
+def _string_default(param: cst.Param) -> str | None:
+    default = param.default
+    value = default.evaluated_value if isinstance(default, cst.SimpleString) else None
+    return value if isinstance(value, str) else None
