@@ -6,6 +6,7 @@ init plan) -> enabled rules -> positioned findings -> `# noqa` filter.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable
@@ -328,11 +329,21 @@ def lint_files(
 
     settings = settings or Settings()
     result = RunResult()
-    for findings in map_files(lint_one or lint_file, list(files), settings, jobs):
-        result.files_checked += 1
-        result.files_not_checked += any(finding.code == "INI901" for finding in findings)
-        result.findings.extend(findings)
-        if progress is not None:
-            progress()
+    with _one_snapshot(settings):
+        for findings in map_files(lint_one or lint_file, list(files), settings, jobs):
+            result.files_checked += 1
+            result.files_not_checked += any(finding.code == "INI901" for finding in findings)
+            result.findings.extend(findings)
+            if progress is not None:
+                progress()
     result.findings.sort(key=Finding.sort_key)
     return result
+
+
+def _one_snapshot(settings: Settings) -> contextlib.AbstractContextManager:
+    """One run reads each project on disk as it was when the run reached it (`one_snapshot`)."""
+    if not settings.project_analysis:
+        return contextlib.nullcontext()
+    from initlint.project import one_snapshot
+
+    return one_snapshot()

@@ -19,26 +19,68 @@ from initlint.analysis.model import FinalInit, ModuleNode, final_init
 from initlint.errors import StepBudgetExceeded
 
 
-class _WriteFinder(cst.CSTVisitor):
-    """Whether a function may write a tensor: an in-place call (`normal_`, `copy_`), a call of
-    something named like an init or of `apply`, an augmented or `.data`/`.weight` assignment.
-    A call of a method of its own named like an init (`self.init_state(x)`) is kept apart: what
-    that method does decides it."""
+class _BodyWrites(cst.CSTVisitor):
+    """What an init function's body writes, read once for both questions asked of it.
+
+    Whether it may write a tensor itself (`found`): an in-place call (`normal_`, `copy_`), a call
+    of something named like an init or of `apply`, an augmented or `.data`/`.weight` assignment,
+    nested functions included. A call of a method of its own named like an init
+    (`self.init_state(x)`) is kept apart (`own_inits`): what that method does decides it.
+
+    And what each write goes into, for whether it writes only tensors it makes (`targets`, with
+    `bound`, the values each plain name is assigned): the written expression, or None for a write
+    into something else (an attribute or an item, an `apply`, an init-like call, anything a
+    nested function writes, which is not followed). A method call (`t.normal_()`) keeps its
+    callee: whether `nn.init.normal_` is a function of torch or a tensor's method is the
+    interpreter's to say."""
 
     def __init__(self) -> None:
         self.found = False
         self.own_inits: list[str] = []
+        self.bound: dict[str, list[cst.BaseExpression]] = {}
+        #: (the written expression or None, the in-place call's `x.name_` callee if it has one)
+        self.targets: list[tuple[cst.BaseExpression | None, cst.Attribute | None]] = []
+        self._nested = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not self._nested:
+            self.targets.append((None, None))
+        self._nested += 1
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._nested -= 1
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if not self._nested:
+            self._target_of_call(node, name)
         if isinstance(func, cst.Attribute) and _is_self(func.value) and init_like(name) and not name.endswith("_"):
             self.own_inits.append(name)
             return
         self.found = self.found or name.endswith("_") or name == "apply" or init_like(name)
 
+    def _target_of_call(self, node: cst.Call, name: str) -> None:
+        if name == "apply" or init_like(name):
+            self.targets.append((None, None))
+        elif name.endswith("_"):
+            # `t.normal_()` writes `t`; `nn.init.normal_(t)` its first argument.
+            first = node.args[0].value if node.args and not node.args[0].keyword else None
+            self.targets.append((first, node.func if isinstance(node.func, cst.Attribute) else None))
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self.found = True
+        if not self._nested:
+            self.targets.append((node.target, None))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._nested:
+            return
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.bound.setdefault(target.target.value, []).append(node.value)
+            elif isinstance(target.target, (cst.Attribute, cst.Subscript)):
+                self.targets.append((None, None))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         target = node.target
@@ -53,10 +95,15 @@ _TENSOR_FIELDS = frozenset({"data", "weight", "bias"})
 
 
 @lru_cache(maxsize=512)  # a LibCST walk of the whole function, asked per root and per model class
+def _body_writes(func: cst.FunctionDef) -> _BodyWrites:
+    finder = _BodyWrites()
+    func.body.visit(finder)
+    return finder
+
+
 def _writes(func: cst.FunctionDef) -> tuple[bool, tuple[str, ...]]:
     """Whether the function writes a tensor itself, and the init-like methods of its own it calls."""
-    finder = _WriteFinder()
-    func.body.visit(finder)
+    finder = _body_writes(func)
     return finder.found, tuple(finder.own_inits)
 
 
@@ -102,40 +149,19 @@ def _stub_statement(part: cst.BaseSmallStatement) -> bool:
     )
 
 
-class _OwnTensors(cst.CSTVisitor):
+class _OwnTensors:
     """Whether every write of a function goes into a tensor it makes itself: a name bound once to
     a tensor factory (`t = torch.empty(shape)`), or a factory call written in place."""
 
     def __init__(self, func: cst.FunctionDef, interp: Interpreter) -> None:
         self.interp = interp
-        self.bound: dict[str, list[cst.BaseExpression]] = {}
-        self.writes: list[cst.BaseExpression | None] = []
+        self.body = _body_writes(func)
         self.outside = {param.name.value for param in _all_params(func.params)}
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.writes.append(None)  # (a function defined inside: what it writes is not followed)
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                self.bound.setdefault(target.target.value, []).append(node.value)
-            elif isinstance(target.target, (cst.Attribute, cst.Subscript)):
-                self.writes.append(None)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.writes.append(node.target)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if name == "apply" or init_like(name):
-            self.writes.append(None)
-        elif name.endswith("_"):
-            # `t.normal_()` writes `t`; `nn.init.normal_(t)` its first argument.
-            method = isinstance(func, cst.Attribute) and not self._is_function(func)
-            first = node.args[0].value if node.args and not node.args[0].keyword else None
-            self.writes.append(func.value if method and isinstance(func, cst.Attribute) else first)
+    def _written(self, target: cst.BaseExpression | None, method: cst.Attribute | None) -> cst.BaseExpression | None:
+        """A tensor's in-place method (`t.normal_()`) writes its receiver; a function of torch
+        (`nn.init.normal_(t)`) and any other call its first argument."""
+        return method.value if method is not None and not self._is_function(method) else target
 
     def _is_function(self, func: cst.Attribute) -> bool:
         """`nn.init.normal_`, `torch.nn.init.normal_`: a function of a module, not a tensor's method."""
@@ -144,7 +170,7 @@ class _OwnTensors(cst.CSTVisitor):
 
     def _made_here(self, value: cst.BaseExpression | None) -> bool:
         if isinstance(value, cst.Name):
-            values = self.bound.get(value.value, [])
+            values = self.body.bound.get(value.value, [])
             if value.value in self.outside or len(values) != 1:
                 return False
             value = values[0]
@@ -154,7 +180,8 @@ class _OwnTensors(cst.CSTVisitor):
         return resolved is not None and self.interp.knowledge.tensor_factory(resolved) is not None
 
     def only_own(self) -> bool:
-        return bool(self.writes) and all(self._made_here(target) for target in self.writes)
+        targets = self.body.targets
+        return bool(targets) and all(self._made_here(self._written(*target)) for target in targets)
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:
@@ -166,9 +193,7 @@ def _all_params(params: cst.Parameters) -> list[cst.Param]:
 def _writes_only_its_own_tensors(func: cst.FunctionDef, interp: Interpreter) -> bool:
     """`def uniform_init(*shape): t = torch.empty(shape); nn.init.kaiming_uniform_(t); return t`:
     a factory of new values, named like an init, that cannot reach a weight the model holds."""
-    finder = _OwnTensors(func, interp)
-    func.body.visit(finder)
-    return finder.only_own()
+    return _OwnTensors(func, interp).only_own()
 
 
 def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interpreter) -> list[str]:

@@ -5,12 +5,15 @@ calls (a builder run as a model of its own) and whether an init entry point is u
 (`model.apply(model._init_weights)`); the project's caller search asks a third, which top-level
 statements use a method as an attribute. A LibCST visitor walks a module at about a third of the
 cost of parsing it, once per question and name; `ast` answers all of them from one cheap parse,
-made once per file content and run (`Parsed.uses` holds it for the project's files).
+made once per file content and run (`Parsed.uses` holds it for the project's files). The same
+read also lists the file's imports, for the project's search of the files that use another
+(`Store.import_texts`): a file both searched and checked is read with `ast` once.
 """
 
 from __future__ import annotations
 
 import ast
+import warnings
 from collections import defaultdict
 
 import libcst as cst
@@ -33,6 +36,8 @@ class _Collector(ast.NodeVisitor):
         #: attribute name -> the positions of the top-level statements that use it
         self.attribute_statements: dict[str, set[int]] = defaultdict(set)
         self.statement_count = 0
+        #: every import, in any block, as the index writes them (`.blocks.Block`, `..x`, `pkg`)
+        self.imports: list[str] = []
         self._enclosing: list[str] = []
         self._statement = 0
 
@@ -66,6 +71,14 @@ class _Collector(ast.NodeVisitor):
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
 
+    def visit_Import(self, node: ast.Import) -> None:
+        # as `_record_import` writes them: `import a.b` binds `a`
+        self.imports.extend(alias.name if alias.asname else alias.name.partition(".")[0] for alias in node.names)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = "." * node.level + (node.module or "")
+        self.imports.extend(f"{module}.{alias.name}" if module else alias.name for alias in node.names)
+
     def visit_Name(self, node: ast.Name) -> None:
         if not isinstance(node.ctx, ast.Load) and self._enclosing:
             self.rebound[self._enclosing[-1]].add(node.id)
@@ -79,9 +92,10 @@ class _Collector(ast.NodeVisitor):
 
 
 class NameUses:
-    """The names of one module's code, read lazily on the first question."""
+    """The names of one module's code, read lazily on the first question: from `source` (its
+    text, or its bytes as read from disk), else from `module`'s code."""
 
-    def __init__(self, module: cst.Module, source: str | None = None) -> None:
+    def __init__(self, module: cst.Module | None, source: str | bytes | None = None) -> None:
         self._module = module
         self._source = source
         self._collector: _Collector | None = None
@@ -91,13 +105,29 @@ class NameUses:
         if self._collector is None and not self._unreadable:
             collector = _Collector()
             try:
-                collector.visit(ast.parse(self._source if self._source is not None else self._module.code))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # SyntaxWarnings of the user's code are not ours
+                    tree = ast.parse(self._text())
+                collector.visit(tree)
+            except Exception:  # SyntaxError, ValueError (NUL bytes, decoding), RecursionError, MemoryError
                 # LibCST's grammar is not `ast`'s: answer as if everything were used
                 self._unreadable = True
                 return None
+            finally:
+                self._module = self._source = None  # the text is held by the file's parse or read
             self._collector = collector
         return self._collector
+
+    def _text(self) -> str | bytes:
+        if self._source is not None:
+            return self._source
+        return self._module.code if self._module is not None else ""
+
+    def import_texts(self) -> tuple[str, ...] | None:
+        """Every import of the module, in any block, written as the index writes imports; None
+        where `ast` cannot read it."""
+        collected = self._collected()
+        return None if collected is None else tuple(collected.imports)
 
     def is_read(self, name: str) -> bool:
         """Whether the module reads `name` as a plain name (a call, an argument, an assignment's

@@ -14,7 +14,7 @@ The contract with the interpreter is docs/project-analysis.md.
 from __future__ import annotations
 
 from initlint.project.callers import CallSite
-from initlint.project.resolve import DEFAULT, Project, project_for
+from initlint.project.resolve import DEFAULT, Project, one_snapshot, project_for
 from initlint.project.symbols import CLASS, CONSTANT, EXTERNAL, FUNCTION, MODULE, UNKNOWN, Definition, Symbol
 from initlint.project.store import ENTRY_POINTS, Parsed
 
@@ -32,5 +32,6 @@ __all__ = [
     "Parsed",
     "Project",
     "Symbol",
+    "one_snapshot",
     "project_for",
 ]

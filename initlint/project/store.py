@@ -9,11 +9,9 @@ read or parsed gets a summary carrying only the reason: a broken sibling resolve
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -205,31 +203,6 @@ def _parse(data: bytes) -> Parsed | str:
         return "cannot parse: too large or too deeply nested"
 
 
-def _import_texts(data: bytes) -> tuple[str, ...] | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings of the user's code are not ours
-            tree = ast.parse(data)
-    except Exception:  # SyntaxError, ValueError (NUL bytes), RecursionError, MemoryError
-        return None
-    texts: list[str] = []
-    pending: list[ast.AST] = [tree]
-    while pending:  # statements only: an import is one, and the expressions are most of a tree
-        node = pending.pop()
-        if isinstance(node, ast.Import):
-            # as `_record_import` writes them: `import a.b` binds `a`
-            texts.extend(alias.name if alias.asname else alias.name.partition(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            module = "." * node.level + (node.module or "")
-            texts.extend(f"{module}.{alias.name}" if module else alias.name for alias in node.names)
-        else:
-            for name in ("body", "orelse", "handlers", "finalbody", "cases"):
-                inner = getattr(node, name, None)
-                if isinstance(inner, list):
-                    pending.extend(inner)
-    return tuple(texts)
-
-
 def _stamp(path: Path) -> tuple[int, int] | None:
     try:
         found = os.stat(path)
@@ -254,7 +227,8 @@ class Store:
         self._files: dict[Path, tuple[str, bytes] | str] = {}
         self._parsed: dict[str, Parsed | str] = {}
         self._summaries: dict[str, Summary] = {}
-        self._import_texts: dict[str, tuple[str, ...] | None] = {}
+        #: each content's `ast` read: the imports for the users' search, the names for the analysis
+        self._uses: dict[str, NameUses] = {}
         #: (mtime, size) of each file when it was read: a process that lives on (an editor, a
         #: notebook calling `lint_file`) must not keep a sibling's old text
         self._stamps: dict[Path, tuple[int, int] | None] = {}
@@ -282,10 +256,24 @@ class Store:
         if digest not in self._parsed:
             self.counters.parses += 1
             try:
-                self._parsed[digest] = _parse(data)
+                self._parsed[digest] = self._with_uses(digest, data, _parse(data))
             except Exception as error:  # a sibling must never break the checked file
                 self._parsed[digest] = f"cannot index: {type(error).__name__}"
         return self._parsed[digest]
+
+    def _with_uses(self, digest: str, data: bytes, parsed: Parsed | str) -> Parsed | str:
+        """`parsed`, its `ast` read the one this content already has (the users' search may
+        have read its imports before anything parsed it)."""
+        if isinstance(parsed, Parsed) and parsed._uses is None:
+            parsed._uses = self._uses_of(digest, data)
+        return parsed
+
+    def _uses_of(self, digest: str, data: bytes) -> NameUses:
+        found = self._uses.get(digest)
+        if found is None:
+            parsed = self._parsed.get(digest)
+            found = self._uses[digest] = NameUses(None, parsed.source if isinstance(parsed, Parsed) else data)
+        return found
 
     def parsed_paths(self) -> set[Path]:
         """The files whose syntax tree this run built or adopted."""
@@ -301,7 +289,8 @@ class Store:
         data = parsed.source.encode("utf-8", "surrogatepass")
         digest = hashlib.sha256(data).hexdigest()
         self._files[path] = (digest, data)
-        self._parsed.setdefault(digest, parsed)
+        self._with_uses(digest, data, self._parsed.setdefault(digest, parsed))
+        self._with_uses(digest, data, parsed)  # (the caller's, where a parse of the text was kept)
 
     def summary(self, path: Path) -> Summary:
         found = self.read(path)
@@ -333,16 +322,15 @@ class Store:
     def import_texts(self, path: Path) -> tuple[str, ...] | None:
         """Every import of a file, in any block, written as its summary writes imports
         (`.blocks.Block`, `..x`, `pkg.mod`): a superset of the summary's, read with Python's
-        `ast`, a tenth of a LibCST parse. The users' search asks it of the many files that
-        merely name a module, to summarise only those whose imports bind one of its names. None
-        where `ast` cannot read the file (the summary must then be asked)."""
+        `ast`, a tenth of a LibCST parse, and the same read the analysis asks its names of
+        (`Parsed.uses`) if the file is checked too. The users' search asks it of the many files
+        that merely name a module, to summarise only those whose imports bind one of its names.
+        None where `ast` cannot read the file (the summary must then be asked)."""
         found = self.read(path)
         if isinstance(found, str):
             return ()
         digest, data = found
-        if digest not in self._import_texts:
-            self._import_texts[digest] = _import_texts(data)
-        return self._import_texts[digest]
+        return self._uses_of(digest, data).import_texts()
 
     def _summarise(self, path: Path, digest: str) -> Summary:
         parsed = self.parsed(path)
