@@ -21,6 +21,7 @@ from initlint.analysis.root_parameters import dataclass_fields
 from initlint.analysis.forward_expressions import _member
 from initlint.analysis.forward_bindings import changed_in_place, tuple_literals
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function
+from initlint.analysis.forward_tensors import carried_by, fed_raw_weights, masked_scatter, mixed, tensor_call
 from initlint.analysis.flow import (
     ACTIVATED,
     CONDITIONED,
@@ -35,16 +36,11 @@ from initlint.analysis.flow import (
     is_squashing,
     join,
     merge,
-    spread_of,
 )
 from initlint.analysis.knowledge.conventions import (
     ACCUMULATE_IN_PLACE,
-    ACTIVATION_FUNCTIONS,
     CONCATENATING,
     FRESH_TENSORS,
-    MATRIX_PRODUCTS,
-    NORM_FUNCTIONS,
-    RESHAPING_METHODS,
     RETURNS_ARGUMENT,
     RUNS_AS_ARGUMENT,
     SQUASHING,
@@ -107,7 +103,7 @@ class ForwardCalls:
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         resolved = self.interp.index.resolve(node.func) or ""
         args = [self._argument(arg.value, resolved in CONCATENATING, env, flow, depth) for arg in node.args]
-        carried = _carried_by(node, args)
+        carried = carried_by(node, args)
         func = node.func
         _note_loop_call(func, flow)
         described, value = self._library_function(node, resolved, args, env, flow, depth)
@@ -125,7 +121,7 @@ class ForwardCalls:
         product = self._weight_product(name, resolved, weights, carried, flow, depth)
         if product is not None:
             return product
-        carried = _mixed(name, args, carried)
+        carried = mixed(name, args, carried)
         if name in FRESH_TENSORS:
             return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
         if (
@@ -137,7 +133,7 @@ class ForwardCalls:
             env.names[func.value.value] = merged
             return merged
         if weights:
-            return _fed_raw_weights(name, args, carried)
+            return fed_raw_weights(name, args, carried)
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
         if name in ("forward", "__call__") and _is_super(func.value) and flow.node.kind == "sequential":
@@ -148,11 +144,11 @@ class ForwardCalls:
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
         if name == "masked_scatter" and len(args) == 2:
-            return _masked_scatter(func.value, node.args[0].value, receiver, args[1], env, flow)
+            return masked_scatter(func.value, node.args[0].value, receiver, args[1], env, flow)
         added = self._add_call(node, resolved, receiver, args, env, flow)
         if added is not None:
             return added  # `x.add_(branch)`, `torch.add(x, branch, out=x)`
-        return UNKNOWN if name in TENSOR_METADATA else _tensor_call(receiver, name, args, carried)
+        return UNKNOWN if name in TENSOR_METADATA else tensor_call(receiver, name, args, carried)
 
     def _library_function(
         self, call: cst.Call, resolved: str, args: list[Any], env: Env, flow: _Flow, depth: int
@@ -232,8 +228,8 @@ class ForwardCalls:
             return None
         items = [self._eval(element.value, env, flow, depth) for element in written.elements]
         if isinstance(callee, ModRef):
-            return Seq([self._apply_module(callee.node, _carried_by(call, [item]), depth) for item in items])
-        return Seq([self._call_value(callee, call, [item], flow, depth, _carried_by(call, [item])) for item in items])
+            return Seq([self._apply_module(callee.node, carried_by(call, [item]), depth) for item in items])
+        return Seq([self._call_value(callee, call, [item], flow, depth, carried_by(call, [item])) for item in items])
 
     def _call_global(self, name: str, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
         """A function of the file (`dropout_add(out, residual, p, training)`), or one it imports
@@ -248,7 +244,7 @@ class ForwardCalls:
         if func is None:
             # Only past a traced layer: a fused norm handed the stream and its gain (`layer_norm_fn(x,
             # self.norm.weight)`) leaves the stream as it was read before.
-            return _fed_raw_weights(name, args, carried) if isinstance(carried, (Branch, Part)) else carried
+            return fed_raw_weights(name, args, carried) if isinstance(carried, (Branch, Part)) else carried
         result = self._inline(func, args, call, flow, depth)
         return carried if result is None else result
 
@@ -626,88 +622,3 @@ def _reset_if_stream(carried: Any, out: Any) -> Any:
 def _is_super(node: cst.BaseExpression) -> bool:
     """`super()` (with or without its two arguments)."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
-
-
-def _fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
-    """What a call we cannot read returns. `torch.tanh(self.gate)`: a squashed learned scalar is
-    still a learned gate (Flamingo). A kernel handed raw weights (`fused_scan(h, out_weight)`)
-    applies layers we cannot see after the ones traced so far: the layer applied last is not
-    known, so its output is not ours to trace. Anything else hands on what it is given."""
-    weights = [a for a in args if isinstance(a, ParamRef)]
-    if not weights:
-        return carried
-    return weights[0] if name in SQUASHING and len(args) == 1 else UNKNOWN
-
-
-def _tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
-    """`receiver.name(*args)` on what is not a module: a tensor method or a `torch` function."""
-    spread = spread_of(receiver, name, args)
-    if spread is not None:
-        return spread  # `x.std(-1)`, `torch.rsqrt(var + eps)`: a norm written out divides by it
-    if isinstance(receiver, ParamRef) and (name in RESHAPING_METHODS or name in SQUASHING):
-        # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast;
-        # `self.gate.tanh() * branch`: a squashed learned gate, as `torch.tanh(self.gate)` is.
-        return receiver
-    if isinstance(receiver, Branch) and name in SQUASHING:
-        # `self.gate(h).sigmoid()`: a squashed branch gates what it multiplies, as `torch.sigmoid(...)` does.
-        return replace(receiver, squashed=True)
-    if name in NORM_FUNCTIONS:
-        return NORMED if carried is STREAM else carried
-    if name in ACTIVATION_FUNCTIONS and (carried is STREAM or receiver is STREAM):
-        return ACTIVATED  # `F.relu(x)` / `x.relu()` on the stream: a post-activation network
-    if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
-        return args[1]
-    if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
-        # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
-        return receiver
-    return carried
-
-
-def _masked_scatter(
-    written: cst.BaseExpression, mask: cst.BaseExpression, receiver: Any, source: Any, env: Env, flow: _Flow
-) -> Any:
-    """`x.masked_scatter(mask, values)`: `values` at the masked positions, `x` at the others.
-    Written back into `x` and followed by a write under the complementary mask (`~mask`), no
-    position holds the first `x` any more: each kind of token normalised by its own norm is
-    normalised as a whole."""
-    name = written.value if isinstance(written, cst.Name) else None
-    earlier = flow.masked.get(name) if name is not None else None
-    kept = receiver
-    if earlier is not None and env.names.get(name) is earlier[2] and _complementary(earlier[0], mask):
-        kept = earlier[1]
-    result = join(kept, source)
-    if name is not None:
-        flow.masked[name] = (mask, source, result)
-    return result
-
-
-def _complementary(first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
-    """One mask is the other inverted (`mask` and `~mask`)."""
-    for plain, inverted in ((first, second), (second, first)):
-        if (
-            isinstance(inverted, cst.UnaryOperation)
-            and isinstance(inverted.operator, cst.BitInvert)
-            and inverted.expression.deep_equals(plain)
-        ):
-            return True
-    return False
-
-
-def _carried_by(node: cst.Call, args: list[Any]) -> Any:
-    """What of the stream the call's arguments hold; `self.net(*args)` hands on what the spread
-    arguments hold too."""
-    spread = [item for arg, a in zip(node.args, args) if arg.star == "*" and isinstance(a, Seq) for item in a.items]
-    return merge(
-        [a for a in args + spread if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
-    )
-
-
-def _mixed(name: str, args: list[Any], carried: Any) -> Any:
-    """A product of computed tensors (`einsum("tei,te->ti", expert_outs, routing_probs)`): where
-    one side went through a softmax or sigmoid, it holds the mixing weights, as `probs @ v` does,
-    and the content is the other side's."""
-    if name not in MATRIX_PRODUCTS:
-        return carried
-    branches = [arg for arg in args if isinstance(arg, Branch)]
-    content = [branch for branch in branches if not branch.squashed]
-    return merge(content) if content and len(content) < len(branches) else carried

@@ -1,0 +1,118 @@
+"""What a tensor method or `torch` function hands back in a `forward` (`forward_calls.py`):
+it keeps the provenance of the value it is called on, mixes computed tensors (the content is the
+side not squashed into mixing weights), scatters under complementary masks, or, handed raw
+weights we cannot trace, hides which layer came last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import libcst as cst
+
+from initlint.analysis.abstract import UNKNOWN, Env, ParamRef, Seq
+from initlint.analysis.flow import (
+    ACTIVATED,
+    CONDITIONED,
+    NORMED,
+    STREAM,
+    Branch,
+    Part,
+    join,
+    merge,
+    spread_of,
+)
+from initlint.analysis.forward_statements import _Flow
+from initlint.analysis.knowledge.conventions import (
+    ACTIVATION_FUNCTIONS,
+    MATRIX_PRODUCTS,
+    NORM_FUNCTIONS,
+    RESHAPING_METHODS,
+    SQUASHING,
+)
+
+
+def fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
+    """What a call we cannot read returns. `torch.tanh(self.gate)`: a squashed learned scalar is
+    still a learned gate (Flamingo). A kernel handed raw weights (`fused_scan(h, out_weight)`)
+    applies layers we cannot see after the ones traced so far: the layer applied last is not
+    known, so its output is not ours to trace. Anything else hands on what it is given."""
+    weights = [a for a in args if isinstance(a, ParamRef)]
+    if not weights:
+        return carried
+    return weights[0] if name in SQUASHING and len(args) == 1 else UNKNOWN
+
+
+def tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
+    """`receiver.name(*args)` on what is not a module: a tensor method or a `torch` function."""
+    spread = spread_of(receiver, name, args)
+    if spread is not None:
+        return spread  # `x.std(-1)`, `torch.rsqrt(var + eps)`: a norm written out divides by it
+    if isinstance(receiver, ParamRef) and (name in RESHAPING_METHODS or name in SQUASHING):
+        # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast;
+        # `self.gate.tanh() * branch`: a squashed learned gate, as `torch.tanh(self.gate)` is.
+        return receiver
+    if isinstance(receiver, Branch) and name in SQUASHING:
+        # `self.gate(h).sigmoid()`: a squashed branch gates what it multiplies, as `torch.sigmoid(...)` does.
+        return replace(receiver, squashed=True)
+    if name in NORM_FUNCTIONS:
+        return NORMED if carried is STREAM else carried
+    if name in ACTIVATION_FUNCTIONS and (carried is STREAM or receiver is STREAM):
+        return ACTIVATED  # `F.relu(x)` / `x.relu()` on the stream: a post-activation network
+    if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
+        return args[1]
+    if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
+        # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
+        return receiver
+    return carried
+
+
+def masked_scatter(
+    written: cst.BaseExpression, mask: cst.BaseExpression, receiver: Any, source: Any, env: Env, flow: _Flow
+) -> Any:
+    """`x.masked_scatter(mask, values)`: `values` at the masked positions, `x` at the others.
+    Written back into `x` and followed by a write under the complementary mask (`~mask`), no
+    position holds the first `x` any more: each kind of token normalised by its own norm is
+    normalised as a whole."""
+    name = written.value if isinstance(written, cst.Name) else None
+    earlier = flow.masked.get(name) if name is not None else None
+    kept = receiver
+    if earlier is not None and env.names.get(name) is earlier[2] and _complementary(earlier[0], mask):
+        kept = earlier[1]
+    result = join(kept, source)
+    if name is not None:
+        flow.masked[name] = (mask, source, result)
+    return result
+
+
+def _complementary(first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
+    """One mask is the other inverted (`mask` and `~mask`)."""
+    for plain, inverted in ((first, second), (second, first)):
+        if (
+            isinstance(inverted, cst.UnaryOperation)
+            and isinstance(inverted.operator, cst.BitInvert)
+            and inverted.expression.deep_equals(plain)
+        ):
+            return True
+    return False
+
+
+def carried_by(node: cst.Call, args: list[Any]) -> Any:
+    """What of the stream the call's arguments hold; `self.net(*args)` hands on what the spread
+    arguments hold too."""
+    spread = [item for arg, a in zip(node.args, args) if arg.star == "*" and isinstance(a, Seq) for item in a.items]
+    return merge(
+        [a for a in args + spread if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
+    )
+
+
+def mixed(name: str, args: list[Any], carried: Any) -> Any:
+    """A product of computed tensors (`einsum("tei,te->ti", expert_outs, routing_probs)`): where
+    one side went through a softmax or sigmoid, it holds the mixing weights, as `probs @ v` does,
+    and the content is the other side's."""
+    if name not in MATRIX_PRODUCTS:
+        return carried
+    branches = [arg for arg in args if isinstance(arg, Branch)]
+    content = [branch for branch in branches if not branch.squashed]
+    return merge(content) if content and len(content) < len(branches) else carried
