@@ -277,8 +277,8 @@ class ResidualAdd:
     optional: bool = False
     #: The symbols (a root's parameters: `prenorm`) of the undecided tests the add is made under.
     flags: frozenset[str] = frozenset()
-    #: The arms of those tests it is made in, outermost first: (the `if`, 0 for its body or 1
-    #: for the rest). Adds in two arms of one `if` are alternatives: one of them runs.
+    #: The arms of those tests it is made in, outermost first: (an id of the `if`, 0 for its body
+    #: or 1 for the rest). Adds in two arms of one `if` are alternatives: one of them runs.
     arms: tuple[tuple[int, int], ...] = ()
     #: The child of a classless block whose `forward` makes the add (`nn.Sequential(Residual(attn),
     #: Residual(ff))` runs one statement twice: two adds).
@@ -380,16 +380,21 @@ class Stack:
         return [add for add in self.adds if not add.optional]
 
     @property
+    def path_adds(self) -> list[ResidualAdd]:
+        """The adds N counts, one per add site: each block's adds on one path through its
+        `forward`, into the whole stream and into the part of a split stream that takes the most
+        (a reversible block, one branch into each half, adds once)."""
+        sites = {(add.share, add.site, id(add.statement)): add for add in self.default_adds}
+        shares: dict[str, list[ResidualAdd]] = {}
+        for add in sites.values():
+            shares.setdefault(add.share, []).append(add)
+        whole = adds_on_one_path(shares.pop("", []))
+        widest: list[ResidualAdd] = max((adds_on_one_path(part) for part in shares.values()), key=len, default=[])
+        return whole + widest
+
+    @property
     def adds_per_block(self) -> int:
-        """The adds each part of the stream takes per block: those into the whole stream, and
-        those into the part of a split stream that takes the most (a reversible block, one
-        branch into each half, adds once)."""
-        adds = {(add.share, add.site, id(add.statement)): add.arms for add in self.default_adds}
-        parts = {
-            share: adds_on_one_path([arms for key, arms in adds.items() if key[0] == share]) for share, _, _ in adds
-        }
-        whole = parts.pop("", 0)
-        return whole + max(parts.values(), default=0)
+        return len(self.path_adds)
 
     @property
     def prenorm(self) -> bool:
@@ -397,18 +402,19 @@ class Stack:
         return bool(adds) and all(add.prenorm for add in adds)
 
 
-def adds_on_one_path(arms: list[tuple[tuple[int, int], ...]], level: int = 0) -> int:
-    """How many adds run on one path through a `forward`, given the arms each is made in: those
-    under no further `if`, and for each `if` the adds of the arm that makes the most."""
-    here = sum(1 for made_in in arms if len(made_in) == level)
-    by_test: dict[int, dict[int, list[tuple[tuple[int, int], ...]]]] = {}
-    for made_in in arms:
-        if len(made_in) > level:
-            test, arm = made_in[level]
-            by_test.setdefault(test, {}).setdefault(arm, []).append(made_in)
-    return here + sum(
-        max(adds_on_one_path(group, level + 1) for group in by_arm.values()) for by_arm in by_test.values()
-    )
+def adds_on_one_path(adds: list[ResidualAdd], level: int = 0) -> list[ResidualAdd]:
+    """The adds that run on one path through a `forward`, given the arms each is made in: those
+    under no further `if`, and for each `if` those of the arm that makes the most."""
+    path = [add for add in adds if len(add.arms) == level]
+    by_test: dict[int, dict[int, list[ResidualAdd]]] = {}
+    for add in adds:
+        if len(add.arms) > level:
+            test, arm = add.arms[level]
+            by_test.setdefault(test, {}).setdefault(arm, []).append(add)
+    for by_arm in by_test.values():
+        longest: list[ResidualAdd] = max((adds_on_one_path(group, level + 1) for group in by_arm.values()), key=len)
+        path += longest
+    return path
 
 
 @dataclass

@@ -105,5 +105,6 @@ because it changes the model's initial weights: that is the point, but review it
 
 
 def _one_add_per_statement(facts: WriterFacts) -> list[ResidualAdd]:
-    adds = {id(add.statement): add for add in facts.stack.default_adds}
+    """The adds N counts, one per statement (`x = x + attn(x) + mlp(x)` is shown once)."""
+    adds = {id(add.statement): add for add in facts.stack.path_adds}
     return list(adds.values())
