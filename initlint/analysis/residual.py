@@ -76,12 +76,15 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
             return self._sequential_adds(block)
         if flow is None:
             return []
-        # (An owner's `forward` returning `self.norm(x)` after the loop is the final norm, not the block's.)
-        if flow.block is None and any(
-            value in (MAYBE_NORMED, ACTIVATED) or _resets_stream(value) for value in flow.returns
-        ):
-            # The block renormalises the stream before handing it on (Conformer): post-norm in
-            # effect; or puts it through a nonlinearity (Inception-ResNet): post-activation.
+        # What a block hands the next: what its `forward` returns; for a block whose adds are in
+        # its owner's loop, what the loop body leaves in the names carrying the stream, where
+        # none still holds the stream (the owner's `return self.norm(x)` after the loop is the
+        # final norm, not the block's).
+        handed_on = flow.returns if flow.block is None else [] if STREAM in flow.handed_on else flow.handed_on
+        if any(value in (MAYBE_NORMED, ACTIVATED) or _resets_stream(value) for value in handed_on):
+            # The block renormalises the stream before handing it on (Conformer, or `x =
+            # self.norms[i](x)` last in the owner's loop): post-norm in effect; or puts it
+            # through a nonlinearity (Inception-ResNet): post-activation.
             for add in flow.adds:
                 add.prenorm = False
         return flow.adds
