@@ -295,7 +295,7 @@ class ForwardStatements:
                     bind(walked, item, env)
                 flow.loops.start_pass(target_names(stmt.target))
                 self.walk_block(stmt.body.body, env, flow)
-                flow.loops.end_pass()
+                flow.loops.end_pass(env.names)
         finally:
             flow.loops.leave()
 
