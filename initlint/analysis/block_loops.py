@@ -25,9 +25,13 @@ def repeat_runs(stacks: list[Stack], reader: ForwardReader) -> None:
     """A list its owner's `forward` walks again and again, the blocks' weights shared across the
     runs (`for _ in range(self.config.num_blocks): for layer in self.self_attends: ...`): each
     run adds the blocks' branches into the stream again, so the depth is the runs times the
-    list's length."""
+    list's length. A list whose every block the owner's loop follows by a norm of the stream
+    (`x = self.norms[i](blk(x))`) is post-norm in effect: its adds never sum over depth."""
     for stack in stacks:
         loops = _owner_loops(stack.container, reader)
+        if loops is not None and loops.renormalised(stack.container):
+            for add in stack.adds:
+                add.prenorm = False
         runs = loops.runs(stack.container) if loops is not None else None
         if runs is not None:
             stack.depth = runs * stack.depth

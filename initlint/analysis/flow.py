@@ -97,6 +97,20 @@ class Adder:
     adds: bool | None = True
 
 
+def resets_stream(value: Any) -> bool:
+    """The stream normalised as a whole (`norm(x)`, `conv_bn(x)`), no longer the sum of the adds
+    before."""
+    return value is NORMED or isinstance(value, Branch) and value.resets_stream
+
+
+def hands_on_reset(values: list[Any]) -> bool:
+    """What a block hands the next (its `forward`'s returns, or what a loop over the blocks leaves
+    in the names carrying the stream) renormalised (Conformer's final norm, `x = self.norm(x)`
+    last in the loop's body: post-norm in effect) or through a nonlinearity (Inception-ResNet:
+    post-activation): the adds before do not sum over depth."""
+    return any(value in (MAYBE_NORMED, ACTIVATED) or resets_stream(value) for value in values)
+
+
 def is_norm(node: ModuleNode) -> bool:
     if node.kind == "norm":
         return True
@@ -220,6 +234,12 @@ class _Pass:
     #: The block named without being called (`checkpoint(blk, x)`, `attn, ff = blk`).
     otherwise: bool = False
 
+    def renormalised(self, names: dict[str, Any]) -> bool:
+        """The names the blocks were handed, as the pass leaves them (`names`), hand the next
+        block the stream renormalised (`x = blk(x); x = self.norms[i](x)`), none still the stream."""
+        handed = [names[name] for name in self.taken if name in names]
+        return self.calls > 0 and STREAM not in handed and hands_on_reset(handed)
+
     def origins(self, names: set[str]) -> set[str]:
         return {origin for name in names for origin in (self.bound[name][1] if name in self.bound else (name,))}
 
@@ -260,6 +280,9 @@ class LoopFacts:
     read: int = 0
     #: The count of a `for _ in range(n)` that runs the whole list again and again.
     runs: Monomial | None = None
+    #: Every pass handed the next block the stream renormalised (`BlockLoops.renormalised`);
+    #: None before the first pass.
+    renormalised: bool | None = None
 
 
 @dataclass
@@ -289,10 +312,13 @@ class BlockLoops:
         loop = self.open[-1]
         loop.passes = [_Pass(block, {name: (False, frozenset()) for name in targets}) for block, _ in loop.walked]
 
-    def end_pass(self) -> None:
+    def end_pass(self, names: dict[str, Any] | None = None) -> None:
+        """The pass read to its end, the names as it leaves them (None: left by a `return`)."""
         loop = self.open[-1]
         for (_, container), one in zip(loop.walked, loop.passes):
             loop.fresh[id(container)] = loop.fresh.get(id(container), True) and one.fresh()
+            facts = self.facts[id(container)]
+            facts.renormalised = facts.renormalised is not False and names is not None and one.renormalised(names)
         loop.passes = []
 
     def called(self, name: str, read: set[str], statement: object) -> None:
@@ -339,6 +365,14 @@ class BlockLoops:
     def side_by_side(self, container: ModuleNode) -> bool:
         facts = self.facts.get(id(container))
         return facts is not None and facts.loops > 0 and facts.read == facts.loops and facts.fresh
+
+    def renormalised(self, container: ModuleNode) -> bool:
+        """Every loop over the blocks of `container` renormalises the stream after each block
+        (`for i, blk in enumerate(self.blocks): x = self.norms[i](blk(x))`): each block starts
+        from the stream normalised, as after a post-norm block's `norm(x + f(x))`, and every
+        read of the container is such a loop."""
+        facts = self.facts.get(id(container))
+        return facts is not None and facts.loops > 0 and facts.read == facts.loops and facts.renormalised is True
 
     def runs(self, container: ModuleNode) -> Monomial | None:
         facts = self.facts.get(id(container))

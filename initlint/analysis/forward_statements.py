@@ -119,6 +119,9 @@ class _Flow:
     #: Calls of a residual wrapper that hands back a tuple: what each item holds, by id of the
     #: call, for a statement that unpacks it (`resid, h = self.norm_attn_norm(x)`).
     unpacked: dict[int, Seq] = field(default_factory=dict)
+    #: What the names carrying the stream hold at the end of the loop over `block`'s container:
+    #: what one block hands the next (`x = self.norm(x)` last in the body: post-norm in effect).
+    handed_on: list[Any] = field(default_factory=list)
 
 
 class _Returned(Exception):
@@ -292,7 +295,7 @@ class ForwardStatements:
                     bind(walked, item, env)
                 flow.loops.start_pass(target_names(stmt.target))
                 self.walk_block(stmt.body.body, env, flow)
-                flow.loops.end_pass()
+                flow.loops.end_pass(env.names)
         finally:
             flow.loops.leave()
 
@@ -334,12 +337,14 @@ class ForwardStatements:
         # only the others carry the stream from one block to the next. A name still `None` when
         # the loop starts carries an optional state between blocks (the previous block's
         # attention scores, handed to the next), not the stream, which exists before the first.
-        for name in assigned_names(stmt.body) - target_names(stmt.target) - flow.unset:
-            if name in env.names:
-                env.names[name] = STREAM
+        carried = [
+            name for name in assigned_names(stmt.body) - target_names(stmt.target) - flow.unset if name in env.names
+        ]
+        env.names.update(dict.fromkeys(carried, STREAM))
         flow.recording = True
         try:
             self.walk_block(stmt.body.body, env, flow)
+            flow.handed_on.extend(env.names[name] for name in carried)
         finally:
             flow.recording, flow.counter = False, counter
 

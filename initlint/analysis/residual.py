@@ -31,16 +31,16 @@ from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardState
 from initlint.analysis.index import ClassInfo
 from initlint.analysis.interp import Interpreter
 from initlint.analysis.flow import (
-    ACTIVATED,
     CONDITIONED,
-    MAYBE_NORMED,
     NORMED,
     STREAM,
     BlockLoops,
     Branch,
     Part,
+    hands_on_reset,
     is_pass_through,
     merge,
+    resets_stream,
 )
 from initlint.analysis.knowledge.conventions import WRITER_NAMES
 from initlint.analysis.knowledge.specs import ResidualBlock
@@ -76,12 +76,12 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
             return self._sequential_adds(block)
         if flow is None:
             return []
-        # (An owner's `forward` returning `self.norm(x)` after the loop is the final norm, not the block's.)
-        if flow.block is None and any(
-            value in (MAYBE_NORMED, ACTIVATED) or _resets_stream(value) for value in flow.returns
-        ):
-            # The block renormalises the stream before handing it on (Conformer): post-norm in
-            # effect; or puts it through a nonlinearity (Inception-ResNet): post-activation.
+        # What a block hands the next: what its `forward` returns; for a block whose adds are in
+        # its owner's loop, what the loop body leaves in the names carrying the stream, where
+        # none still holds the stream (the owner's `return self.norm(x)` after the loop is the
+        # final norm, not the block's).
+        handed_on = flow.returns if flow.block is None else [] if STREAM in flow.handed_on else flow.handed_on
+        if hands_on_reset(handed_on):
             for add in flow.adds:
                 add.prenorm = False
         return flow.adds
@@ -306,7 +306,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         if STREAM in (left, right) and CONDITIONED in (left, right):
             flow.offset = True
         modulated = any(value is CONDITIONED or isinstance(value, Part) for value in (left, right))
-        if flow.recording and STREAM not in (left, right) and not modulated and any(map(_resets_stream, (left, right))):
+        if flow.recording and STREAM not in (left, right) and not modulated and any(map(resets_stream, (left, right))):
             # `x = conv_bn(x); x = x + ff(x)`: the stream was renormalised after the adds made so
             # far and goes on from there, as after a post-norm `norm(x + f(x))`: they do not
             # sum over depth. A conditioned shift (`norm(x) * (1 + scale) + shift`) only
@@ -347,12 +347,6 @@ def _library_adds(block: ModuleNode, residual: ResidualBlock) -> list[ResidualAd
             add.writers = [WriterRef(path, block.type_name, writer.name, "library")]
         adds.append(add)
     return adds
-
-
-def _resets_stream(value: Any) -> bool:
-    """The stream normalised as a whole (`norm(x)`, `conv_bn(x)`), no longer the sum of the adds
-    before."""
-    return value is NORMED or isinstance(value, Branch) and value.resets_stream
 
 
 def _creator(node: ModuleNode) -> ClassInfo | None:
