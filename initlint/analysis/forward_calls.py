@@ -599,16 +599,9 @@ def _relative(ref: WriterRef, wrapper: ModuleNode, block: ModuleNode) -> str:
     """A wrapper's writer as the calling block names it: one of the wrapper's own layers under
     the wrapper's name, one the block handed it (`self.mlp`) under its own."""
     layer = ref.layer
-    if layer is not None and not _is_under(layer, wrapper) and _is_under(layer, block):
+    if layer is not None and not layer.is_under(wrapper) and layer.is_under(block):
         return _relative_path(layer, block)
     return f"{_relative_path(wrapper, block)}.{ref.path}"
-
-
-def _is_under(node: ModuleNode, ancestor: ModuleNode) -> bool:
-    parent: ModuleNode | None = node
-    while parent is not None and parent is not ancestor:
-        parent = parent.parent
-    return parent is ancestor
 
 
 def _reset_if_stream(carried: Any, out: Any) -> Any:

@@ -184,9 +184,9 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
         self.branch_taken: dict[int, bool] = {}
         #: Init calls in the bodies of `if` statements whose test was false, by the statement's id.
         self.skipped_inits: dict[int, list[DeadInit]] = {}
-        #: Functions called on a part of the model in the arms of `if` statements decided not to
-        #: run: an option of the constructor itself, left off, not an entry point for someone else.
-        #: The names called with a part of the model in an arm not taken, each with the `if` declining it.
+        #: Functions called on a part of the model in an arm of an `if` decided not to run, and
+        #: the own init methods of the arms an init-choosing chain did not take, each with the
+        #: `if` declining it: options of the constructor left off, not entry points for someone else.
         self.declined_names: dict[str, cst.If] = {}
         self._part_helpers_in: dict[int, frozenset[str]] = {}
         #: `if`s choosing a child met while building a root, decided as its defaults decide: by id,

@@ -71,10 +71,7 @@ def _wraps(value: Any, previous: Any) -> bool:
     """Whether module `value` holds module `previous` (`attn = SkipIf(cond, attn)`)."""
     if not (isinstance(value, ModRef) and isinstance(previous, ModRef)) or value.node is previous.node:
         return False
-    node = previous.node.parent
-    while node is not None and node is not value.node:
-        node = node.parent
-    return node is value.node
+    return previous.node.is_under(value.node)
 
 
 def _bind_name(env: Env, name: str, value: Any, ctx: Ctx) -> Any:
@@ -196,7 +193,8 @@ class InterpStatements:
         return False
 
     def exec_if(self, stmt: cst.If, env: Env, ctx: Ctx, earlier: tuple[cst.If, ...] = ()) -> None:
-        """`earlier`: the arms of the same `if`/`elif` chain decided not to run before this one."""
+        """`earlier`: the `if` statements of the same `if`/`elif` chain decided not to run before
+        this one."""
         decided = truth(self.eval(stmt.test, env, ctx))
         if decided is not None and chooses_child(stmt):
             self.decided_choices.setdefault(id(stmt), (stmt, set()))[1].add(decided)

@@ -140,6 +140,13 @@ class ModuleNode:
             node = node.parent
         return ".".join(reversed(parts))
 
+    def is_under(self, ancestor: "ModuleNode") -> bool:
+        """Whether this module is `ancestor` or inside it."""
+        node: ModuleNode | None = self
+        while node is not None and node is not ancestor:
+            node = node.parent
+        return node is ancestor
+
     def add_child(self, name: str, child: "ModuleNode") -> "ModuleNode":
         child.name = name
         child.parent = self
