@@ -47,7 +47,7 @@ class _BodyWrites(cst.CSTVisitor):
             self.targets.append((None, None))
         self._nested += 1
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+    def leave_FunctionDef(self, _original_node: cst.FunctionDef) -> None:
         self._nested -= 1
 
     def visit_Call(self, node: cst.Call) -> None:
