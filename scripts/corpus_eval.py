@@ -654,6 +654,39 @@ UNTUNED_PACKAGES = (
     Package("rwkvtune", "0.1.0", ("rwkvtune/models/rwkv7/model.py",)),
     Package("bitnet-dllm", "1.3.0", ("bitnet_dllm/blocks.py", "bitnet_dllm/attention.py", "bitnet_dllm/model.py")),
     Package("kan-gpt", "1.2.0", ("kan_gpt/model.py", "kan_gpt/mingpt/model.py")),
+    # held_out_12 (round 10): two labellers read these before anyone ran initlint on them; held out
+    Package("baby-llm", "0.2.0", ("baby_llm/recipes/minimal_sft.py", "baby_llm/modules/attention.py")),
+    Package("gpt2-prot", "0.3", ("gpt2_prot/gpt2.py",)),
+    Package("babybert", "0.1.1", ("babybert/model.py",)),
+    Package("tiny-recursive-model", "0.0.15", ("tiny_recursive_model/mlp_mixer_1d.py",)),
+    Package("libtcrlm", "1.1.3", ("libtcrlm/self_attention_stack.py",)),
+    Package("mamba-ssm-macos", "1.0.2", ("mamba_ssm/modules/mamba_simple.py",)),
+    Package("mamba3-ssm", "0.2.1", ("mamba3_ssm/layer.py",)),
+    Package(
+        "simplicial-attention",
+        "0.1.6",
+        ("simplicial_attention/two_simplicial_transformer.py", "simplicial_attention/simplicial_mha.py"),
+    ),
+    Package("aurorax-model", "0.1.1", ("aurorax/modeling_aurorax.py",)),
+    Package("ablang2", "0.2.1", ("ablang2/models/ablang2/encoderblock.py",)),
+    Package("clip-anytorch", "2.6.0", ("clip/model.py",)),
+    Package("imagen-pytorch", "2.1.0", ("imagen_pytorch/imagen_pytorch.py",)),
+    Package("perceiver-io", "0.6.0", ("perceiver/model/core/modules.py",)),
+    Package("hdit", "0.0.1b6", ("hdit/modules/attention/self_attention.py", "hdit/modules/supplies.py")),
+    Package("open-moonvit", "0.2.0", ("open_moonvit/main.py",)),
+    Package("weatherflow", "0.4.3", ("weatherflow/models/flow_matching.py",)),
+    Package(
+        "simulusion",
+        "1.1.0",
+        (
+            "simulusion/models/iris_transformer.py",
+            "simulusion/models/vit.py",
+            "simulusion/models/diffusion/DiT.py",
+            "simulusion/blocks/mhsa.py",
+            "simulusion/blocks/st_transformer.py",
+        ),
+    ),
+    Package("demucs", "4.1.0", ("demucs/transformer.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
