@@ -191,7 +191,7 @@ def findings_from_rows(
     rows: list[Row], params: dict[str, ParamFacts], facts: ModelFacts, policy_name: str
 ) -> list[RuntimeFinding]:
     findings = []
-    for (code, requested, expected, _ratio), members in _group_rows(rows).items():
+    for (code, requested, expected, _ratio, _by_default), members in _group_rows(rows, params).items():
         first = members[0]
         patterns = sorted({m.pattern for m in members})
         message = _message(code, requested, expected, members, patterns, params, facts, policy_name)
@@ -208,8 +208,9 @@ def findings_from_rows(
     return findings
 
 
-def _group_rows(rows: list[Row]) -> dict[tuple, list[Row]]:
-    """The mismatched and uninitialised rows, grouped by code, request, expectation and ratio."""
+def _group_rows(rows: list[Row], params: dict[str, ParamFacts]) -> dict[tuple, list[Row]]:
+    """The mismatched and uninitialised rows, grouped by code, request, expectation, ratio and by
+    whether a layer's own default wrote them (the hint tells those apart)."""
     groups: dict[tuple, list[Row]] = {}
     for row in rows:
         if row.verdict not in ("mismatch", "uninitialised"):
@@ -217,7 +218,8 @@ def _group_rows(rows: list[Row]) -> dict[tuple, list[Row]]:
         code = _code(row)
         # Measured values differ tensor to tensor by sampling noise: group them more coarsely.
         digits = 1 if row.requested.startswith("measured") else 3
-        key = (code, row.requested, row.expected, None if row.ratio is None else round(row.ratio, digits))
+        ratio = None if row.ratio is None else round(row.ratio, digits)
+        key = (code, row.requested, row.expected, ratio, params[row.name].requested.by_default)
         groups.setdefault(key, []).append(row)
     return groups
 
@@ -328,7 +330,8 @@ def _hint(row: Row, param: ParamFacts, facts: ModelFacts, history: list[Requeste
             where = f" (line {earlier.source[1]})" if earlier.source else ""
             later = f" at line {requested.source[1]}" if requested.source else ""
             return f"the right init{where} is overwritten later{later}"
-    if requested.kind == "uniform" and len(param.shape) >= 2 and _close(requested.high, 1 / math.sqrt(param.fan_in)):
+    default_bound = requested.kind == "uniform" and _close(requested.high, 1 / math.sqrt(param.fan_in))
+    if requested.by_default and len(param.shape) >= 2 and default_bound:
         return "this is PyTorch's default init: no custom init reached this parameter"
     if row.role == "embedding" and requested.kind == "normal" and _close(requested.std, 1.0):
         return "this is nn.Embedding's default N(0, 1): the custom init skips it"

@@ -163,3 +163,31 @@ def test_importing_the_package_does_not_import_torch():
     code = "import sys, initlint.runtime, initlint.runtime.cli; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+class _SequenceMixer(torch.nn.Module):
+    """A raw projection whose custom init happens to draw PyTorch's own default bound."""
+
+    def __init__(self, vocab: int = 64, width: int = 32, length: int = 16, k: int = 8):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, width)
+        torch.nn.init.normal_(self.embed.weight, std=0.02)
+        self.mix = torch.nn.Parameter(torch.zeros(length, k))
+        bound = 1 / math.sqrt(k)
+        self.mix.data.uniform_(-bound, bound)
+        self.unmix = torch.nn.Linear(k, length, bias=False)
+        self.head = torch.nn.Linear(width, vocab, bias=False)
+        torch.nn.init.normal_(self.head.weight, std=0.02)
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        x = torch.einsum("bnd,nk->bkd", x, self.mix[: ids.shape[1]])
+        x = torch.einsum("bkd,kn->bnd", x, self.unmix.weight.T)
+        return self.head(x)
+
+
+def test_only_a_layer_default_is_called_pytorchs_default():
+    report = verify(_SequenceMixer, policy="gpt2")
+    hints = {param.split(".")[0]: item.message for item in report.findings for param in item.params}
+    assert "PyTorch's default init" in hints["unmix"], report
+    assert "PyTorch's default init" not in hints["mix"], report
