@@ -560,6 +560,24 @@ def init_like(name: str) -> bool:
     return "init" in lowered or lowered.startswith("reset_param")
 
 
+def callee_name(func: cst.BaseExpression) -> str:
+    """The name a call goes by: `init_zero_` in `init_zero_(x)` and in `self.init_zero_(x)`; ""
+    for a callee with none (`fns[0](x)`)."""
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+
+
+def may_init(name: str) -> bool:
+    """A callee named like an init or an in-place tensor op (`fill_`, `nn.init.normal_`)."""
+    return name.endswith("_") or init_like(name)
+
+
+def own_init(func: cst.BaseExpression) -> str | None:
+    """The init method of its own a call runs (`self._normal_init()`), by its name."""
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        return func.attr.value if init_like(func.attr.value) else None
+    return None
+
+
 class _OwnCalls(cst.CSTVisitor):
     """`self.name(...)` calls outside nested functions: each name with the keywords of the
     call and how many values it passes by position (calls that spread arguments are left out)."""
