@@ -116,7 +116,9 @@ class ModelBuilder:
     def _typed_part(self, param: cst.Param, ctx: Ctx | None) -> ModRef | None:
         """A part a root is handed, typed with a module class of the code (`layer: Layer`,
         `self_attn: MultiHeadAttention`): the caller builds one of that class, read here with
-        its own defaults (its own typed parts built alike)."""
+        its own defaults (its own typed parts built alike). Only a plain annotation is read, not
+        a union as `root_parameters.annotated_class` reads a config's: `encoder: Encoder | dict`
+        says the code may build the part itself from a dict, which a built part would hide."""
         annotation = param.annotation.annotation if param.annotation is not None else None
         name = dotted_name(annotation) if annotation is not None else None
         cls = self.index.class_named(name) if name is not None else None
