@@ -116,12 +116,11 @@ def _classes(value: Any) -> bool:
 
 
 def _only_raises(body: Sequence[cst.CSTNode]) -> bool:
-    return (
-        len(body) == 1
-        and isinstance(body[0], cst.SimpleStatementLine)
-        and len(body[0].body) == 1
-        and isinstance(body[0].body[0], cst.Raise)
-    )
+    """A block of one `raise`, on a line of its own or on the line of its `else:` (`else: raise
+    ValueError(kind)`, whose block is the statement itself)."""
+    line = body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) else None
+    statements = line.body if line is not None else body
+    return len(statements) == 1 and isinstance(statements[0], cst.Raise)
 
 
 class _Return(Exception):
