@@ -31,9 +31,9 @@ from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES
 from initlint.analysis.knowledge.torch_init import (
     RANK_ATTRIBUTES,
     RANK_METHODS,
-    SAME_VALUES_METHODS,
     SHAPE_ATTRIBUTES,
     SHAPE_METHODS,
+    VALUE_KEEPING_METHODS,
 )
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.module_methods import MODULE_METHOD_HANDLERS
@@ -316,7 +316,8 @@ def _tensor_attr(interp: "Interpreter", base: ParamRef | NewTensor, attr: str) -
     if attr in SHAPE_ATTRIBUTES:
         return tensor_shape(base)
     if (
-        attr in (*RANK_METHODS, *SHAPE_METHODS, *SAME_VALUES_METHODS)
+        attr in (*RANK_METHODS, *SHAPE_METHODS)
+        or VALUE_KEEPING_METHODS.get(attr, False)
         or interp.knowledge.tensor_method(attr) is not None
     ):
         return BoundMethod(base, attr)
