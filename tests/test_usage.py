@@ -66,3 +66,14 @@ def test_a_function_handing_back_its_input_is_told_apart(name, hands_back):
 def test_unreadable_source_answers_no():
     uses = NameUses(cst.parse_module("def f(x):\n    return x\n"), source="def f(:\n")
     assert uses.hands_back_its_input("f") is False
+
+
+def test_no_text_is_unknown_not_an_empty_module():
+    """`NameUses(None)` has nothing to read: its answers are the unknown ones, as for a file `ast`
+    cannot read, never "nothing uses it"."""
+    uses = NameUses(None)
+    assert uses.functions_using("build") is None
+    assert uses.statements_using("apply") is None
+    assert uses.import_texts() is None
+    assert uses.is_used("init_weights") and uses.is_read("build") and uses.returns_value("build")
+    assert NameUses(None, source="").functions_using("build") == frozenset()  # an empty module is known

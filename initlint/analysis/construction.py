@@ -116,7 +116,9 @@ class ModelBuilder:
     def _typed_part(self, param: cst.Param, ctx: Ctx | None) -> ModRef | None:
         """A part a root is handed, typed with a module class of the code (`layer: Layer`,
         `self_attn: MultiHeadAttention`): the caller builds one of that class, read here with
-        its own defaults (its own typed parts built alike)."""
+        its own defaults (its own typed parts built alike). Only a plain annotation is read, not
+        a union as `root_parameters.annotated_class` reads a config's: `encoder: Encoder | dict`
+        says the code may build the part itself from a dict, which a built part would hide."""
         annotation = param.annotation.annotation if param.annotation is not None else None
         name = dotted_name(annotation) if annotation is not None else None
         cls = self.index.class_named(name) if name is not None else None
@@ -558,6 +560,24 @@ def init_like(name: str) -> bool:
         return False
     lowered = name.lower()
     return "init" in lowered or lowered.startswith("reset_param")
+
+
+def callee_name(func: cst.BaseExpression) -> str:
+    """The name a call goes by: `init_zero_` in `init_zero_(x)` and in `self.init_zero_(x)`; ""
+    for a callee with none (`fns[0](x)`)."""
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+
+
+def may_init(name: str) -> bool:
+    """A callee named like an init or an in-place tensor op (`fill_`, `nn.init.normal_`)."""
+    return name.endswith("_") or init_like(name)
+
+
+def own_init(func: cst.BaseExpression) -> str | None:
+    """The init method of its own a call runs (`self._normal_init()`), by its name."""
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        return func.attr.value if init_like(func.attr.value) else None
+    return None
 
 
 class _OwnCalls(cst.CSTVisitor):

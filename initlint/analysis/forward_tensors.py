@@ -28,9 +28,9 @@ from initlint.analysis.knowledge.conventions import (
     ACTIVATION_FUNCTIONS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
-    RESHAPING_METHODS,
     SQUASHING,
 )
+from initlint.analysis.knowledge.torch_init import VALUE_KEEPING_METHODS
 
 
 def fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
@@ -49,7 +49,7 @@ def tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
     spread = spread_of(receiver, name, args)
     if spread is not None:
         return spread  # `x.std(-1)`, `torch.rsqrt(var + eps)`: a norm written out divides by it
-    if isinstance(receiver, ParamRef) and (name in RESHAPING_METHODS or name in SQUASHING):
+    if isinstance(receiver, ParamRef) and (name in VALUE_KEEPING_METHODS or name in SQUASHING):
         # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast;
         # `self.gate.tanh() * branch`: a squashed learned gate, as `torch.tanh(self.gate)` is.
         return receiver

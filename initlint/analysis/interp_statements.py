@@ -33,7 +33,7 @@ from initlint.analysis.abstract import (
     merge_uncertain,
     truth,
 )
-from initlint.analysis.construction import chooses_child, init_like
+from initlint.analysis.construction import callee_name, chooses_child, may_init, own_init
 from initlint.analysis.forward_bindings import target_names
 from initlint.analysis.index import ModuleIndex
 from initlint.analysis.knowledge import Registry
@@ -116,12 +116,11 @@ def _classes(value: Any) -> bool:
 
 
 def _only_raises(body: Sequence[cst.CSTNode]) -> bool:
-    return (
-        len(body) == 1
-        and isinstance(body[0], cst.SimpleStatementLine)
-        and len(body[0].body) == 1
-        and isinstance(body[0].body[0], cst.Raise)
-    )
+    """A block of one `raise`, on a line of its own or on the line of its `else:` (`else: raise
+    ValueError(kind)`, whose block is the statement itself)."""
+    line = body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) else None
+    statements = line.body if line is not None else body
+    return len(statements) == 1 and isinstance(statements[0], cst.Raise)
 
 
 class _Return(Exception):
@@ -367,77 +366,58 @@ class InterpStatements:
                 _store_entry(owner, self.eval(target.slice[0].slice.value, env, ctx), value, ctx)
 
 
-class _BranchReader(cst.CSTVisitor):
-    """The init calls in a block and every name it reads."""
-
-    def __init__(self, interp: InterpStatements) -> None:
-        self.interp = interp
-        self.calls: list[cst.Call] = []
-        self.names: set[str] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.interp.is_init_call(node):
-            self.calls.append(node)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-
-class _PartHelperCalls(cst.CSTVisitor):
-    """Functions called with a part of the model (`init_zero_(self.out)`), not with the model
-    alone: `self.init_weights()` or `init_model_(self)` may be the entry point a trainer runs."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = (
-            func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-        )
-        handed_part = any(not (isinstance(arg.value, cst.Name) and arg.value.value == "self") for arg in node.args)
-        if name is not None and handed_part:
-            self.names.add(name)
-
-
 def _as_flipped(decided: bool | None, flipped: bool) -> bool | None:
     """An `if` a model variant takes the other way than its defaults decide it."""
     return not decided if flipped and decided is not None else decided
 
 
-@functools.lru_cache(maxsize=512)  # a LibCST walk of a declined arm; the files of a project share it
-def part_helpers_called_in(node: cst.CSTNode) -> frozenset[str]:
-    reader = _PartHelperCalls()
+class _ArmReader(cst.CSTVisitor):
+    """One walk of an arm of an `if`, for every question asked of it: its calls and every name it
+    reads (the init calls of an arm that never runs, `dead_inits`); the functions it calls with a
+    part of the model (`init_zero_(self.out)`), not with the model alone (`self.init_weights()`
+    or `init_model_(self)` may be the entry point a trainer runs); whether it calls something
+    named like an init or an in-place tensor op; and the init methods of its own it calls
+    (`self._normal_init()`)."""
+
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+        self.names: set[str] = set()
+        self.part_helpers: set[str] = set()
+        self.runs_init = False
+        self.own_inits: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+        name = callee_name(node.func)
+        handed_part = any(not (isinstance(arg.value, cst.Name) and arg.value.value == "self") for arg in node.args)
+        if name and handed_part:
+            self.part_helpers.add(name)
+        self.runs_init = self.runs_init or may_init(name)
+        own = own_init(node.func)
+        if own is not None:
+            self.own_inits.add(own)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+@functools.lru_cache(maxsize=512)  # a LibCST walk of an arm, whichever questions are asked of it
+def _read_arm(node: cst.CSTNode) -> _ArmReader:
+    reader = _ArmReader()
     node.visit(reader)
-    return frozenset(reader.names)
+    return reader
+
+
+def part_helpers_called_in(node: cst.CSTNode) -> frozenset[str]:
+    return frozenset(_read_arm(node).part_helpers)
 
 
 def init_calls_in(interp: InterpStatements, stmt: cst.If) -> list[DeadInit]:
-    reader = _BranchReader(interp)
-    stmt.body.visit(reader)
+    reader = _read_arm(stmt.body)
     names = frozenset(reader.names)
-    return [DeadInit(stmt, call, names) for call in reader.calls]
+    return [DeadInit(stmt, call, names) for call in reader.calls if interp.is_init_call(call)]
 
 
-class _OwnInitCalls(cst.CSTVisitor):
-    """Whether a block calls something named like an init or an in-place tensor op (`fill_`,
-    `nn.init.normal_`), and the init methods of its own it calls (`self._normal_init()`)."""
-
-    def __init__(self) -> None:
-        self.runs_init = False
-        self.own: set[str] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        self.runs_init = self.runs_init or name.endswith("_") or init_like(name)
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            if init_like(name):
-                self.own.add(name)
-
-
-@functools.lru_cache(maxsize=512)  # a LibCST walk of an arm of a decided chain, once per arm
 def own_inits_called_in(node: cst.CSTNode) -> tuple[bool, frozenset[str]]:
-    reader = _OwnInitCalls()
-    node.visit(reader)
-    return reader.runs_init, frozenset(reader.own)
+    reader = _read_arm(node)
+    return reader.runs_init, frozenset(reader.own_inits)

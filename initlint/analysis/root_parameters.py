@@ -31,7 +31,7 @@ def annotated_class(index: ModuleIndex, annotation: cst.BaseExpression) -> Class
     whose other members are None or builtin containers (`block: BlockConfig | dict[str,
     BlockConfig]`, `Optional[BlockConfig]`): a value of that class, as the plain case reads it."""
     found = None
-    for member in _union_members(annotation):
+    for member in union_members(annotation):
         name = dotted_name(member)
         cls = index.class_named(name) if name is not None else None
         if cls is not None and found is None:
@@ -41,15 +41,17 @@ def annotated_class(index: ModuleIndex, annotation: cst.BaseExpression) -> Class
     return found
 
 
-def _union_members(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
+def union_members(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The members of a union annotation (`A | None`, `Optional[A]`, `Union[A, B]`, nested ones
+    flattened); a plain annotation is its own one member."""
     if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-        return [*_union_members(annotation.left), *_union_members(annotation.right)]
+        return [*union_members(annotation.left), *union_members(annotation.right)]
     if isinstance(annotation, cst.Subscript) and _last_name(annotation.value) in ("Optional", "Union"):
         return [
             member
             for element in annotation.slice
             if isinstance(element.slice, cst.Index)
-            for member in _union_members(element.slice.value)
+            for member in union_members(element.slice.value)
         ]
     return [annotation]
 

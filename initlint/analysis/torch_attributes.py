@@ -26,14 +26,14 @@ from initlint.analysis.abstract import (
     Seq,
     SuperRef,
 )
-from initlint.analysis.index import ClassInfo
+from initlint.analysis.index import ClassInfo, dotted_name
 from initlint.analysis.knowledge.conventions import DELIBERATE_CONFIG_NAMES
 from initlint.analysis.knowledge.torch_init import (
     RANK_ATTRIBUTES,
     RANK_METHODS,
-    SAME_VALUES_METHODS,
     SHAPE_ATTRIBUTES,
     SHAPE_METHODS,
+    VALUE_KEEPING_METHODS,
 )
 from initlint.analysis.model import InitOp, ModuleNode, Param
 from initlint.analysis.module_methods import MODULE_METHOD_HANDLERS
@@ -45,6 +45,7 @@ from initlint.analysis.python_semantics import (
     as_index,
     string_default,
 )
+from initlint.analysis.root_parameters import union_members
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
@@ -149,19 +150,9 @@ def _field_default(interp: "Interpreter", fields: ClassInfo, attr: str, ctx: "Ct
 def _number_annotation(annotation: cst.BaseExpression | None) -> str | None:
     """The number type of a field declared `int | None`, `Optional[int]` or `float | None`; None
     for any other annotation."""
-    names = _annotation_names(annotation) - {"None", "Optional"} if annotation is not None else set()
+    members = union_members(annotation) if annotation is not None else []
+    names = {dotted_name(member) for member in members} - {"None"}
     return names.pop() if names in ({"int"}, {"float"}) else None
-
-
-def _annotation_names(node: cst.BaseExpression) -> set[str]:
-    if isinstance(node, cst.Name):
-        return {node.value}
-    if isinstance(node, cst.BinaryOperation):
-        return _annotation_names(node.left) | _annotation_names(node.right)
-    if isinstance(node, cst.Subscript):  # `Optional[int]`, `Union[int, None]`
-        inner = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
-        return {"Optional"} | {name for value in inner for name in _annotation_names(value)}
-    return {"?"}
 
 
 _FILLING: set[tuple[int, str]] = set()  # fields whose `__post_init__` fill is being read
@@ -325,7 +316,8 @@ def _tensor_attr(interp: "Interpreter", base: ParamRef | NewTensor, attr: str) -
     if attr in SHAPE_ATTRIBUTES:
         return tensor_shape(base)
     if (
-        attr in (*RANK_METHODS, *SHAPE_METHODS, *SAME_VALUES_METHODS)
+        attr in (*RANK_METHODS, *SHAPE_METHODS)
+        or VALUE_KEEPING_METHODS.get(attr, False)
         or interp.knowledge.tensor_method(attr) is not None
     ):
         return BoundMethod(base, attr)

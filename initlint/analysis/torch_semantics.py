@@ -28,7 +28,7 @@ from initlint.analysis.abstract import (
 from initlint.analysis.index import HF_PRETRAINED_BASES, PRETRAINED_NAME_ENDINGS
 from initlint.analysis.init_ops import make_init_method, record_init
 from initlint.analysis.knowledge.conventions import GRAD_MODES, HARMLESS_CALLS, RETURNS_ARGUMENT
-from initlint.analysis.knowledge.torch_init import NORMAL, RANK_METHODS, SAME_VALUES_METHODS, SHAPE_METHODS
+from initlint.analysis.knowledge.torch_init import NORMAL, RANK_METHODS, SHAPE_METHODS, VALUE_KEEPING_METHODS
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import InitOp, ModuleNode
 from initlint.analysis.module_builtins import MODULE_AWARE_BUILTINS
@@ -159,7 +159,7 @@ def _tensor_method(
         return tensor_rank(receiver)
     if name in SHAPE_METHODS:
         return tensor_size(receiver, args) if not kwargs and len(args) < 2 else UNKNOWN
-    if name in SAME_VALUES_METHODS:
+    if VALUE_KEEPING_METHODS.get(name, False):
         return receiver  # `w.cpu()`, `w.detach()`: the same values, moved or viewed
     spec = interp.knowledge.tensor_method(name)
     if spec is None:

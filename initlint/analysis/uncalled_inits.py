@@ -12,7 +12,7 @@ from typing import Callable
 import libcst as cst
 
 from initlint.analysis.abstract import FuncRef, ModRef
-from initlint.analysis.construction import init_like
+from initlint.analysis.construction import callee_name, init_like, may_init, own_init
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.interp import Interpreter
 from initlint.analysis.model import FinalInit, ModuleNode, final_init
@@ -51,14 +51,13 @@ class _BodyWrites(cst.CSTVisitor):
         self._nested -= 1
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        name = callee_name(node.func)
         if not self._nested:
             self._target_of_call(node, name)
-        if isinstance(func, cst.Attribute) and _is_self(func.value) and init_like(name) and not name.endswith("_"):
+        if own_init(node.func) is not None and not name.endswith("_"):
             self.own_inits.append(name)
             return
-        self.found = self.found or name.endswith("_") or name == "apply" or init_like(name)
+        self.found = self.found or name == "apply" or may_init(name)
 
     def _target_of_call(self, node: cst.Call, name: str) -> None:
         if name == "apply" or init_like(name):
@@ -85,10 +84,6 @@ class _BodyWrites(cst.CSTVisitor):
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         target = node.target
         self.found = self.found or isinstance(target, cst.Attribute) and target.attr.value in _TENSOR_FIELDS
-
-
-def _is_self(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "self"
 
 
 _TENSOR_FIELDS = frozenset({"data", "weight", "bias"})

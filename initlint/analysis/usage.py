@@ -93,13 +93,17 @@ class _Collector(ast.NodeVisitor):
 
 class NameUses:
     """The names of one module's code, read lazily on the first question: from `source` (its
-    text, or its bytes as read from disk), else from `module`'s code."""
+    text, or its bytes as read from disk), else from `module`'s code. With neither
+    (`NameUses(None)`), nothing is known of the module: every question gets the answer it gets
+    for a file `ast` cannot read (everything used, None for a set of places), never the answer
+    of an empty module."""
 
     def __init__(self, module: cst.Module | None, source: str | bytes | None = None) -> None:
         self._module = module
         self._source = source
         self._collector: _Collector | None = None
-        self._unreadable = False
+        #: nothing to read, or what there was `ast` could not read: every answer is "unknown"
+        self._unreadable = module is None and source is None
 
     def _collected(self) -> _Collector | None:
         if self._collector is None and not self._unreadable:
@@ -119,6 +123,7 @@ class NameUses:
         return self._collector
 
     def _text(self) -> str | bytes:
+        """The text to read; asked only while there is one (`_unreadable` stands for none)."""
         if self._source is not None:
             return self._source
         return self._module.code if self._module is not None else ""

@@ -153,27 +153,6 @@ SCALE_KEEPING_METHODS = frozenset(
         "expand_as",
     }
 )
-#: Tensor methods that lay the same values out in another shape or type (`gamma.view(-1, 1, 1)`),
-#: or copy them (`layer.weight.clone()` is still that layer's weight).
-RESHAPING_METHODS = frozenset(
-    {
-        "view",
-        "reshape",
-        "unsqueeze",
-        "squeeze",
-        "expand",
-        "expand_as",
-        "to",
-        "type_as",
-        "float",
-        "half",
-        "bfloat16",
-        "t",
-        "clone",
-        "detach",
-        "contiguous",
-    }
-)
 #: A tensor's attributes that are its values laid out another way (`x @ self.weight.T`).
 TRANSPOSED_VIEWS = frozenset({"T", "mT", "H", "mH"})
 #: Of those, the ones whose tensor argument gives only its shape, dtype or device (`x.type_as(y)`).

@@ -23,9 +23,15 @@ RANK_METHODS = ("dim", "ndimension")
 RANK_ATTRIBUTES = ("ndim",)
 #: Members that give its shape as a sequence (`len(p.shape) > 1`, `len(p.size())`).
 SHAPE_METHODS = ("size",)
-#: Tensor methods whose result holds the receiver's values, moved or viewed (`w.cpu()`,
-#: `w.detach()`): an in-place draw on it (`w.cpu().normal_(std=0.02)`) is that tensor's draw.
-SAME_VALUES_METHODS = ("cpu", "cuda", "to", "detach", "float", "double", "half", "bfloat16", "contiguous")
+#: Tensor methods whose result holds the receiver's values (`gamma.view(-1, 1, 1)` is still that
+#: learned gain, `layer.weight.clone()` still that layer's weight), each with whether the result
+#: is the receiver's own tensor, moved, cast or detached (`w.cpu()`, `w.detach()`): an in-place
+#: draw on it (`w.cpu().normal_(std=0.02)`) is that tensor's draw. A draw on a copy (`clone`) or
+#: on another layout (`view`, `t`) is not read as one.
+VALUE_KEEPING_METHODS = {
+    **dict.fromkeys(("cpu", "cuda", "to", "detach", "float", "double", "half", "bfloat16", "contiguous"), True),
+    **dict.fromkeys(("view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as", "type_as", "t", "clone"), False),
+}
 SHAPE_ATTRIBUTES = ("shape",)
 TORCH_INIT = Library(
     init_functions=(
