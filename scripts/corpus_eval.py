@@ -687,6 +687,24 @@ UNTUNED_PACKAGES = (
         ),
     ),
     Package("demucs", "4.1.0", ("demucs/transformer.py",)),
+    # seen_12b (round 10 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("zorro-pytorch", "0.1.1", ("zorro_pytorch/zorro_pytorch.py",)),
+    Package("mammut-pytorch", "0.0.7", ("mammut_pytorch/mammut_pytorch.py",)),
+    Package("snac", "1.2.1", ("snac/attention.py",)),
+    Package(
+        "autoregressive-diffusion-pytorch",
+        "0.4.0",
+        (
+            "autoregressive_diffusion_pytorch/autoregressive_diffusion.py",
+            "autoregressive_diffusion_pytorch/autoregressive_flow.py",
+        ),
+    ),
+    Package("genie2-pytorch", "0.0.21", ("genie2_pytorch/genie2.py",)),
+    Package("mirasol-pytorch", "0.0.16", ("mirasol_pytorch/mirasol_pytorch.py",)),
+    Package("invariant-point-attention", "0.2.2", ("invariant_point_attention/invariant_point_attention.py",)),
+    Package("segformer-pytorch", "0.0.6", ("segformer_pytorch/segformer_pytorch.py",)),
+    Package("res-mlp-pytorch", "0.0.6", ("res_mlp_pytorch/res_mlp_pytorch.py",)),
+    Package("uniformer-pytorch", "0.0.4", ("uniformer_pytorch/uniformer_pytorch.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

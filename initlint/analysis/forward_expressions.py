@@ -77,6 +77,11 @@ class ForwardExpressions:
     ) -> Any:
         if not isinstance(value, Branch):
             return value
+        if (isinstance(other, Part) or other is CONDITIONED) and self._shifted_by_one(other_node, env):
+            # `block(h) * (gamma(cond) + 1)`: a modulation computed by a layer, shifted to start
+            # at the identity whatever that layer holds (zero-initialised, exactly one): not a
+            # gate that starts small, so the branch's writer sets its scale.
+            return value
         if isinstance(other, Part) and isinstance(other.whole, Branch) and not other.whole.matrices:
             # A later output of a layer (`h, gate = self.ada_norm(x, c)`): whether it starts small
             # is its layers' init, decided once the init plan is known.
@@ -92,6 +97,13 @@ class ForwardExpressions:
                 scale = RuntimeScale(whole, number, self.interp.code(other_node))
                 return replace(value, scales=value.scales + (scale,))
         return value
+
+    def _shifted_by_one(self, node: cst.BaseExpression, env: Env) -> bool:
+        """`gate + 1` or `1. + gate`: a sum with a constant of magnitude one or more."""
+        if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Add):
+            return False
+        numbers = (self._number(side, env) for side in (node.left, node.right))
+        return any(number is not None and number.is_constant and abs(number.const) >= 1 for number in numbers)
 
     def _weight_product(
         self, name: str, resolved: str, weights: list[ParamRef], carried: Any, flow: _Flow, depth: int

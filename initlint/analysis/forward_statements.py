@@ -207,9 +207,13 @@ class ForwardStatements:
 
     def _read_owner_loop(self, block: ModuleNode) -> _Flow | None:
         """A block without a class of its own (a pair `ModuleList([attn, ff])`): its adds are in
-        the loop of its container's owner's `forward`."""
+        the loop of its container's owner's `forward`. A container kept in a list of stages
+        (`ModuleList([patch_embed, layers])`) has no `forward` of its own: its owner is the
+        nearest module above with one, whose loop over the stages unpacks it."""
         container = block.parent
         owner = container.parent if container is not None else None
+        while owner is not None and owner.cls is None and owner.kind == "container":
+            owner = owner.parent
         if owner is None or owner.cls is None:
             return None
         return self._read(owner, depth=0, block=block)

@@ -49,6 +49,8 @@ _LAYERS: dict[str, LayerSpec] = {
     "GroupNorm": LayerSpec("norm", "GroupNorm", params=NORM_PARAMS),
     "BatchNorm1d": LayerSpec("norm", "BatchNorm1d", params=NORM_PARAMS),
     "BatchNorm2d": LayerSpec("norm", "BatchNorm2d", params=NORM_PARAMS),
+    "BatchNorm3d": LayerSpec("norm", "BatchNorm3d", params=NORM_PARAMS),
+    "SyncBatchNorm": LayerSpec("norm", "SyncBatchNorm", params=NORM_PARAMS),
     "ModuleList": LayerSpec("container", "ModuleList"),
     "ModuleDict": LayerSpec("container", "ModuleDict"),
     "Sequential": LayerSpec("sequential", "Sequential"),
