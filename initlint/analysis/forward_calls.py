@@ -462,6 +462,7 @@ class ForwardCalls:
         if only_adding and not inner.adds:
             return None
         for add in inner.adds:
+            add.inner = (id(add.statement), *add.inner)
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
         # `x, skip, kw = self.residual.prepare(x)`: a module's method hands each item back on its
