@@ -12,7 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, as_number
+from initlint.analysis.abstract import (
+    UNKNOWN,
+    Const,
+    Env,
+    FuncRef,
+    Lambda,
+    MethodChoice,
+    ModRef,
+    ParamRef,
+    Seq,
+    as_number,
+)
 from initlint.analysis.interp import Ctx
 from initlint.analysis.flow import (
     CONDITIONED,
@@ -342,7 +353,7 @@ def _member(node: ModuleNode, name: str) -> Any:
     stored = node.attrs.get(name)
     if isinstance(stored, Seq) and all(isinstance(item, Const) for item in stored.items):
         return stored
-    return stored if isinstance(stored, (ModRef, Lambda, FuncRef)) else UNKNOWN
+    return stored if isinstance(stored, (ModRef, Lambda, FuncRef, MethodChoice)) else UNKNOWN
 
 
 def _indexed(node: ModuleNode, index: Any) -> Any:
