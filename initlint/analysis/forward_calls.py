@@ -131,7 +131,9 @@ class ForwardCalls:
             return carried
         name = func.attr.value
         weights = [a for a in args if isinstance(a, ParamRef)]
-        product = self._weight_product(name, resolved, weights, carried, flow, depth)
+        # `F.linear(F.silu(x), self.base_weight)`: the activated input is the content it multiplies.
+        content = ACTIVATED if carried is UNKNOWN and args[:1] == [ACTIVATED] else carried
+        product = self._weight_product(name, resolved, weights, content, flow, depth)
         if product is not None:
             return product
         carried = mixed(name, args, carried)

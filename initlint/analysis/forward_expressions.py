@@ -26,6 +26,7 @@ from initlint.analysis.abstract import (
 )
 from initlint.analysis.interp import Ctx
 from initlint.analysis.flow import (
+    ACTIVATED,
     CONDITIONED,
     MAYBE_NORMED,
     NORMED,
@@ -385,8 +386,11 @@ def _whole_number(value: Any) -> int | None:
 
 
 def _through_matrix(content: Any, weight: ParamRef) -> Any:
-    """Content multiplied by a parameter matrix of a module: that parameter writes the result."""
-    if not (content is STREAM or content is NORMED or content is MAYBE_NORMED or isinstance(content, Branch)):
+    """Content multiplied by a parameter matrix of a module: that parameter writes the result,
+    also where an activation came first (`F.linear(F.silu(x), self.base_weight)`), as a layer
+    applied after one does."""
+    content_kinds = (STREAM, NORMED, MAYBE_NORMED, ACTIVATED)
+    if not (any(content is kind for kind in content_kinds) or isinstance(content, Branch)):
         return UNKNOWN
     normed: bool | None = content is NORMED or isinstance(content, Branch) and bool(content.normed)
     if content is MAYBE_NORMED or isinstance(content, Branch) and content.normed is None:
