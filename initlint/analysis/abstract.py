@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import libcst as cst
 
@@ -199,6 +199,20 @@ class FuncRef:
     partial_kwargs: tuple[Any, ...] = ()
     #: The enclosing function's variables, for a function defined inside another (a closure).
     closure: Any = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True, eq=False)
+class MethodChoice:
+    """Methods of one module stored under one name by the arms of an undecided `if` (`if
+    parallel: self._forward = self._forward_parallel` / `else: self._forward =
+    self._forward_plain`): called, one of them runs."""
+
+    options: tuple[FuncRef, ...]
+
+
+def bound_method(value: Any) -> TypeGuard[FuncRef]:
+    """A method bound to a module (`self.ff_residual`), stored to be called later."""
+    return isinstance(value, FuncRef) and isinstance(value.bound, ModRef) and not value.partial_args
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,20 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeGuard
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, ClassRef, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, truth
+from initlint.analysis.abstract import (
+    UNKNOWN,
+    ClassRef,
+    Const,
+    Env,
+    FuncRef,
+    Lambda,
+    MethodChoice,
+    ModRef,
+    ParamRef,
+    Seq,
+    bound_method,
+    truth,
+)
 from initlint.analysis.root_parameters import dataclass_fields
 from initlint.analysis.forward_expressions import _member
 from initlint.analysis.forward_bindings import changed_in_place, tuple_literals
@@ -118,7 +131,9 @@ class ForwardCalls:
             return carried
         name = func.attr.value
         weights = [a for a in args if isinstance(a, ParamRef)]
-        product = self._weight_product(name, resolved, weights, carried, flow, depth)
+        # `F.linear(F.silu(x), self.base_weight)`: the activated input is the content it multiplies.
+        content = ACTIVATED if carried is UNKNOWN and args[:1] == [ACTIVATED] else carried
+        product = self._weight_product(name, resolved, weights, content, flow, depth)
         if product is not None:
             return product
         carried = mixed(name, args, carried)
@@ -187,7 +202,7 @@ class ForwardCalls:
     ) -> Any:
         """`module.name(...)`: a child or lambda it holds, its own `forward`, its children, a helper."""
         member = _member(module, name)
-        if isinstance(member, (ModRef, Lambda, FuncRef)):
+        if isinstance(member, (ModRef, Lambda, FuncRef, MethodChoice)):
             return self._call_value(member, call, args, flow, depth, carried)
         if name in ("forward", "__call__") and module is not flow.node:
             flow.runs.block_called(module)
@@ -300,10 +315,12 @@ class ForwardCalls:
             # there (`def _attn(h): ...`), run with the names it closes over.
             result = self._inline(callee.func, args, call, flow, depth, closure=callee.closure)
             return carried if result is None else result
-        if _bound_method(callee):
+        if bound_method(callee):
             # `self.ff_fn = self.ff_residual` in `__init__`, called as `self.ff_fn(x)`.
             result = self._inline(callee.func, [callee.bound] + args, call, flow, depth)
             return carried if result is None else result
+        if isinstance(callee, MethodChoice):
+            return self._one_method_of(callee, call, args, flow, depth, carried)
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
             # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
             closure = callee.closure.names if isinstance(callee.closure, Env) else {}
@@ -312,6 +329,21 @@ class ForwardCalls:
                 env.names[param.name.value] = value
             return self._eval(callee.node.body, env, flow, depth + 1)
         return carried
+
+    def _one_method_of(
+        self, choice: MethodChoice, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
+    ) -> Any:
+        """`self._forward(x)` where `__init__` stored one of several methods under an undecided
+        `if`: each is read as an arm of that `if`, its adds alternatives to the others'."""
+        arms, results = flow.arms, []
+        flow.undecided += 1
+        for index, method in enumerate(choice.options):
+            flow.arms = (*arms, (id(choice), index))
+            result = self._inline(method.func, [method.bound] + args, call, flow, depth)
+            results.append(carried if result is None else result)
+        flow.undecided -= 1
+        flow.arms = arms
+        return functools.reduce(join, results)
 
     def _adding_layer(
         self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
@@ -462,6 +494,7 @@ class ForwardCalls:
         if only_adding and not inner.adds:
             return None
         for add in inner.adds:
+            add.inner = (id(add.statement), *add.inner)
             add.node, add.statement = call, flow.statement or call
             flow.adds.append(add)
         # `x, skip, kw = self.residual.prepare(x)`: a module's method hands each item back on its
@@ -584,11 +617,6 @@ def _callable_handed_back(returns: list[Any]) -> Any:
 def _closure(value: Any) -> TypeGuard[FuncRef]:
     """A function written inside the `forward` being read."""
     return isinstance(value, FuncRef) and value.owner is None and isinstance(value.closure, Env)
-
-
-def _bound_method(value: Any) -> TypeGuard[FuncRef]:
-    """A method bound to a module (`self.ff_residual`), stored to be called later."""
-    return isinstance(value, FuncRef) and isinstance(value.bound, ModRef) and not value.partial_args
 
 
 def _relative_path(module: ModuleNode, block: ModuleNode) -> str:

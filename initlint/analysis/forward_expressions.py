@@ -12,9 +12,21 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Const, Env, FuncRef, Lambda, ModRef, ParamRef, Seq, as_number
+from initlint.analysis.abstract import (
+    UNKNOWN,
+    Const,
+    Env,
+    FuncRef,
+    Lambda,
+    MethodChoice,
+    ModRef,
+    ParamRef,
+    Seq,
+    as_number,
+)
 from initlint.analysis.interp import Ctx
 from initlint.analysis.flow import (
+    ACTIVATED,
     CONDITIONED,
     MAYBE_NORMED,
     NORMED,
@@ -354,7 +366,7 @@ def _member(node: ModuleNode, name: str) -> Any:
     stored = node.attrs.get(name)
     if isinstance(stored, Seq) and all(isinstance(item, Const) for item in stored.items):
         return stored
-    return stored if isinstance(stored, (ModRef, Lambda, FuncRef)) else UNKNOWN
+    return stored if isinstance(stored, (ModRef, Lambda, FuncRef, MethodChoice)) else UNKNOWN
 
 
 def _indexed(node: ModuleNode, index: Any) -> Any:
@@ -386,8 +398,11 @@ def _whole_number(value: Any) -> int | None:
 
 
 def _through_matrix(content: Any, weight: ParamRef) -> Any:
-    """Content multiplied by a parameter matrix of a module: that parameter writes the result."""
-    if not (content is STREAM or content is NORMED or content is MAYBE_NORMED or isinstance(content, Branch)):
+    """Content multiplied by a parameter matrix of a module: that parameter writes the result,
+    also where an activation came first (`F.linear(F.silu(x), self.base_weight)`), as a layer
+    applied after one does."""
+    content_kinds = (STREAM, NORMED, MAYBE_NORMED, ACTIVATED)
+    if not (any(content is kind for kind in content_kinds) or isinstance(content, Branch)):
         return UNKNOWN
     normed: bool | None = content is NORMED or isinstance(content, Branch) and bool(content.normed)
     if content is MAYBE_NORMED or isinstance(content, Branch) and content.normed is None:

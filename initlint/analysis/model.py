@@ -293,6 +293,9 @@ class ResidualAdd:
     #: The part of a split stream it adds into (`x1` of `x1, x2 = x.chunk(2, dim=-1)`: a reversible
     #: block adds one branch into each half); empty for the whole stream.
     share: str = ""
+    #: The statements inside the helpers it was made in, innermost last, where it was made in a
+    #: helper (`statement` is then the call): two adds of one helper are two statements.
+    inner: tuple[int, ...] = ()
 
 
 @dataclass
@@ -391,7 +394,7 @@ class Stack:
         """The adds N counts, one per add site: each block's adds on one path through its
         `forward`, into the whole stream and into the part of a split stream that takes the most
         (a reversible block, one branch into each half, adds once)."""
-        sites = {(add.share, add.site, id(add.statement)): add for add in self.default_adds}
+        sites = {(add.share, add.site, id(add.statement), add.inner): add for add in self.default_adds}
         shares: dict[str, list[ResidualAdd]] = {}
         for add in sites.values():
             shares.setdefault(add.share, []).append(add)

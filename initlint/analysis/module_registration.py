@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import Const, ModRef, NewTensor, ParamRef, merge_uncertain
+from initlint.analysis.abstract import Const, MethodChoice, ModRef, NewTensor, ParamRef, bound_method, merge_uncertain
 from initlint.analysis.model import ModuleNode, Param
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -70,7 +70,19 @@ def set_module_attr(
     if name in node.params and isinstance(value, Const) and value.value is None:
         del node.params[name]
         return
-    node.attrs[name] = merge_uncertain(node.attrs, name, value, ctx)
+    methods = None if ctx.certain else _one_of(node.attrs.get(name), value)
+    node.attrs[name] = methods or merge_uncertain(node.attrs, name, value, ctx)
+
+
+def _one_of(previous: Any, value: Any) -> MethodChoice | None:
+    """A method of the module stored where another was (`elif parallel: self._forward =
+    self._forward_parallel`): on a path that may not run, the name holds one of them after."""
+    if not bound_method(value):
+        return None
+    options = previous.options if isinstance(previous, MethodChoice) else (previous,)
+    if not all(bound_method(option) and option.bound == value.bound for option in options):
+        return None
+    return MethodChoice((*options, value)) if value not in options else previous
 
 
 #: Tensor factories whose positional arguments are the sizes (`torch.empty(n_experts, d, h)`).

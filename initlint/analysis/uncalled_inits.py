@@ -239,8 +239,13 @@ def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode) -> set[int]:
     where the file calls it, that caller's analysis answers; where nothing does, the single-file
     fallback assumes it applied."""
     methods = []
+    reached: set[int] = set()  # parameters of the parts whose own uncalled methods may redraw them
     for qualified in root.uncalled_init:
         owner_name, _, name = qualified.rpartition(".")
+        part = _reach_of_part_method(interp, root, owner_name, name) if owner_name else None
+        if part is not None:
+            reached |= part
+            continue
         if not owner_name:
             # A function of the checked file itself (a model of another file names its own).
             func = interp.index.functions.get(name)
@@ -257,7 +262,22 @@ def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode) -> set[int]:
         if found is None or found[0].name != owner_name or len(found[1].params.params) != 2:
             return set()
         methods.append((FuncRef(found[1], found[0], ModRef(root)), qualified))
-    return _unchanged_when_run(interp, root, methods) if methods else set()
+    held = _unchanged_when_run(interp, root, methods) if methods else {id(p) for _, p in root.named_parameters()}
+    return held - reached
+
+
+def _reach_of_part_method(interp: Interpreter, root: ModuleNode, owner: str, name: str) -> set[int] | None:
+    """The parameters a method of a part's class (`KAN.initialize_from_another_model`, the root
+    not of that class) can write when applied: those of the parts of that class, as a module's
+    method reaches only itself. None where the root itself is of that class."""
+    parts = [
+        node
+        for _, node in root.named_modules()
+        if node.cls is not None and any(cls.name == owner and name in cls.methods for cls in interp.index.mro(node.cls))
+    ]
+    if not parts or root in parts:
+        return None
+    return {id(param) for part in parts for _, param in part.named_parameters()}
 
 
 def _unchanged_when_run(interp: Interpreter, root: ModuleNode, methods: list[tuple[FuncRef, str]]) -> set[int]:
