@@ -48,6 +48,7 @@ SEEN_PARTS = (
     "opened_10",
     "seen_11b",
     "opened_11",
+    "seen_12a",
 )
 
 
