@@ -213,7 +213,12 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
             elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
                 results.append(interp.eval(node.elt, scope, inner))
             return
-        iterable = iterate(interp, interp.eval(clause.iter, scope, inner))
+        walked = interp.eval(clause.iter, scope, inner)
+        iterable = iterate(interp, walked)
+        if iterable is None and isinstance(walked, Opaque):
+            # A list handed in (`[make_block(kind) for kind in config["blocks"]]`): one pass per
+            # entry, as a `for` loop over it runs.
+            iterable = stages_of(walked)
         if iterable is None:
             unseen = True
             return
