@@ -705,6 +705,14 @@ UNTUNED_PACKAGES = (
     Package("segformer-pytorch", "0.0.6", ("segformer_pytorch/segformer_pytorch.py",)),
     Package("res-mlp-pytorch", "0.0.6", ("res_mlp_pytorch/res_mlp_pytorch.py",)),
     Package("uniformer-pytorch", "0.0.4", ("uniformer_pytorch/uniformer_pytorch.py",)),
+    # seen_12a (round 10 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("progen-torch", "0.0.4", ("progen/model.py",)),
+    Package("memory-transformer-xl", "0.1.0", ("memory_transformer_xl/memory_transformer_xl.py",)),
+    Package("rwkv-trainer", "0.1.27", ("rwkv_trainer/model/model.py",)),
+    Package("mambular", "1.5.1", ("mambular/arch_utils/mamba_utils/mamba_arch.py",)),
+    Package("brsx", "1.0.2", ("brsx/train_transformer/brsx_train.py", "brsx/hybrid/brsx_blocks.py")),
+    Package("llm-scratch-lab", "0.0.3", ("llm_scratch_lab/attention.py", "llm_scratch_lab/model_utils.py")),
+    Package("flexitransformers", "0.3.0", ("flexit/attention/multi_head.py", "flexit/core/feedforward.py")),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

@@ -49,6 +49,7 @@ SEEN_PARTS = (
     "seen_11b",
     "opened_11",
     "seen_12b",
+    "seen_12a",
 )
 
 

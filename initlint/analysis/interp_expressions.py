@@ -96,11 +96,11 @@ class InterpExpressions:
         body = self.eval(node.body, env, ctx.uncertain())
         if isinstance(body, ModRef):
             return body
-        if self._is_layer_class(body):
+        if self.is_layer_class(body):
             # `Residual if n_streams == 1 else HyperConnections`: one of two layer classes,
             # each built where the value is called (`interp.call_value`).
             orelse = self.eval(node.orelse, env, ctx.uncertain())
-            return Choice((body, orelse)) if self._is_layer_class(orelse) and orelse != body else UNKNOWN
+            return Choice((body, orelse)) if self.is_layer_class(orelse) and orelse != body else UNKNOWN
         if as_number(body) is not None and isinstance(node.orelse, _PLAIN_NUMBER_NODES):
             # `n_experts if is_moe_layer else 1`: a count either way, one of the two.
             orelse = self.eval(node.orelse, env, ctx.uncertain())
@@ -108,7 +108,7 @@ class InterpExpressions:
                 return body if orelse == body else Choice((body, orelse))
         return UNKNOWN
 
-    def _is_layer_class(self, value: Any) -> bool:
+    def is_layer_class(self, value: Any) -> bool:
         """A module class of the file (or one with arguments bound), or a library layer class."""
         interp = cast("Interpreter", self)
         if isinstance(value, (ClassRef, ClassPartial)):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from initlint.analysis.abstract import (
+    Choice,
     UNKNOWN,
     Const,
     Env,
@@ -164,6 +165,8 @@ def config_entry(interp: "Interpreter", config: Mapping | Opaque, key: Any, defa
     not a constant that happens to equal it."""
     if isinstance(key, Opaque) and key.default is not None and isinstance(config, Mapping):
         key = Const(key.default)  # `ATTENTION_CLASSES[attn_implementation]`, by the default
+    if not isinstance(key, Const) and isinstance(config, Mapping):
+        return _any_layer_class(interp, config)
     if not isinstance(key, Const) or not isinstance(key.value, str):
         return UNKNOWN
     if isinstance(config, Opaque):
@@ -172,6 +175,19 @@ def config_entry(interp: "Interpreter", config: Mapping | Opaque, key: Any, defa
     if key.value in interp.depth_names and as_number(value) is not None:
         return Opaque(key.value)
     return value
+
+
+def _any_layer_class(interp: "Interpreter", table: Mapping) -> Any:
+    """`BLOCK_TYPES[kind]` by a key the analysis cannot decide, in a table of layer classes only:
+    one of them, each built where the value is called (as `A if test else B` is)."""
+    options: list[Any] = []
+    for value in table.items.values():
+        if not interp.is_layer_class(value):
+            return UNKNOWN
+        options += [] if value in options else [value]
+    if not options:
+        return UNKNOWN
+    return options[0] if len(options) == 1 else Choice(tuple(options))
 
 
 def extend_list(receiver: Seq, added: Any, ctx: "Ctx") -> Const:
@@ -213,7 +229,12 @@ def comprehension(interp: "Interpreter", node: cst.BaseComp, env: Env, ctx: "Ctx
             elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
                 results.append(interp.eval(node.elt, scope, inner))
             return
-        iterable = iterate(interp, interp.eval(clause.iter, scope, inner))
+        walked = interp.eval(clause.iter, scope, inner)
+        iterable = iterate(interp, walked)
+        if iterable is None and isinstance(walked, Opaque):
+            # A list handed in (`[make_block(kind) for kind in config["blocks"]]`): one pass per
+            # entry, as a `for` loop over it runs.
+            iterable = stages_of(walked)
         if iterable is None:
             unseen = True
             return
