@@ -66,17 +66,9 @@ class Decoder(nn.Module):
         self.embed = nn.Embedding(settings.vocab, settings.width)
         self.layers = nn.ModuleList([DecoderLayer(settings) for _ in range(settings.n_layers)])
         self.norm = nn.LayerNorm(settings.width)
-        self.apply(self._init_weights)
         for name, param in self.named_parameters():
             if name.endswith(("proj.weight", "contract.weight")):
                 nn.init.normal_(param, mean=0.0, std=0.02 / math.sqrt(2 * settings.n_layers))
-
-    def _init_weights(self, module):
-        if isinstance(module, nn.Linear):
-            nn.init.normal_(module.weight, mean=0.0, std=0.02)
-            nn.init.zeros_(module.bias)
-        elif isinstance(module, nn.Embedding):
-            nn.init.normal_(module.weight, mean=0.0, std=0.02)
 
     def forward(self, tokens):
         x = self.embed(tokens)
