@@ -139,14 +139,9 @@ class ForwardCalls:
         carried = mixed(name, args, carried)
         if name in FRESH_TENSORS:
             return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
-        if (
-            name in ACCUMULATE_IN_PLACE
-            and isinstance(func.value, cst.Name)
-            and isinstance(args[-1:] and args[-1], Branch)
-        ):
-            merged = merge([env.names.get(func.value.value, UNKNOWN), args[-1]])
-            env.names[func.value.value] = merged
-            return merged
+        accumulated = _accumulated_in_place(name, func.value, args, env)
+        if accumulated is not None:
+            return accumulated
         if weights:
             return fed_raw_weights(name, args, carried)
         if name in SQUASHING and isinstance(carried, Branch):
@@ -322,12 +317,7 @@ class ForwardCalls:
         if isinstance(callee, MethodChoice):
             return self._one_method_of(callee, call, args, flow, depth, carried)
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
-            # `self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over run.
-            closure = callee.closure.names if isinstance(callee.closure, Env) else {}
-            env = Env({k: v for k, v in closure.items() if isinstance(v, ModRef)})
-            for param, value in zip(callee.node.params.params, args):
-                env.names[param.name.value] = value
-            return self._eval(callee.node.body, env, flow, depth + 1)
+            return self._eval(callee.node.body, _lambda_env(callee, args), flow, depth + 1)
         return carried
 
     def _one_method_of(
@@ -643,3 +633,24 @@ def _reset_if_stream(carried: Any, out: Any) -> Any:
 def _is_super(node: cst.BaseExpression) -> bool:
     """`super()` (with or without its two arguments)."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
+def _accumulated_in_place(name: str, receiver: cst.BaseExpression, args: list[Any], env: Env) -> Any:
+    """`acc.add_(branch)`: the named tensor now holds what it held and the branch; None otherwise."""
+    if name not in ACCUMULATE_IN_PLACE or not isinstance(receiver, cst.Name) or not args:
+        return None
+    if not isinstance(args[-1], Branch):
+        return None
+    merged = merge([env.names.get(receiver.value, UNKNOWN), args[-1]])
+    env.names[receiver.value] = merged
+    return merged
+
+
+def _lambda_env(callee: Lambda, args: list[Any]) -> Env:
+    """`self.mlpf = lambda x: m.c_proj(m.act(m.c_fc(x)))`: the modules it closes over, and its
+    parameters bound to the arguments."""
+    closure = callee.closure.names if isinstance(callee.closure, Env) else {}
+    env = Env({k: v for k, v in closure.items() if isinstance(v, ModRef)})
+    for param, value in zip(callee.node.params.params, args):
+        env.names[param.name.value] = value
+    return env
