@@ -463,7 +463,7 @@ class ForwardStatements:
                 flow.returned_items.append([] if starred else items)
                 flow.returns.append(items[0])
             elif written is not None:
-                flow.returns.append(self._eval(written, env, flow, depth))
+                self._return_value(written, env, flow, depth)
             raise _Returned()
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env, flow, depth)
@@ -494,6 +494,21 @@ class ForwardStatements:
             value = self.interp.eval(cst.Name(name), imported, Ctx(certain=False))
             if _plain_function(value) is not None:
                 env.names[name] = value
+
+    def _return_value(self, written: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> None:
+        """`return map(split_heads, (q, k, v))` or a comprehension over `(q, k, v)`: the items of a
+        tuple written out, each mapped on its own, are handed back as a tuple written out is
+        (the caller unpacks them); any other value is handed back whole."""
+        each = self._comprehended(written, env, flow, depth)
+        if each is None:
+            value = self._eval(written, env, flow, depth)
+            each = value if isinstance(value, Seq) and _maps_builtin(written, env) else None
+            if each is None:
+                flow.returns.append(value)
+                return
+        flow.several = True
+        flow.returned_items.append(list(each.items))
+        flow.returns.append(each.items[0] if each.items else UNKNOWN)
 
     def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
         if isinstance(target, cst.Name):
@@ -547,3 +562,13 @@ def _plain_function(value: Any) -> cst.FunctionDef | None:
 
 
 _LISTS = ("container", "sequential")
+
+
+def _maps_builtin(node: cst.BaseExpression, env: Env) -> bool:
+    """`map(fn, items)`, the builtin."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "map"
+        and "map" not in env.names
+    )
