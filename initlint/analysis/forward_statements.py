@@ -428,20 +428,7 @@ class ForwardStatements:
             for (element, _), element_value in zip(pairs, values):
                 self._assign(element, element_value, env)
         elif isinstance(small, cst.Assign):
-            unpacking = len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
-            each = self._comprehended(small.value, env, flow, depth) if unpacking else None
-            value = each if each is not None else self._eval(small.value, env, flow, depth)
-            if unpacking:
-                value = flow.unpacked.get(id(small.value), value)
-            note_rebinding(small, flow, self._kept_items(small.value, flow))
-            bound = {name for target in small.targets for name in target_names(target.target)}
-            is_none = isinstance(small.value, cst.Name) and small.value.value == "None"
-            flow.unset = flow.unset | bound if is_none else flow.unset - bound
-            for target in small.targets:
-                if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
-                    _bind_shares(target.target, env, flow)
-                else:
-                    self._assign(target.target, value, env)
+            self._assign_statement(small, env, flow, depth)
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._assign(small.target, self._eval(small.value, env, flow, depth), env)
         elif isinstance(small, cst.AugAssign):
@@ -494,6 +481,39 @@ class ForwardStatements:
             value = self.interp.eval(cst.Name(name), imported, Ctx(certain=False))
             if _plain_function(value) is not None:
                 env.names[name] = value
+
+    def _assign_statement(self, small: cst.Assign, env: Env, flow: _Flow, depth: int) -> None:
+        unpacking = len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
+        each = self._comprehended(small.value, env, flow, depth) if unpacking else None
+        value = each if each is not None else self._eval(small.value, env, flow, depth)
+        if unpacking:
+            value = flow.unpacked.get(id(small.value), value)
+        note_rebinding(small, flow, self._kept_items(small.value, flow))
+        bound = {name for target in small.targets for name in target_names(target.target)}
+        is_none = isinstance(small.value, cst.Name) and small.value.value == "None"
+        flow.unset = flow.unset | bound if is_none else flow.unset - bound
+        parts = self._conditioning_parts(small.value, env, flow, depth) if unpacking and value is CONDITIONED else None
+        for target in small.targets:
+            if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
+                _bind_shares(target.target, env, flow)
+            elif parts is not None:
+                for name in target_names(target.target):
+                    env.names[name] = parts
+            else:
+                self._assign(target.target, value, env)
+
+    def _conditioning_parts(self, value: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Part | None:
+        """`shift, scale, gate = self.modulation(c).chunk(3, dim=-1)` in the block: each part is
+        computed by that layer from the conditioning, so a branch the gate multiplies starts as
+        small as the layer's init makes it (adaLN-Zero zeroes it; left at PyTorch's default, the
+        gate is O(1)). None where the split tensor is not one layer's output."""
+        receiver = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) else None
+        if not _splits(value) or not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Attribute):
+            return None
+        layer = self._eval(receiver.func, env, flow, depth)
+        if not isinstance(layer, ModRef) or layer.node.kind not in ("linear", "sequential", "module"):
+            return None
+        return Part(Branch((layer.node,), False))
 
     def _return_value(self, written: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> None:
         """`return map(split_heads, (q, k, v))` or a comprehension over `(q, k, v)`: the items of a
