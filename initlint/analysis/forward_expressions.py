@@ -22,6 +22,7 @@ from initlint.analysis.flow import (
     Branch,
     Part,
     merge,
+    computed_by_key,
     standardised,
     stored_key,
 )
@@ -81,6 +82,11 @@ class ForwardExpressions:
             # A later output of a layer (`h, gate = self.ada_norm(x, c)`): whether it starts small
             # is its layers' init, decided once the init plan is known.
             return replace(value, gate_layers=value.gate_layers + other.whole.last)
+        computed_by = env.names.get(computed_by_key(_tensor_name(other_node))) if other is CONDITIONED else None
+        if isinstance(computed_by, ModRef):
+            # A part of a layer's output the block split off (`gate_msa` of
+            # `self.adaLN_modulation(c).chunk(6)`): as small as that layer starts, decided later.
+            return replace(value, gate_layers=value.gate_layers + (computed_by.node,))
         if isinstance(other, (ParamRef, Branch, Part)) or other is CONDITIONED:
             # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
             return replace(value, gated=value.gated or not isinstance(other, Branch))
@@ -375,6 +381,14 @@ def _plain_zip(node: cst.BaseExpression, env: Env) -> bool:
         and "zip" not in env.names
         and all(arg.keyword is None and not arg.star for arg in node.args)
     )
+
+
+def _tensor_name(node: cst.BaseExpression) -> str:
+    """The name a tensor expression starts from (`gate` of `gate.unsqueeze(1)`, `gate[:, None]`);
+    empty for anything else."""
+    while isinstance(node, (cst.Call, cst.Subscript, cst.Attribute)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else ""
 
 
 def _written_out(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:

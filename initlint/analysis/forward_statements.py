@@ -27,6 +27,7 @@ from initlint.analysis.flow import (
     Loop,
     Part,
     StreamRuns,
+    computed_by_key,
     join,
     merge,
     stored_key,
@@ -492,28 +493,27 @@ class ForwardStatements:
         bound = {name for target in small.targets for name in target_names(target.target)}
         is_none = isinstance(small.value, cst.Name) and small.value.value == "None"
         flow.unset = flow.unset | bound if is_none else flow.unset - bound
-        parts = self._conditioning_parts(small.value, env, flow, depth) if unpacking and value is CONDITIONED else None
+        layer = self._conditioning_layer(small.value, env, flow, depth) if unpacking and value is CONDITIONED else None
         for target in small.targets:
             if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
                 _bind_shares(target.target, env, flow)
-            elif parts is not None:
-                for name in target_names(target.target):
-                    env.names[name] = parts
             else:
                 self._assign(target.target, value, env)
+            if layer is not None:
+                env.names.update({computed_by_key(name): layer for name in target_names(target.target)})
 
-    def _conditioning_parts(self, value: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Part | None:
-        """`shift, scale, gate = self.modulation(c).chunk(3, dim=-1)` in the block: each part is
-        computed by that layer from the conditioning, so a branch the gate multiplies starts as
-        small as the layer's init makes it (adaLN-Zero zeroes it; left at PyTorch's default, the
-        gate is O(1)). None where the split tensor is not one layer's output."""
+    def _conditioning_layer(self, value: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> ModRef | None:
+        """`shift, scale, gate = self.modulation(c).chunk(3, dim=-1)` in the block: the layer that
+        computed every part from the conditioning, so a branch the gate multiplies starts as small
+        as that layer's init makes it (adaLN-Zero zeroes it; left at PyTorch's default, the gate
+        is O(1)). None where the split tensor is not one layer's output."""
         receiver = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) else None
         if not _splits(value) or not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Attribute):
             return None
         layer = self._eval(receiver.func, env, flow, depth)
         if not isinstance(layer, ModRef) or layer.node.kind not in ("linear", "sequential", "module"):
             return None
-        return Part(Branch((layer.node,), False))
+        return layer
 
     def _return_value(self, written: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> None:
         """`return map(split_heads, (q, k, v))` or a comprehension over `(q, k, v)`: the items of a
@@ -533,6 +533,7 @@ class ForwardStatements:
     def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
         if isinstance(target, cst.Name):
             env.names[target.value] = value
+            env.names.pop(computed_by_key(target.value), None)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             # `self.pos_emb = self.table(coords)`, read back later in the same `forward`.
             env.names[stored_key(target.value.value, target.attr.value)] = value
