@@ -291,7 +291,10 @@ class ForwardExpressions:
             return None
         columns = [self._zipped_column(arg.value, env, flow, depth) for arg in walked.args]
         sizes = [len(column) for column in columns if column is not None]
-        if len(sizes) < len(columns) or not any(_written_out(arg.value) is not None for arg in walked.args):
+        written = [column for arg, column in zip(walked.args, columns) if _written_out(arg.value) is not None]
+        # The inputs written out, the layers a list of layers (a tuple of norms written out beside
+        # the shares of a fused projection is not read: a normalised share reads as a gate).
+        if len(sizes) < len(columns) or not written or any(isinstance(v, ModRef) for c in written for v in c or ()):
             return None
         return [
             {name: column[i] for name, column in zip(names, columns) if column is not None} for i in range(min(sizes))
