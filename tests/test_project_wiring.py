@@ -212,20 +212,6 @@ def test_a_model_that_may_not_build_the_layer_has_no_say(monkeypatch):
     assert rows(lint_file("pkg/layers.py", SETTINGS)) == []
 
 
-def test_a_model_that_only_divides_the_branch_names_itself_beside_the_unscaled_one(monkeypatch):
-    # Plain and Rescaled (models.py) stack Layer (layers.py); Rescaled divides each branch by
-    # sqrt(n_layers / 36) in forward, Plain leaves the writers at PyTorch's default: the writers
-    # are reported for Plain, and the evidence says what Rescaled does instead of agreeing.
-    monkeypatch.chdir(IDIOM.parent / "branch_rescaled_by_one_model" / "bad")
-    found = lint_file("lattice/layers.py", SETTINGS)
-    assert rows(found) == [("layers.py", 15, "INI001"), ("layers.py", 29, "INI001")]
-    messages = [step.message for step in found[0].evidence]
-    assert (
-        "`Plain` builds its own copies of this layer and leaves every one unscaled; "
-        "`Rescaled` (same layer) divides the branch in forward instead"
-    ) in messages
-
-
 # -------------------------------------------------------------- written projects
 def test_entry_point_called_from_a_script_with_the_depth(tmp_path):
     model = write_project(tmp_path / "good")

@@ -95,12 +95,8 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                 for facts, unscaled in found
                 if not unscaled and not (facts.stack.root.foreign and _may_lack_writer(facts))
             }
-            # Models of other files that stack this file's blocks must all agree: one that scales
-            # its copies may show an init the others reach unseen. A model that only divides the
-            # branch in `forward` by a value of its own construction shows no such init.
-            initialising = {id(facts.stack.root) for facts, _ in found if not _rescaled_only(facts)}
-            if scaling & initialising and any(facts.stack.root.foreign for facts, _ in found):
-                continue
+            if scaling and any(facts.stack.root.foreign for facts, _ in found):
+                continue  # models of other files that stack this file's blocks must all agree
             wrong = [facts for facts, unscaled in found if unscaled and id(facts.stack.root) not in scaling]
             scaled_copy = None
             if not wrong:
@@ -109,7 +105,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
                 root = wrong[0].stack.root
                 assert wrong[0].writer.created_at is not None
                 others = {
-                    _root_name(facts): _how_scaled(facts)
+                    _root_name(facts): _scales(facts)
                     for facts, _ in found
                     if id(facts.stack.root) in scaling and facts.stack.root is not root
                 }
@@ -120,7 +116,7 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         analysis: Analysis,
         facts: WriterFacts,
         created: cst.CSTNode,
-        others: dict[str, str],
+        others: dict[str, bool],
         scaled_copy: WriterFacts | None = None,
     ) -> Violation:
         n = facts.residual_adds
@@ -265,36 +261,21 @@ def _root_name(facts: WriterFacts) -> str:
     return facts.stack.root.type_name or facts.stack.root.name
 
 
-def _rescaled_only(facts: WriterFacts) -> bool:
-    """A writer whose init has no depth factor, its branch divided in `forward` instead."""
-    unscaled_init = facts.scaling is not None and facts.scaling.kind in ("none", "negligible")
-    return unscaled_init and bool(facts.runtime_scales)
+def _scales(facts: WriterFacts) -> bool:
+    return facts.scaling is not None and facts.scaling.kind not in ("none", "negligible")
 
 
-def _how_scaled(facts: WriterFacts) -> str:
-    """What another root that builds the layer does with its copies: "scales" them at init,
-    "rescales" the branch in `forward` only, or its init is "undecided"."""
-    if _rescaled_only(facts):
-        return "rescales"
-    return "scales" if facts.scaling is not None and facts.scaling.kind not in ("none", "negligible") else "undecided"
-
-
-_OTHER_ROOTS = (
-    ("scales", "{names} (same layer) scale{s} theirs"),
-    ("rescales", "{names} (same layer) divide{s} the branch in forward instead"),
-    ("undecided", "for {names} it is undecided"),
-)
-
-
-def _root_step(facts: WriterFacts, others: dict[str, str]) -> EvidenceSpec:
+def _root_step(facts: WriterFacts, others: dict[str, bool]) -> EvidenceSpec:
     """Which root the finding is about, where other roots build the same layer (the rest of
-    them scale it, divide its branch at run time, or their init could not be decided)."""
+    them scale it, or their init could not be decided)."""
+    scaled = sorted(name for name, scales in others.items() if scales)
     message = f"`{_root_name(facts)}` builds its own copies of this layer and leaves every one unscaled"
-    for how, text in _OTHER_ROOTS:
-        named = sorted(name for name, done in others.items() if done == how)
-        if named:
-            names = ", ".join(f"`{name}`" for name in named)
-            message += "; " + text.format(names=names, s="s" if len(named) == 1 else "")
+    if scaled:
+        names = ", ".join(f"`{name}`" for name in scaled)
+        message += f"; {names} (same layer) scale{'s' if len(scaled) == 1 else ''} theirs"
+    undecided = sorted(name for name, scales in others.items() if not scales)
+    if undecided:
+        message += f"; for {', '.join(f'`{name}`' for name in undecided)} it is undecided"
     return EvidenceSpec(message, facts.stack.root.created_at)
 
 
