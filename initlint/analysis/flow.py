@@ -219,6 +219,12 @@ def stored_key(owner: str, attribute: str) -> str:
     return f"{owner}.{attribute}"
 
 
+def computed_by_key(name: str) -> str:
+    """The name under which a `forward` keeps the layer that computed a conditioned value bound
+    to `name` (`gate` in `shift, scale, gate = self.modulation(c).chunk(3)`): no plain name meets it."""
+    return f"<computed by>{name}"
+
+
 @dataclass
 class _Pass:
     """One pass of a loop's body over the blocks of a container, the blocks bound to `block`."""

@@ -34,6 +34,7 @@ from initlint.analysis.flow import (
     Branch,
     Part,
     merge,
+    computed_by_key,
     standardised,
     stored_key,
 )
@@ -98,6 +99,11 @@ class ForwardExpressions:
             # A later output of a layer (`h, gate = self.ada_norm(x, c)`): whether it starts small
             # is its layers' init, decided once the init plan is known.
             return replace(value, gate_layers=value.gate_layers + other.whole.last)
+        computed_by = env.names.get(computed_by_key(_tensor_name(other_node))) if other is CONDITIONED else None
+        if isinstance(computed_by, ModRef):
+            # A part of a layer's output the block split off (`gate_msa` of
+            # `self.adaLN_modulation(c).chunk(6)`): as small as that layer starts, decided later.
+            return replace(value, gate_layers=value.gate_layers + (computed_by.node,))
         if isinstance(other, (ParamRef, Branch, Part)) or other is CONDITIONED:
             # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
             return replace(value, gated=value.gated or not isinstance(other, Branch))
@@ -278,19 +284,59 @@ class ForwardExpressions:
         if not isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             return None
         loop = node.for_in
-        if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
+        if loop.inner_for_in is not None or loop.ifs:
             return None
-        written = loop.iter
-        if not isinstance(written, (cst.Tuple, cst.List)) or not all(
-            isinstance(element, cst.Element) for element in written.elements
-        ):
+        bindings = self._written_items(loop, env, flow, depth)
+        if bindings is None:
             return None
         items = []
-        for element in written.elements:
+        for names in bindings:
             inner = Env(dict(env.names))
-            inner.names[loop.target.value] = self._eval(element.value, env, flow, depth)
+            inner.names.update(names)
             items.append(self._eval(node.elt, inner, flow, depth))
         return Seq(items)
+
+    def _written_items(self, loop: cst.CompFor, env: Env, flow: _Flow, depth: int) -> list[dict[str, Any]] | None:
+        """What each item of a comprehension over a tuple written out binds: `for t in (q, k, v)`,
+        or `for proj, t in zip(self.projections, (query, key, value))`, which hands each layer of
+        a list of layers the input at its place (the Annotated Transformer's attention). None for
+        any other loop."""
+        target, walked = loop.target, loop.iter
+        if isinstance(target, cst.Name):
+            column = _written_out(walked)
+            if column is None:
+                return None
+            return [{target.value: self._eval(element, env, flow, depth)} for element in column]
+        if not isinstance(target, cst.Tuple) or not _plain_zip(walked, env):
+            return None
+        assert isinstance(walked, cst.Call)
+        names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+        if len(names) != len(target.elements) or len(names) != len(walked.args):
+            return None
+        columns = [self._zipped_column(arg.value, env, flow, depth) for arg in walked.args]
+        sizes = [len(column) for column in columns if column is not None]
+        written = [column for arg, column in zip(walked.args, columns) if _written_out(arg.value) is not None]
+        # The inputs written out, the layers a list of layers (a tuple of norms written out beside
+        # the shares of a fused projection is not read: a normalised share reads as a gate).
+        if len(sizes) < len(columns) or not written or any(isinstance(v, ModRef) for c in written for v in c or ()):
+            return None
+        return [
+            {name: column[i] for name, column in zip(names, columns) if column is not None} for i in range(min(sizes))
+        ]
+
+    def _zipped_column(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> list[Any] | None:
+        """The values one argument of `zip` hands out in turn: the entries of a tuple written out,
+        or the layers of a list of layers, in order. None for anything else."""
+        written = _written_out(node)
+        if written is not None:
+            return [self._eval(element, env, flow, depth) for element in written]
+        value = self._eval(node, env, flow, depth)
+        if not isinstance(value, ModRef) or value.node.kind not in ("container", "sequential"):
+            return None
+        children = list(value.node.children.values())
+        if not children or any(child.repeat is not None for child in children):
+            return None  # a stack of blocks, its length not written out
+        return [ModRef(child) for child in children]
 
     def _record(self, node: cst.Dict, env: Env, flow: _Flow, depth: int) -> Any:
         """`return {"hidden_states": out, "sequence_mask": mask}`: the one entry computed from the
@@ -351,6 +397,32 @@ def _gates_untraced_content(left: Any, right: Any) -> bool:
     squashed = [side for side in (left, right) if isinstance(side, Branch) and side.squashed]
     other = right if squashed and squashed[0] is left else left
     return bool(squashed) and any(other is value for value in (UNKNOWN, CONDITIONED, STREAM, NORMED, MAYBE_NORMED))
+
+
+def _plain_zip(node: cst.BaseExpression, env: Env) -> bool:
+    """`zip(a, b)`: the builtin, its arguments neither named nor spread."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "zip"
+        and "zip" not in env.names
+        and all(arg.keyword is None and not arg.star for arg in node.args)
+    )
+
+
+def _tensor_name(node: cst.BaseExpression) -> str:
+    """The name a tensor expression starts from (`gate` of `gate.unsqueeze(1)`, `gate[:, None]`);
+    empty for anything else."""
+    while isinstance(node, (cst.Call, cst.Subscript, cst.Attribute)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _written_out(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The entries of a tuple or list written out (`(q, k, v)`), none of them spread."""
+    if not isinstance(node, (cst.Tuple, cst.List)) or not all(isinstance(e, cst.Element) for e in node.elements):
+        return None
+    return [element.value for element in node.elements]
 
 
 def _member(node: ModuleNode, name: str) -> Any:

@@ -27,6 +27,7 @@ from initlint.analysis.flow import (
     Loop,
     Part,
     StreamRuns,
+    computed_by_key,
     join,
     merge,
     stored_key,
@@ -432,20 +433,7 @@ class ForwardStatements:
             for (element, _), element_value in zip(pairs, values):
                 self._assign(element, element_value, env)
         elif isinstance(small, cst.Assign):
-            unpacking = len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
-            each = self._comprehended(small.value, env, flow, depth) if unpacking else None
-            value = each if each is not None else self._eval(small.value, env, flow, depth)
-            if unpacking:
-                value = flow.unpacked.get(id(small.value), value)
-            note_rebinding(small, flow, self._kept_items(small.value, flow))
-            bound = {name for target in small.targets for name in target_names(target.target)}
-            is_none = isinstance(small.value, cst.Name) and small.value.value == "None"
-            flow.unset = flow.unset | bound if is_none else flow.unset - bound
-            for target in small.targets:
-                if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
-                    _bind_shares(target.target, env, flow)
-                else:
-                    self._assign(target.target, value, env)
+            self._assign_statement(small, env, flow, depth)
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._assign(small.target, self._eval(small.value, env, flow, depth), env)
         elif isinstance(small, cst.AugAssign):
@@ -467,7 +455,7 @@ class ForwardStatements:
                 flow.returned_items.append([] if starred else items)
                 flow.returns.append(items[0])
             elif written is not None:
-                flow.returns.append(self._eval(written, env, flow, depth))
+                self._return_value(written, env, flow, depth)
             raise _Returned()
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env, flow, depth)
@@ -499,9 +487,57 @@ class ForwardStatements:
             if _plain_function(value) is not None:
                 env.names[name] = value
 
+    def _assign_statement(self, small: cst.Assign, env: Env, flow: _Flow, depth: int) -> None:
+        unpacking = len(small.targets) == 1 and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
+        each = self._comprehended(small.value, env, flow, depth) if unpacking else None
+        value = each if each is not None else self._eval(small.value, env, flow, depth)
+        if unpacking:
+            value = flow.unpacked.get(id(small.value), value)
+        note_rebinding(small, flow, self._kept_items(small.value, flow))
+        bound = {name for target in small.targets for name in target_names(target.target)}
+        is_none = isinstance(small.value, cst.Name) and small.value.value == "None"
+        flow.unset = flow.unset | bound if is_none else flow.unset - bound
+        layer = self._conditioning_layer(small.value, env, flow, depth) if unpacking and value is CONDITIONED else None
+        for target in small.targets:
+            if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):
+                _bind_shares(target.target, env, flow)
+            else:
+                self._assign(target.target, value, env)
+            if layer is not None:
+                env.names.update({computed_by_key(name): layer for name in target_names(target.target)})
+
+    def _conditioning_layer(self, value: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> ModRef | None:
+        """`shift, scale, gate = self.modulation(c).chunk(3, dim=-1)` in the block: the layer that
+        computed every part from the conditioning, so a branch the gate multiplies starts as small
+        as that layer's init makes it (adaLN-Zero zeroes it; left at PyTorch's default, the gate
+        is O(1)). None where the split tensor is not one layer's output."""
+        receiver = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) else None
+        if not _splits(value) or not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Attribute):
+            return None
+        layer = self._eval(receiver.func, env, flow, depth)
+        if not isinstance(layer, ModRef) or layer.node.kind not in ("linear", "sequential", "module"):
+            return None
+        return layer
+
+    def _return_value(self, written: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> None:
+        """`return map(split_heads, (q, k, v))` or a comprehension over `(q, k, v)`: the items of a
+        tuple written out, each mapped on its own, are handed back as a tuple written out is
+        (the caller unpacks them); any other value is handed back whole."""
+        each = self._comprehended(written, env, flow, depth)
+        if each is None:
+            value = self._eval(written, env, flow, depth)
+            each = value if isinstance(value, Seq) and _maps_builtin(written, env) else None
+            if each is None:
+                flow.returns.append(value)
+                return
+        flow.several = True
+        flow.returned_items.append(list(each.items))
+        flow.returns.append(each.items[0] if each.items else UNKNOWN)
+
     def _assign(self, target: cst.BaseExpression, value: Any, env: Env) -> None:
         if isinstance(target, cst.Name):
             env.names[target.value] = value
+            env.names.pop(computed_by_key(target.value), None)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             # `self.pos_emb = self.table(coords)`, read back later in the same `forward`.
             env.names[stored_key(target.value.value, target.attr.value)] = value
@@ -551,3 +587,13 @@ def _plain_function(value: Any) -> cst.FunctionDef | None:
 
 
 _LISTS = ("container", "sequential")
+
+
+def _maps_builtin(node: cst.BaseExpression, env: Env) -> bool:
+    """`map(fn, items)`, the builtin."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "map"
+        and "map" not in env.names
+    )
