@@ -130,6 +130,12 @@ class ModRef:
 @dataclass(frozen=True)
 class ParamRef:
     param: Param
+    #: The same parameter of the modules another arm of an undecided `if` put under the owner's
+    #: name (`layer.ff.proj.weight` where `ff` is one of two classes): an init reaches each.
+    others: tuple[Param, ...] = field(default=(), compare=False, hash=False)
+
+    def all_params(self) -> tuple[Param, ...]:
+        return (self.param, *self.others)
 
 
 @dataclass(frozen=True)

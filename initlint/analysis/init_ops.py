@@ -136,7 +136,7 @@ def record_init(
     kind: str | None = None,
 ) -> Any:
     """Append what `spec`'s call does to the target's plan (`kind` overrides the spec's: `fill_(1)` is "ones")."""
-    params = [target.param] if isinstance(target, ParamRef) else []
+    params = list(target.all_params()) if isinstance(target, ParamRef) else []
     if params:
         ctx = ctx.toward(params[0].owner)
     kind = kind or spec.kind
@@ -217,6 +217,9 @@ def apply_init_method(method: InitMethod, args: list[Any], ctx: "Ctx") -> Any:
     target = args[0] if args else None
     if not isinstance(target, ParamRef):
         return UNKNOWN
-    ctx = ctx.toward(target.param.owner)
-    target.param.ops.append(InitOp(method.kind, method.std, method.node, ctx.via, ctx.certain, method.label, ctx.arm))
+    for param in target.all_params():
+        toward = ctx.toward(param.owner)
+        param.ops.append(
+            InitOp(method.kind, method.std, method.node, toward.via, toward.certain, method.label, toward.arm)
+        )
     return target

@@ -361,7 +361,7 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
             if isinstance(value, ModRef):
                 params = [p for _, p in value.node.named_parameters()]
             elif isinstance(value, ParamRef):
-                params = [value.param]
+                params = list(value.all_params())
             for param in params:
                 touched = True
                 param.ops.append(InitOp("unknown", None, call, ctx.via + (self.code(call)[:80],), False, why))

@@ -314,7 +314,8 @@ class InterpStatements:
             current = self.eval(small.target, env, ctx)
             operand = self.eval(small.value, env, ctx)
             if isinstance(current, ParamRef) and isinstance(small.operator, (cst.MultiplyAssign, cst.DivideAssign)):
-                init_ops.scale_in_place(cast("Interpreter", self), current.param, operand, small, ctx)
+                for param in current.all_params():
+                    init_ops.scale_in_place(cast("Interpreter", self), param, operand, small, ctx)
                 return
             if isinstance(current, Seq) and isinstance(small.operator, cst.AddAssign) and isinstance(operand, Seq):
                 python_semantics.extend_list(current, operand, ctx)  # `blocks += [attn, ff]`: in place

@@ -102,10 +102,17 @@ def isinstance_of(interp: "Interpreter", value: Any, classes: Any) -> Any:
                 return Const(False)
         return UNKNOWN
     targets = classes.items if isinstance(classes, Seq) and classes.repeat is None else [classes]
-    results = [_node_isinstance(interp, value.node, target) for target in targets]
+    answers = {_module_isinstance(interp, node, targets) for node in (value.node, *value.others)}
+    return Const(answers.pop()) if len(answers) == 1 and None not in answers else UNKNOWN
+
+
+def _module_isinstance(interp: "Interpreter", node: ModuleNode, targets: list[Any]) -> bool | None:
+    """Whether `node` is an instance of one of `targets`; None where that is not known. (A
+    module one of several arms built answers for all of them, or is left unknown.)"""
+    results = [_node_isinstance(interp, node, target) for target in targets]
     if True in results:
-        return Const(True)
-    return Const(False) if all(r is False for r in results) else UNKNOWN
+        return True
+    return False if all(r is False for r in results) else None
 
 
 def _is_class_object(interp: "Interpreter", value: Any) -> Any:

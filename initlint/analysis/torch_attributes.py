@@ -55,7 +55,8 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
     if isinstance(base, ExtRef):
         return ExtRef(f"{base.name}.{attr}")
     if isinstance(base, ModRef):
-        return module_attr(interp, base.node, attr, ctx)
+        found = module_attr(interp, base.node, attr, ctx)
+        return _on_each_arm(found, [module_attr(interp, other, attr, ctx) for other in base.others])
     if isinstance(base, ParamRef) and attr == "data":
         return base
     if isinstance(base, (ParamRef, NewTensor)):
@@ -350,9 +351,39 @@ def tensor_size(tensor: ParamRef | NewTensor, args: list[Any]) -> Any:
     return UNKNOWN
 
 
+def _on_each_arm(found: Any, others: list[Any]) -> Any:
+    """An attribute read on a module that is one of those the arms of an undecided `if` built
+    (`layer.ff` where `ff` is `GeluFeedForward` or `GatedFeedForward`): the part, parameter or
+    module method of each, so that an init through it (`layer.ff.proj.weight`) reaches every class
+    the choice may build. Values of other kinds are the first arm's, as before."""
+    if not others:
+        return found
+    if isinstance(found, ModRef) and all(isinstance(other, ModRef) for other in others):
+        nodes = [node for other in others for node in (other.node, *other.others)]
+        return ModRef(found.node, _distinct(found.node, (*found.others, *nodes)))
+    if isinstance(found, ParamRef) and all(isinstance(other, ParamRef) for other in others):
+        params = [param for other in others for param in other.all_params()]
+        return ParamRef(found.param, _distinct(found.param, (*found.others, *params)))
+    if (
+        isinstance(found, BoundMethod)
+        and isinstance(found.receiver, ModRef)
+        and all(isinstance(o, BoundMethod) and o.name == found.name and isinstance(o.receiver, ModRef) for o in others)
+    ):
+        return BoundMethod(_on_each_arm(found.receiver, [other.receiver for other in others]), found.name)
+    return found
+
+
+def _distinct(first: Any, items: tuple[Any, ...]) -> tuple[Any, ...]:
+    kept: list[Any] = []
+    for item in items:
+        if item is not first and all(item is not seen for seen in kept):
+            kept.append(item)
+    return tuple(kept)
+
+
 def module_attr(interp: "Interpreter", node: ModuleNode, attr: str, ctx: "Ctx") -> Any:
     if attr in node.children:
-        return ModRef(node.children[attr])
+        return ModRef(node.children[attr], node.children[attr].with_alternatives()[1:])
     if attr in node.params:
         return ParamRef(node.params[attr])
     if attr in node.attrs:

@@ -174,6 +174,8 @@ def call_method(
     if isinstance(receiver, (ParamRef, NewTensor)):
         return _tensor_method(interp, receiver, name, args, kwargs, ctx, call)
     if isinstance(receiver, ModRef):
+        for other in receiver.others:  # the part another arm of an undecided `if` built
+            module_method(interp, other, name, args, kwargs, ctx, call)
         return module_method(interp, receiver.node, name, args, kwargs, ctx, call)
     if isinstance(receiver, Const) and isinstance(receiver.value, str):
         return string_method(receiver.value, name, args)
