@@ -27,10 +27,12 @@ from initlint.analysis.flow import (
     CONDITIONED,
     MAYBE_NORMED,
     NORMED,
+    SECOND,
     STREAM,
     Adder,
     Branch,
     Part,
+    conditioned,
     is_gate,
     is_norm,
     is_squashing,
@@ -294,7 +296,8 @@ class ForwardCalls:
                 # A module of bare parameters handed the stream beside a branch (experts given the
                 # tokens and the router's scores) computes from the stream: it gates nothing.
                 carried = next((arg for arg in args if arg is STREAM or arg is NORMED), carried)
-            return self._apply_called(callee.node, call, args, carried, depth)
+            applied = self._apply_called(callee.node, call, args, carried, depth)
+            return self._unpacked(callee.node, call, args, flow, depth, applied)
         if _plain_function(callee) is not None or _closure(callee):
             # A helper imported inside `forward` (`from .base import call_layer`), or one written
             # there (`def _attn(h): ...`), run with the names it closes over.
@@ -312,6 +315,45 @@ class ForwardCalls:
                 env.names[param.name.value] = value
             return self._eval(callee.node.body, env, flow, depth + 1)
         return carried
+
+    def _unpacked(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, applied: Any
+    ) -> Any:
+        """A module's output (`applied`), and what each name of a statement unpacking it holds."""
+        outputs = self._outputs_as_called(module, call, args, flow, depth) if isinstance(applied, Branch) else None
+        if outputs is not None:
+            flow.unpacked[id(call)] = outputs
+        return applied
+
+    def _outputs_as_called(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int
+    ) -> Seq | None:
+        """`text_out, image_out = self.joint_attn(norm_t(text), norm_i(image))`: a module that
+        hands back one output per stream, each from a layer of its own (a joint attention's output
+        projection per modality), unpacked: each name holds the output computed from its own
+        input, read with the values the call hands it. None where the call is not unpacked so, or
+        its outputs are not branches of separate layers (`out, gate = self.ada_norm(x, c)`)."""
+        statement = flow.statement
+        if not (
+            isinstance(statement, cst.Assign)
+            and statement.value is call
+            and isinstance(statement.targets[0].target, (cst.Tuple, cst.List))
+            and module.cls is not None
+            and depth < MAX_FORWARD_DEPTH
+        ):
+            return None
+        forward = self.interp.index.find_method(module.cls, "forward")
+        if forward is None:
+            return None
+        bound = bind_arguments(forward[1], [ModRef(module)] + args, call)
+        given = {name: value for name, value in bound.items() if _of_streams(value)}
+        inner = self._read(module, depth + 1, handed=given)
+        outputs = _items_handed_back(inner) if inner is not None and inner.returns else None
+        if outputs is None or len(outputs.items) < 2:
+            return None
+        branches = [item for item in outputs.items if isinstance(item, Branch) and not item.squashed]
+        layers = [id(layer) for branch in branches for layer in branch.last]
+        return outputs if len(branches) == len(outputs.items) and len(set(layers)) == len(layers) else None
 
     def _adding_layer(
         self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
@@ -487,10 +529,9 @@ class ForwardCalls:
         return self._apply_module(module, share.whole if layer else CONDITIONED, depth)
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
-        if isinstance(carried, Part):
-            return self._apply_to_share(module, carried, depth)
-        if carried is UNKNOWN or carried is CONDITIONED:
-            return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
+        aside = self._apply_aside(module, carried, depth)
+        if aside is not None:
+            return aside
         if is_norm(module):
             if carried is STREAM:
                 return NORMED
@@ -524,11 +565,42 @@ class ForwardCalls:
             return _reset_if_stream(carried, replace(branch, renormalised=True))
         return branch
 
+    def _apply_aside(self, module: ModuleNode, carried: Any, depth: int) -> Any:
+        """A layer applied to something other than the stream, a normalised copy of it or a branch:
+        a share of a layer's output, a second stream, a value computed elsewhere. None otherwise."""
+        if isinstance(carried, Part):
+            return self._apply_to_share(module, carried, depth)
+        if carried is SECOND:
+            return self._apply_to_second(module, depth)
+        if carried is UNKNOWN or conditioned(carried):
+            return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
+        return None
+
+    def _apply_to_second(self, module: ModuleNode, depth: int) -> Any:
+        """A layer applied to a second stream the block adds into: normalised (a norm, or a module
+        or `nn.Sequential` that normalises its input first), the input of a branch that may be
+        added back into it or into the first; anything else computed from it stays a value
+        computed elsewhere, as far as the adds are concerned."""
+        if is_norm(module) or self._normalises(module, depth):
+            return NORMED
+        if module.kind == "sequential" and module.children:
+            return self._in_order(module, SECOND, depth)
+        if module.kind == "module" and not self._passes_through(module) and self.writers_of(module, depth)[1] is True:
+            return self._apply_module(module, NORMED, depth)
+        return self._apply_module(module, CONDITIONED, depth)
+
     def _in_order(self, module: ModuleNode, carried: Any, depth: int) -> Any:
         """nn.Sequential runs its children in order: a LayerNorm first normalises the branch input."""
         for child in list(module.children.values())[:MAX_UNROLL]:
             carried = self._apply_module(child, carried, depth)
         return carried
+
+
+def _of_streams(value: Any) -> bool:
+    """A value the reading follows: a stream, normalised or not, a branch, or one computed elsewhere."""
+    return (
+        value is STREAM or value is NORMED or value is MAYBE_NORMED or conditioned(value) or isinstance(value, Branch)
+    )
 
 
 def _beside(args: list[Any]) -> bool:

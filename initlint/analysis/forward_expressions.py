@@ -21,6 +21,7 @@ from initlint.analysis.flow import (
     STREAM,
     Branch,
     Part,
+    conditioned,
     merge,
     standardised,
     stored_key,
@@ -81,7 +82,7 @@ class ForwardExpressions:
             # A later output of a layer (`h, gate = self.ada_norm(x, c)`): whether it starts small
             # is its layers' init, decided once the init plan is known.
             return replace(value, gate_layers=value.gate_layers + other.whole.last)
-        if isinstance(other, (ParamRef, Branch, Part)) or other is CONDITIONED:
+        if isinstance(other, (ParamRef, Branch, Part)) or conditioned(other):
             # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
             return replace(value, gated=value.gated or not isinstance(other, Branch))
         number = self._number(other_node, env)

@@ -14,11 +14,11 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, Env, ParamRef, Seq
 from initlint.analysis.flow import (
     ACTIVATED,
-    CONDITIONED,
     NORMED,
     STREAM,
     Branch,
     Part,
+    conditioned,
     join,
     merge,
     spread_of,
@@ -62,7 +62,7 @@ def tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
         return ACTIVATED  # `F.relu(x)` / `x.relu()` on the stream: a post-activation network
     if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
         return args[1]
-    if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
+    if receiver is STREAM or receiver is NORMED or conditioned(receiver) or isinstance(receiver, (Branch, Part)):
         # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
         return receiver
     return carried
@@ -103,7 +103,7 @@ def carried_by(node: cst.Call, args: list[Any]) -> Any:
     arguments hold too."""
     spread = [item for arg, a in zip(node.args, args) if arg.star == "*" and isinstance(a, Seq) for item in a.items]
     return merge(
-        [a for a in args + spread if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
+        [a for a in args + spread if a is STREAM or a is NORMED or conditioned(a) or isinstance(a, (Branch, Part))]
     )
 
 

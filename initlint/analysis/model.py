@@ -293,6 +293,10 @@ class ResidualAdd:
     #: The part of a split stream it adds into (`x1` of `x1, x2 = x.chunk(2, dim=-1)`: a reversible
     #: block adds one branch into each half); empty for the whole stream.
     share: str = ""
+    #: The second stream it adds into, where a block hands back two it adds into (a joint block's
+    #: image tokens beside the text ones, a pair representation beside the atoms); empty for the
+    #: first. Each stream sums its own adds over depth.
+    stream: str = ""
 
 
 @dataclass
@@ -392,12 +396,11 @@ class Stack:
         `forward`, into the whole stream and into the part of a split stream that takes the most
         (a reversible block, one branch into each half, adds once)."""
         sites = {(add.share, add.site, id(add.statement)): add for add in self.default_adds}
-        shares: dict[str, list[ResidualAdd]] = {}
+        streams: dict[str, list[ResidualAdd]] = {}
         for add in sites.values():
-            shares.setdefault(add.share, []).append(add)
-        whole = adds_on_one_path(shares.pop("", []))
-        widest: list[ResidualAdd] = max((adds_on_one_path(part) for part in shares.values()), key=len, default=[])
-        return whole + widest
+            streams.setdefault(add.stream, []).append(add)
+        # (A block handing back two streams: N is that of the stream that takes the most.)
+        return max((_adds_into_one_stream(adds) for adds in streams.values()), key=len, default=[])
 
     @property
     def adds_per_block(self) -> int:
@@ -407,6 +410,17 @@ class Stack:
     def prenorm(self) -> bool:
         adds = self.default_adds
         return bool(adds) and all(add.prenorm for add in adds)
+
+
+def _adds_into_one_stream(adds: list[ResidualAdd]) -> list[ResidualAdd]:
+    """The adds into one stream N counts: those into the whole of it and those into the part of
+    it split off that takes the most, each on one path through the `forward`."""
+    shares: dict[str, list[ResidualAdd]] = {}
+    for add in adds:
+        shares.setdefault(add.share, []).append(add)
+    whole = adds_on_one_path(shares.pop("", []))
+    widest: list[ResidualAdd] = max((adds_on_one_path(part) for part in shares.values()), key=len, default=[])
+    return whole + widest
 
 
 def adds_on_one_path(adds: list[ResidualAdd], level: int = 0) -> list[ResidualAdd]:
