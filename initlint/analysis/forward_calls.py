@@ -347,6 +347,8 @@ class ForwardCalls:
             return None
         bound = bind_arguments(forward[1], [ModRef(module)] + args, call)
         given = {name: value for name, value in bound.items() if _of_streams(value)}
+        if sum(1 for value in given.values() if value is not CONDITIONED) < 2:
+            return None  # one output per stream: a module handed one (an MoE's output and logits) keeps its first
         inner = self._read(module, depth + 1, handed=given)
         outputs = _items_handed_back(inner) if inner is not None and inner.returns else None
         if outputs is None or len(outputs.items) < 2:
