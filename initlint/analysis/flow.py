@@ -42,6 +42,15 @@ class Conditioned:
 
 
 CONDITIONED = Conditioned()
+#: A second stream a block adds into and hands back (a pair representation, the image tokens
+#: of a joint block): computed elsewhere as far as the first stream is concerned, but what the
+#: block computes from it normalised is a branch input of its own (`image + out(norm(image))`).
+SECOND = Conditioned()
+
+
+def conditioned(value: object) -> bool:
+    """Computed from something other than the stream this reading follows."""
+    return value is CONDITIONED or value is SECOND
 
 
 @dataclass(frozen=True)
@@ -156,7 +165,7 @@ def merge(values: list[Any]) -> object:
             matrices=tuple(dict.fromkeys(p for b in branches for p in b.matrices)),
             gate_layers=tuple(dict.fromkeys(m for b in branches for m in b.gate_layers)),
         )
-    for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED):
+    for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED, SECOND):
         if marker in values:
             return marker
     return next((v for v in values if isinstance(v, Part)), UNKNOWN)

@@ -32,18 +32,30 @@ from initlint.analysis.abstract import (
 )
 from initlint.analysis.root_parameters import dataclass_fields
 from initlint.analysis.forward_expressions import _member
-from initlint.analysis.forward_bindings import changed_in_place, tuple_literals
-from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function
-from initlint.analysis.forward_tensors import carried_by, fed_raw_weights, masked_scatter, mixed, tensor_call
+from initlint.analysis.forward_bindings import tuple_literals
+from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, note_loop_call
+from initlint.analysis.forward_tensors import (
+    accumulated_in_place,
+    carried_by,
+    fed_raw_weights,
+    masked_scatter,
+    mixed,
+    of_streams,
+    reset_if_stream,
+    stream_beside,
+    tensor_call,
+)
 from initlint.analysis.flow import (
     ACTIVATED,
     CONDITIONED,
     MAYBE_NORMED,
     NORMED,
+    SECOND,
     STREAM,
     Adder,
     Branch,
     Part,
+    conditioned,
     is_gate,
     is_norm,
     is_squashing,
@@ -51,7 +63,6 @@ from initlint.analysis.flow import (
     merge,
 )
 from initlint.analysis.knowledge.conventions import (
-    ACCUMULATE_IN_PLACE,
     CONCATENATING,
     FRESH_TENSORS,
     RETURNS_ARGUMENT,
@@ -118,7 +129,7 @@ class ForwardCalls:
         args = [self._argument(arg.value, resolved in CONCATENATING, env, flow, depth) for arg in node.args]
         carried = carried_by(node, args)
         func = node.func
-        _note_loop_call(func, flow)
+        note_loop_call(func, flow)
         described, value = self._library_function(node, resolved, args, env, flow, depth)
         if described:
             return value
@@ -139,7 +150,7 @@ class ForwardCalls:
         carried = mixed(name, args, carried)
         if name in FRESH_TENSORS:
             return UNKNOWN  # `torch.zeros_like(x)`: a new tensor, not the stream
-        accumulated = _accumulated_in_place(name, func.value, args, env)
+        accumulated = accumulated_in_place(name, func.value, args, env)
         if accumulated is not None:
             return accumulated
         if weights:
@@ -297,14 +308,15 @@ class ForwardCalls:
                     add.optional = add.optional or optional
                 flow.adds.extend(inner)
                 return STREAM
-            beside = self._adds_beside(callee.node, call, args, flow, depth) if _beside(args) else None
+            beside = self._adds_beside(callee.node, call, args, flow, depth) if stream_beside(args) else None
             if beside is not None:
                 return beside
             if is_gate(callee.node) and isinstance(carried, Branch):
                 # A module of bare parameters handed the stream beside a branch (experts given the
                 # tokens and the router's scores) computes from the stream: it gates nothing.
                 carried = next((arg for arg in args if arg is STREAM or arg is NORMED), carried)
-            return self._apply_called(callee.node, call, args, carried, depth)
+            applied = self._apply_called(callee.node, call, args, carried, depth)
+            return self._unpacked(callee.node, call, args, flow, depth, applied)
         if _plain_function(callee) is not None or _closure(callee):
             # A helper imported inside `forward` (`from .base import call_layer`), or one written
             # there (`def _attn(h): ...`), run with the names it closes over.
@@ -334,6 +346,47 @@ class ForwardCalls:
         flow.undecided -= 1
         flow.arms = arms
         return functools.reduce(join, results)
+
+    def _unpacked(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, applied: Any
+    ) -> Any:
+        """A module's output (`applied`), and what each name of a statement unpacking it holds."""
+        outputs = self._outputs_as_called(module, call, args, flow, depth) if isinstance(applied, Branch) else None
+        if outputs is not None:
+            flow.unpacked[id(call)] = outputs
+        return applied
+
+    def _outputs_as_called(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int
+    ) -> Seq | None:
+        """`text_out, image_out = self.joint_attn(norm_t(text), norm_i(image))`: a module that
+        hands back one output per stream, each from a layer of its own (a joint attention's output
+        projection per modality), unpacked: each name holds the output computed from its own
+        input, read with the values the call hands it. None where the call is not unpacked so, or
+        its outputs are not branches of separate layers (`out, gate = self.ada_norm(x, c)`)."""
+        statement = flow.statement
+        if not (
+            isinstance(statement, cst.Assign)
+            and statement.value is call
+            and isinstance(statement.targets[0].target, (cst.Tuple, cst.List))
+            and module.cls is not None
+            and depth < MAX_FORWARD_DEPTH
+        ):
+            return None
+        forward = self.interp.index.find_method(module.cls, "forward")
+        if forward is None:
+            return None
+        bound = bind_arguments(forward[1], [ModRef(module)] + args, call)
+        given = {name: value for name, value in bound.items() if of_streams(value)}
+        if sum(1 for value in given.values() if value is not CONDITIONED) < 2:
+            return None  # one output per stream: a module handed one (an MoE's output and logits) keeps its first
+        inner = self._read(module, depth + 1, handed=given)
+        outputs = _items_handed_back(inner) if inner is not None and inner.returns else None
+        if outputs is None or len(outputs.items) < 2:
+            return None
+        branches = [item for item in outputs.items if isinstance(item, Branch) and not item.squashed]
+        layers = [id(layer) for branch in branches for layer in branch.last]
+        return outputs if len(branches) == len(outputs.items) and len(set(layers)) == len(layers) else None
 
     def _adding_layer(
         self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
@@ -510,10 +563,9 @@ class ForwardCalls:
         return self._apply_module(module, share.whole if layer else CONDITIONED, depth)
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
-        if isinstance(carried, Part):
-            return self._apply_to_share(module, carried, depth)
-        if carried is UNKNOWN or carried is CONDITIONED:
-            return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
+        aside = self._apply_aside(module, carried, depth)
+        if aside is not None:
+            return aside
         if is_norm(module):
             if carried is STREAM:
                 return NORMED
@@ -531,7 +583,7 @@ class ForwardCalls:
         if self._passes_through(module):
             return carried
         if module.kind == "sequential" and module.children:
-            return _reset_if_stream(carried, self._in_order(module, carried, depth))
+            return reset_if_stream(carried, self._in_order(module, carried, depth))
         if isinstance(carried, Branch) and is_gate(module) and not self._multiplies_by_matrix(module, depth):
             return replace(carried, gated=True)
         normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
@@ -544,20 +596,38 @@ class ForwardCalls:
         # (Only where whichever layer an undecided `if` built ends in a norm: a dense MLP beside
         # an MoE that renormalises its output still writes into the stream.)
         if all(self._ends_in_norm(layer, depth) for layer in layers):
-            return _reset_if_stream(carried, replace(branch, renormalised=True))
+            return reset_if_stream(carried, replace(branch, renormalised=True))
         return branch
+
+    def _apply_aside(self, module: ModuleNode, carried: Any, depth: int) -> Any:
+        """A layer applied to something other than the stream, a normalised copy of it or a branch:
+        a share of a layer's output, a second stream, a value computed elsewhere. None otherwise."""
+        if isinstance(carried, Part):
+            return self._apply_to_share(module, carried, depth)
+        if carried is SECOND:
+            return self._apply_to_second(module, depth)
+        if carried is UNKNOWN or conditioned(carried):
+            return CONDITIONED if module.kind in ("linear", "module", "sequential") else UNKNOWN
+        return None
+
+    def _apply_to_second(self, module: ModuleNode, depth: int) -> Any:
+        """A layer applied to a second stream the block adds into: normalised (a norm, or a module
+        or `nn.Sequential` that normalises its input first), the input of a branch that may be
+        added back into it or into the first; anything else computed from it stays a value
+        computed elsewhere, as far as the adds are concerned."""
+        if is_norm(module) or self._normalises(module, depth):
+            return NORMED
+        if module.kind == "sequential" and module.children:
+            return self._in_order(module, SECOND, depth)
+        if module.kind == "module" and not self._passes_through(module) and self.writers_of(module, depth)[1] is True:
+            return self._apply_module(module, NORMED, depth)
+        return self._apply_module(module, CONDITIONED, depth)
 
     def _in_order(self, module: ModuleNode, carried: Any, depth: int) -> Any:
         """nn.Sequential runs its children in order: a LayerNorm first normalises the branch input."""
         for child in list(module.children.values())[:MAX_UNROLL]:
             carried = self._apply_module(child, carried, depth)
         return carried
-
-
-def _beside(args: list[Any]) -> bool:
-    """The stream handed beside the call's input (`self.output(hidden, x)`), or first with a
-    branch computed before the call (`self.resid(x, h)`)."""
-    return STREAM in args[1:] or args[:1] == [STREAM] and any(isinstance(arg, Branch) for arg in args[1:])
 
 
 def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
@@ -568,19 +638,6 @@ def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
             return True
         node = node.parent
     return False
-
-
-def _note_loop_call(func: cst.BaseExpression, flow: _Flow) -> None:
-    """A call in a loop's body: of a name the loop binds to a block (`blk(x)`, `blk.forward(x)`),
-    with the names read so far; or of a method changing its object in place (`outs.append(y)`)."""
-    if not flow.loops.open:
-        return
-    callee = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
-    if isinstance(callee, cst.Name):
-        flow.loops.called(callee.value, flow.runs.read, flow.statement)
-    changed = changed_in_place(func)
-    if changed is not None:
-        flow.loops.changed.add(changed)
 
 
 def _items_handed_back(flow: _Flow) -> Seq | None:
@@ -622,28 +679,9 @@ def _relative(ref: WriterRef, wrapper: ModuleNode, block: ModuleNode) -> str:
     return f"{_relative_path(wrapper, block)}.{ref.path}"
 
 
-def _reset_if_stream(carried: Any, out: Any) -> Any:
-    """The whole stream put through layers that end in a norm comes out renormalised: handed on
-    as the stream, it starts afresh there."""
-    if carried is STREAM and isinstance(out, Branch) and out.renormalised:
-        return replace(out, resets_stream=True)
-    return out
-
-
 def _is_super(node: cst.BaseExpression) -> bool:
     """`super()` (with or without its two arguments)."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
-
-
-def _accumulated_in_place(name: str, receiver: cst.BaseExpression, args: list[Any], env: Env) -> Any:
-    """`acc.add_(branch)`: the named tensor now holds what it held and the branch; None otherwise."""
-    if name not in ACCUMULATE_IN_PLACE or not isinstance(receiver, cst.Name) or not args:
-        return None
-    if not isinstance(args[-1], Branch):
-        return None
-    merged = merge([env.names.get(receiver.value, UNKNOWN), args[-1]])
-    env.names[receiver.value] = merged
-    return merged
 
 
 def _lambda_env(callee: Lambda, args: list[Any]) -> Env:

@@ -33,6 +33,7 @@ from initlint.analysis.flow import (
     STREAM,
     Branch,
     Part,
+    conditioned,
     merge,
     computed_by_key,
     standardised,
@@ -99,12 +100,12 @@ class ForwardExpressions:
             # A later output of a layer (`h, gate = self.ada_norm(x, c)`): whether it starts small
             # is its layers' init, decided once the init plan is known.
             return replace(value, gate_layers=value.gate_layers + other.whole.last)
-        computed_by = env.names.get(computed_by_key(_tensor_name(other_node))) if other is CONDITIONED else None
+        computed_by = env.names.get(computed_by_key(_tensor_name(other_node))) if conditioned(other) else None
         if isinstance(computed_by, ModRef):
             # A part of a layer's output the block split off (`gate_msa` of
             # `self.adaLN_modulation(c).chunk(6)`): as small as that layer starts, decided later.
             return replace(value, gate_layers=value.gate_layers + (computed_by.node,))
-        if isinstance(other, (ParamRef, Branch, Part)) or other is CONDITIONED:
+        if isinstance(other, (ParamRef, Branch, Part)) or conditioned(other):
             # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
             return replace(value, gated=value.gated or not isinstance(other, Branch))
         number = self._number(other_node, env)

@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Env, FuncRef, ModRef, Opaque, Seq, truth
+from initlint.analysis.abstract import UNKNOWN, Env, FuncRef, Lambda, ModRef, Opaque, Seq, truth
 from initlint.analysis.interp import Ctx
 from initlint.errors import StepBudgetExceeded
 from initlint.analysis.flow import (
     CONDITIONED,
     MAYBE_NORMED,
+    SECOND,
     STREAM,
     BlockLoops,
     Branch,
@@ -28,11 +29,13 @@ from initlint.analysis.flow import (
     Part,
     StreamRuns,
     computed_by_key,
+    conditioned,
     join,
     merge,
     stored_key,
 )
 from initlint.analysis.forward_bindings import (
+    changed_in_place,
     aligned,
     assigned_names,
     bind,
@@ -192,12 +195,12 @@ class ForwardStatements:
             env.names[name] = UNKNOWN
         if inputs:
             env.names[inputs[0]] = STREAM
+        flow.carried = carried_streams(func) & frozenset(inputs[1:])
         for name in inputs[1:]:
             # Computed by the caller, not from this block's stream: adaLN-zero's `gate_msa`, handed
             # in by the parent, gates a branch as one computed here from `c` does.
-            env.names[name] = CONDITIONED
-        flow.carried = carried_streams(func) & frozenset(inputs[1:])
-        env.names.update({name: value for name, value in (handed or {}).items() if name in names[1:]})
+            env.names[name] = SECOND if name in flow.carried else CONDITIONED
+        env.names.update({name: value for name, value in (handed or {}).items() if _handed_to(name, value, names)})
         try:
             self.walk_body(func.body.body, env, flow)
         except StepBudgetExceeded:
@@ -370,7 +373,7 @@ class ForwardStatements:
         ]
         flow.added_into = into[0] if into else flow.added_into
         second = [
-            isinstance(operand, cst.Name) and operand.value in flow.carried and value is CONDITIONED
+            isinstance(operand, cst.Name) and operand.value in flow.carried and conditioned(value)
             for operand, value in zip(operands, values)
         ]
         if STREAM in values or second[0] == second[1] or not isinstance(values[second[0]], Branch):
@@ -380,8 +383,10 @@ class ForwardStatements:
         added = self._add(sides[0], sides[1], node, flow)
         name = operands[second[1]]
         if len(flow.adds) > before and isinstance(name, cst.Name):
+            for add in flow.adds[before:]:
+                add.stream = name.value
             flow.carried_adds.setdefault(name.value, []).extend(flow.adds[before:])
-        return CONDITIONED if added is STREAM else added
+        return SECOND if added is STREAM else added
 
     def _undecided_if(
         self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow, test: Any = None
@@ -561,6 +566,12 @@ class ForwardStatements:
                 )
 
 
+def _handed_to(name: str, value: Any, inputs: list[str]) -> bool:
+    """Whether a value handed to `forward`'s input `name` replaces what the reading gives it: any
+    input after the stream; the stream's own a value of the stream (a module read as called)."""
+    return name in inputs[1:] or name in inputs[:1] and not isinstance(value, (ModRef, Lambda, FuncRef))
+
+
 def _splits(node: cst.BaseExpression) -> bool:
     """`x.chunk(2, dim=-1)`, `torch.split(x, d, dim=-1)`: the tensor cut into parts."""
     return (
@@ -597,3 +608,16 @@ def _maps_builtin(node: cst.BaseExpression, env: Env) -> bool:
         and node.func.value == "map"
         and "map" not in env.names
     )
+
+
+def note_loop_call(func: cst.BaseExpression, flow: _Flow) -> None:
+    """A call in a loop's body: of a name the loop binds to a block (`blk(x)`, `blk.forward(x)`),
+    with the names read so far; or of a method changing its object in place (`outs.append(y)`)."""
+    if not flow.loops.open:
+        return
+    callee = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
+    if isinstance(callee, cst.Name):
+        flow.loops.called(callee.value, flow.runs.read, flow.statement)
+    changed = changed_in_place(func)
+    if changed is not None:
+        flow.loops.changed.add(changed)

@@ -14,17 +14,19 @@ import libcst as cst
 from initlint.analysis.abstract import UNKNOWN, Env, ParamRef, Seq
 from initlint.analysis.flow import (
     ACTIVATED,
-    CONDITIONED,
+    MAYBE_NORMED,
     NORMED,
     STREAM,
     Branch,
     Part,
+    conditioned,
     join,
     merge,
     spread_of,
 )
 from initlint.analysis.forward_statements import _Flow
 from initlint.analysis.knowledge.conventions import (
+    ACCUMULATE_IN_PLACE,
     ACTIVATION_FUNCTIONS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
@@ -62,7 +64,7 @@ def tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
         return ACTIVATED  # `F.relu(x)` / `x.relu()` on the stream: a post-activation network
     if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
         return args[1]
-    if receiver is STREAM or receiver is NORMED or receiver is CONDITIONED or isinstance(receiver, (Branch, Part)):
+    if receiver is STREAM or receiver is NORMED or conditioned(receiver) or isinstance(receiver, (Branch, Part)):
         # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
         return receiver
     return carried
@@ -103,7 +105,7 @@ def carried_by(node: cst.Call, args: list[Any]) -> Any:
     arguments hold too."""
     spread = [item for arg, a in zip(node.args, args) if arg.star == "*" and isinstance(a, Seq) for item in a.items]
     return merge(
-        [a for a in args + spread if a is STREAM or a is NORMED or a is CONDITIONED or isinstance(a, (Branch, Part))]
+        [a for a in args + spread if a is STREAM or a is NORMED or conditioned(a) or isinstance(a, (Branch, Part))]
     )
 
 
@@ -116,3 +118,35 @@ def mixed(name: str, args: list[Any], carried: Any) -> Any:
     branches = [arg for arg in args if isinstance(arg, Branch)]
     content = [branch for branch in branches if not branch.squashed]
     return merge(content) if content and len(content) < len(branches) else carried
+
+
+def of_streams(value: Any) -> bool:
+    """A value the reading follows: a stream, normalised or not, a branch, or one computed elsewhere."""
+    return (
+        value is STREAM or value is NORMED or value is MAYBE_NORMED or conditioned(value) or isinstance(value, Branch)
+    )
+
+
+def stream_beside(args: list[Any]) -> bool:
+    """The stream handed beside the call's input (`self.output(hidden, x)`), or first with a
+    branch computed before the call (`self.resid(x, h)`)."""
+    return STREAM in args[1:] or args[:1] == [STREAM] and any(isinstance(arg, Branch) for arg in args[1:])
+
+
+def reset_if_stream(carried: Any, out: Any) -> Any:
+    """The whole stream put through layers that end in a norm comes out renormalised: handed on
+    as the stream, it starts afresh there."""
+    if carried is STREAM and isinstance(out, Branch) and out.renormalised:
+        return replace(out, resets_stream=True)
+    return out
+
+
+def accumulated_in_place(name: str, receiver: cst.BaseExpression, args: list[Any], env: Env) -> Any:
+    """`acc.add_(branch)`: the named tensor now holds what it held and the branch; None otherwise."""
+    if name not in ACCUMULATE_IN_PLACE or not isinstance(receiver, cst.Name) or not args:
+        return None
+    if not isinstance(args[-1], Branch):
+        return None
+    merged = merge([env.names.get(receiver.value, UNKNOWN), args[-1]])
+    env.names[receiver.value] = merged
+    return merged

@@ -296,6 +296,10 @@ class ResidualAdd:
     #: The statements inside the helpers it was made in, innermost last, where it was made in a
     #: helper (`statement` is then the call): two adds of one helper are two statements.
     inner: tuple[int, ...] = ()
+    #: The second stream it adds into, where a block hands back two it adds into (a joint block's
+    #: image tokens beside the text ones, a pair representation beside the atoms); empty for the
+    #: first. Each stream sums its own adds over depth.
+    stream: str = ""
 
 
 @dataclass
@@ -395,12 +399,11 @@ class Stack:
         `forward`, into the whole stream and into the part of a split stream that takes the most
         (a reversible block, one branch into each half, adds once)."""
         sites = {(add.share, add.site, id(add.statement), add.inner): add for add in self.default_adds}
-        shares: dict[str, list[ResidualAdd]] = {}
+        streams: dict[str, list[ResidualAdd]] = {}
         for add in sites.values():
-            shares.setdefault(add.share, []).append(add)
-        whole = adds_on_one_path(shares.pop("", []))
-        widest: list[ResidualAdd] = max((adds_on_one_path(part) for part in shares.values()), key=len, default=[])
-        return whole + widest
+            streams.setdefault(add.stream, []).append(add)
+        # (A block handing back two streams: N is that of the stream that takes the most.)
+        return max((_adds_into_one_stream(adds) for adds in streams.values()), key=len, default=[])
 
     @property
     def adds_per_block(self) -> int:
@@ -410,6 +413,17 @@ class Stack:
     def prenorm(self) -> bool:
         adds = self.default_adds
         return bool(adds) and all(add.prenorm for add in adds)
+
+
+def _adds_into_one_stream(adds: list[ResidualAdd]) -> list[ResidualAdd]:
+    """The adds into one stream N counts: those into the whole of it and those into the part of
+    it split off that takes the most, each on one path through the `forward`."""
+    shares: dict[str, list[ResidualAdd]] = {}
+    for add in adds:
+        shares.setdefault(add.share, []).append(add)
+    whole = adds_on_one_path(shares.pop("", []))
+    widest: list[ResidualAdd] = max((adds_on_one_path(part) for part in shares.values()), key=len, default=[])
+    return whole + widest
 
 
 def adds_on_one_path(adds: list[ResidualAdd], level: int = 0) -> list[ResidualAdd]:

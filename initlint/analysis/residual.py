@@ -31,12 +31,12 @@ from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardState
 from initlint.analysis.index import ClassInfo
 from initlint.analysis.interp import Interpreter
 from initlint.analysis.flow import (
-    CONDITIONED,
     NORMED,
     STREAM,
     BlockLoops,
     Branch,
     Part,
+    conditioned,
     hands_on_reset,
     is_pass_through,
     merge,
@@ -303,9 +303,9 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
                 add.arms = flow.arms
                 flow.adds.append(add)
                 return STREAM
-        if STREAM in (left, right) and CONDITIONED in (left, right):
+        if STREAM in (left, right) and any(map(conditioned, (left, right))):
             flow.offset = True
-        modulated = any(value is CONDITIONED or isinstance(value, Part) for value in (left, right))
+        modulated = any(conditioned(value) or isinstance(value, Part) for value in (left, right))
         if flow.recording and STREAM not in (left, right) and not modulated and any(map(resets_stream, (left, right))):
             # `x = conv_bn(x); x = x + ff(x)`: the stream was renormalised after the adds made so
             # far and goes on from there, as after a post-norm `norm(x + f(x))`: they do not

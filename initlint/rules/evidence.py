@@ -105,6 +105,8 @@ def depth_step(stack: Stack, residual_adds: str) -> EvidenceSpec:
     # each half takes, not all the block makes.
     split = bool(stack.default_adds) and all(add.share for add in stack.default_adds)
     where = " into each part of the split stream" if split else " each"
+    if len({add.stream for add in stack.default_adds}) > 1:
+        where = " into the busier of its two streams"
     message = (
         f"{stack.block.type_name} x {stack.depth_source.removeprefix('1*')} blocks, "
         f"{adds} residual add{'s' if adds != 1 else ''}{where}: N = {residual_adds}"
