@@ -436,8 +436,11 @@ def test_an_undecided_branch_that_only_adds_keeps_the_block_pre_norm():
     assert reported(source) == expected_findings(source)
 
 
-def test_adaln_gated_branches_are_deliberate():
-    """DiT-style blocks: a gate computed from the conditioning input multiplies each branch."""
+def test_adaln_zero_gated_branches_are_deliberate_and_ordinary_gates_are_not():
+    """DiT-style blocks: a gate the block splits off its modulation Linear multiplies each branch.
+    adaLN-Zero zeroes that Linear after the generic init, so the branches start switched off: a
+    deliberate scheme. Left at the generic std 0.02 the gate is O(1) at step zero (0.02 *
+    sqrt(fan_in) times its input) and the writers are plain, as an adaptive norm's gates are."""
     block = """
 def modulate(x, shift, scale):
     return x * (1 + scale.unsqueeze(1)) + shift.unsqueeze(1)
@@ -458,10 +461,19 @@ class Block(nn.Module):
         x = x + gate_mlp.unsqueeze(1) * self.mlp(modulate(self.ln_2(x), shift_mlp, scale_mlp))
         return x
 """
-    source = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block)
+    zeroed = """
+        self.apply(self._init_weights)
+        for block in self.h:
+            nn.init.zeros_(block.adaLN_modulation[-1].weight)
+            nn.init.zeros_(block.adaLN_modulation[-1].bias)
+    """
+    source = gpt(zeroed, GENERIC_INIT, block=block)
     analysis = analyze(cst.parse_module(source))
     assert [add.gated for add in analysis.stacks[0].adds] == [True, True]
     assert reported(source) == []
+    ordinary = gpt("self.apply(self._init_weights)", GENERIC_INIT, block=block, marks=True)
+    assert [add.gated for add in analyze(cst.parse_module(ordinary)).stacks[0].adds] == [False, False]
+    assert reported(ordinary) == expected_findings(ordinary)
 
 
 def test_children_chosen_by_an_undecided_flag_are_both_analysed():
