@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence, TypeGuard
 
 import libcst as cst
 
@@ -138,6 +138,16 @@ def walked_by_loop(
     if func == "zip" and args is not None and len(args) == len(elements) > 1:
         return [pair for element, arg in zip(elements, args) for pair in walked_by_loop(element, arg, literals)]
     return [(target, iterable)]
+
+
+def builtin_call(node: cst.BaseExpression, name: str, env: Env) -> TypeGuard[cst.Call]:
+    """`zip(...)`, `map(...)`: a call of the builtin `name`, which no name of the `forward` shadows."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == name
+        and name not in env.names
+    )
 
 
 def plain_arguments(args: Sequence[cst.Arg]) -> list[cst.BaseExpression] | None:

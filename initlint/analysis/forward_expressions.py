@@ -39,7 +39,7 @@ from initlint.analysis.flow import (
     standardised,
     stored_key,
 )
-from initlint.analysis.forward_bindings import aligned
+from initlint.analysis.forward_bindings import aligned, builtin_call, plain_arguments
 from initlint.analysis.knowledge.conventions import (
     ADDING_FUNCTIONS,
     ADDING_METHODS,
@@ -402,13 +402,7 @@ def _gates_untraced_content(left: Any, right: Any) -> bool:
 
 def _plain_zip(node: cst.BaseExpression, env: Env) -> bool:
     """`zip(a, b)`: the builtin, its arguments neither named nor spread."""
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == "zip"
-        and "zip" not in env.names
-        and all(arg.keyword is None and not arg.star for arg in node.args)
-    )
+    return builtin_call(node, "zip", env) and plain_arguments(node.args) is not None
 
 
 def _tensor_name(node: cst.BaseExpression) -> str:

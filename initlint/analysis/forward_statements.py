@@ -37,6 +37,7 @@ from initlint.analysis.flow import (
 from initlint.analysis.forward_bindings import (
     changed_in_place,
     aligned,
+    builtin_call,
     assigned_names,
     bind,
     bound_names,
@@ -531,7 +532,7 @@ class ForwardStatements:
         each = self._comprehended(written, env, flow, depth)
         if each is None:
             value = self._eval(written, env, flow, depth)
-            each = value if isinstance(value, Seq) and _maps_builtin(written, env) else None
+            each = value if isinstance(value, Seq) and builtin_call(written, "map", env) else None
             if each is None:
                 flow.returns.append(value)
                 return
@@ -598,16 +599,6 @@ def _plain_function(value: Any) -> cst.FunctionDef | None:
 
 
 _LISTS = ("container", "sequential")
-
-
-def _maps_builtin(node: cst.BaseExpression, env: Env) -> bool:
-    """`map(fn, items)`, the builtin."""
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == "map"
-        and "map" not in env.names
-    )
 
 
 def note_loop_call(func: cst.BaseExpression, flow: _Flow) -> None:
