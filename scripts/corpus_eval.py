@@ -654,7 +654,7 @@ UNTUNED_PACKAGES = (
     Package("rwkvtune", "0.1.0", ("rwkvtune/models/rwkv7/model.py",)),
     Package("bitnet-dllm", "1.3.0", ("bitnet_dllm/blocks.py", "bitnet_dllm/attention.py", "bitnet_dllm/model.py")),
     Package("kan-gpt", "1.2.0", ("kan_gpt/model.py", "kan_gpt/mingpt/model.py")),
-    # held_out_12 (round 10): two labellers read these before anyone ran initlint on them; held out
+    # opened_12 (held out in round 10, opened in round 11): labelled before anyone ran initlint on them
     Package("baby-llm", "0.2.0", ("baby_llm/recipes/minimal_sft.py", "baby_llm/modules/attention.py")),
     Package("gpt2-prot", "0.3", ("gpt2_prot/gpt2.py",)),
     Package("babybert", "0.1.1", ("babybert/model.py",)),
