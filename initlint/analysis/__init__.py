@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.model import Analysis
-    from initlint.analysis.stacks import analyze, static_summary
+    from initlint.analysis.stacks import analyze
+    from initlint.analysis.summary import static_summary
 
 __all__ = ["Analysis", "analyze", "static_summary"]
 
@@ -36,8 +37,12 @@ def __getattr__(name: str) -> Any:
         from initlint.analysis.model import Analysis
 
         return Analysis
-    if name in ("analyze", "static_summary"):
-        from initlint.analysis import stacks
+    if name == "analyze":
+        from initlint.analysis.stacks import analyze
 
-        return getattr(stacks, name)
+        return analyze
+    if name == "static_summary":
+        from initlint.analysis.summary import static_summary
+
+        return static_summary
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
