@@ -713,6 +713,38 @@ UNTUNED_PACKAGES = (
     Package("brsx", "1.0.2", ("brsx/train_transformer/brsx_train.py", "brsx/hybrid/brsx_blocks.py")),
     Package("llm-scratch-lab", "0.0.3", ("llm_scratch_lab/attention.py", "llm_scratch_lab/model_utils.py")),
     Package("flexitransformers", "0.3.0", ("flexit/attention/multi_head.py", "flexit/core/feedforward.py")),
+    # held_out_13 (round 11): two labellers read these before anyone ran initlint on them; held out
+    Package("zenith-nlp", "1.1.0", ("zenith/models/decoder.py",)),
+    Package("xlabml", "0.2.0", ("xlabml/transformers.py",)),
+    Package("sykra", "0.3.6", ("sykra/modeling_sykra.py",)),
+    Package("qorva", "0.1.0", ("qorva/model/architecture.py",)),
+    Package("gleamlm", "0.5.0", ("gleamlm/models/model.py",)),
+    Package("griffin-torch", "0.0.3", ("griffin_torch/main.py",)),
+    Package("glucotrace", "0.3.1", ("glucotrace/model.py",)),
+    Package("recurrent-transformer-pytorch", "0.0.17", ("recurrent_transformer/recurrent_transformer.py",)),
+    Package(
+        "transformer-toolkit", "0.0.33", ("transformer_toolkit/attention.py", "transformer_toolkit/feed_forward.py")
+    ),
+    Package("pflm1", "0.1.0", ("pflm1/swa.py", "pflm1/recurrence.py", "pflm1/swiglu.py")),
+    Package("dispatcher-hybrid-2", "0.1.2", ("dispatcher_hybrid/modeling_dispatcher.py",)),
+    Package(
+        "modalities",
+        "0.5.0",
+        ("modalities/models/gpt2/gpt2_model.py", "modalities/nn/attention.py", "modalities/nn/mlp.py"),
+    ),
+    Package(
+        "pocket-tts",
+        "4.0.1",
+        ("pocket_tts/modules/transformer.py", "pocket_tts/modules/attention.py", "pocket_tts/modules/mlp.py"),
+    ),
+    Package("sam3", "0.1.4", ("sam3/model/vitdet.py", "sam3/model/text_encoder_ve.py")),
+    Package("piper-tts", "1.8.0", ("piper/train/vits/attentions.py",)),
+    Package(
+        "rfdetr", "1.11.2", ("rfdetr/models/backbone/dinov2_with_windowed_attn.py", "rfdetr/models/transformer.py")
+    ),
+    Package("jet-pytorch", "0.0.2", ("jet_pytorch/jet.py",)),
+    Package("pytorch-image-translation-models", "0.6.0", ("src/models/dit/sit.py",)),
+    Package("midigpt", "0.4.2", ("midigpt/inference/model/gpt2.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
