@@ -367,7 +367,7 @@ def analyze(
             analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
             continue
-    for root, stacks in _foreign_roots(interp, reader, analysis) or _wrapping_roots(interp, reader, analysis):
+    for root, stacks in _foreign_roots(interp, reader, analysis) + _wrapping_roots(interp, reader, analysis):
         analysis.roots.append(root)
         analysis.stacks.extend(_set_aside_side_by_side(analysis, reader, stacks))
     for root, stacks in _stacks_built_blind(interp, reader, analysis, uses):
