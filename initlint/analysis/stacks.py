@@ -367,7 +367,7 @@ def analyze(
             analysis.heads.extend(reader.output_layers(root))
         except (StepBudgetExceeded, RecursionError):
             continue
-    for root, stacks in _foreign_roots(interp, reader, analysis) + _wrapping_roots(interp, reader, analysis):
+    for root, stacks in _foreign_roots(interp, reader, analysis) or _wrapping_roots(interp, reader, analysis):
         analysis.roots.append(root)
         analysis.stacks.extend(_set_aside_side_by_side(analysis, reader, stacks))
     for root, stacks in _stacks_built_blind(interp, reader, analysis, uses):
@@ -450,47 +450,18 @@ def _foreign_roots(
     interp: Interpreter, reader: ForwardReader, analysis: Analysis
 ) -> list[tuple[ModuleNode, list[Stack]]]:
     """A file whose own models stack none of its writers (it defines blocks) is analysed with the
-    models of the project files that stack them: those whose stacks hold a writer built here.
-    A file whose own models stack its blocks (pre-norm or not) is their answer for those; a
-    model of the file that none of them stacks and that stacks nothing itself (a layer file's
-    `MLPBlock`, which another file's blocks are built from) is asked of the other files alone."""
-    loose: frozenset[str] | None = None
+    models of the project files that stack them: those whose stacks hold a writer built here."""
     if any(_models_a_stream(stack) for stack in analysis.stacks):
-        loose = _unstacked_models(interp, analysis)
-        if not loose:
-            return []
+        return []  # its own models stack its blocks (pre-norm or not): they are the file's answer
     found: list[tuple[ModuleNode, list[Stack]]] = []
     for root in _outermost_foreign_roots(interp):
         try:
             stacks = _stacks_of(root, reader)
         except (StepBudgetExceeded, RecursionError):
             continue
-        built_here = _writer_classes_built_here(analysis, stacks)
-        if built_here and (loose is None or built_here <= loose):
+        if _stacks_writers_built_here(analysis, stacks):
             found.append((root, stacks))
     return found
-
-
-def _unstacked_models(interp: Interpreter, analysis: Analysis) -> frozenset[str]:
-    """The classes of the checked file that are models of their own (roots) with parameters,
-    neither stacked by one of its models nor stacking blocks themselves."""
-    stacks = analysis.stacks + analysis.side_by_side
-    stacking = {id(stack.root) for stack in stacks}
-    stacked = {
-        node.cls.name
-        for stack in stacks
-        for node in (stack.root, *(node for _, node in stack.block.named_modules()))
-        if node.cls is not None
-    }
-    return frozenset(
-        root.cls.name
-        for root in analysis.roots
-        if root.cls is not None
-        and interp.defined_here(root.cls)
-        and id(root) not in stacking
-        and root.cls.name not in stacked
-        and any(node.params for _, node in root.named_modules())
-    )
 
 
 def _outermost_foreign_roots(interp: Interpreter, naming: frozenset[str] = frozenset()) -> list[ModuleNode]:
@@ -582,14 +553,9 @@ def _redrawn_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> list
     ]
 
 
-def _writer_classes_built_here(analysis: Analysis, stacks: list[Stack]) -> frozenset[str]:
-    """The classes of the checked file whose constructors build writers of `stacks`."""
-    return frozenset(
-        writer.ref.creator
-        for stack in stacks
-        for writer in stack.writers
-        if writer.node.created_at is not None and linking.in_checked_file(analysis.index, writer.node.created_at)
-    )
+def _stacks_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> bool:
+    created = [writer.node.created_at for stack in stacks for writer in stack.writers]
+    return any(node is not None and linking.in_checked_file(analysis.index, node) for node in created)
 
 
 def _stacks_built_blind(
