@@ -77,3 +77,15 @@ def test_no_text_is_unknown_not_an_empty_module():
     assert uses.import_texts() is None
     assert uses.is_used("init_weights") and uses.is_read("build") and uses.returns_value("build")
     assert NameUses(None, source="").functions_using("build") == frozenset()  # an empty module is known
+
+
+def test_a_demo_under_main_reads_on_run_not_on_import():
+    """A builder the file's quick test calls is read, but not by anything importing the file
+    runs: it builds a model, not a part of one. The test of the guard and its `else` do run."""
+    source = (
+        'def build(depth):\n    return make(depth)\n\n\nif "__main__" == __name__:\n    build(4)\nelse:\n    make(2)\n'
+    )
+    uses = NameUses(None, source=source)
+    assert uses.is_read("build") and not uses.is_read_on_import("build")
+    assert uses.is_read_on_import("make") and uses.is_read_on_import("__name__")
+    assert NameUses(None).is_read_on_import("build")  # nothing known: read

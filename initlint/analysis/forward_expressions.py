@@ -196,21 +196,7 @@ class ForwardExpressions:
         if isinstance(node, cst.Attribute):
             return self._attribute(node, env, flow, depth)
         if isinstance(node, cst.Subscript):
-            base = self._eval(node.value, env, flow, depth)
-            if isinstance(base, ModRef) and flow.block is not None and _by_counter(node, flow.counter):
-                # The loop over the block's container by index: its block, and the entry of a
-                # list built beside it (`self.norms[i]`) at the block's place.
-                return ModRef(flow.block) if base.node is flow.block.parent else aligned(base, flow.block)
-            if isinstance(base, ModRef):
-                index = (
-                    self._value(node.slice[0].slice.value, env)
-                    if isinstance(node.slice[0].slice, cst.Index)
-                    else UNKNOWN
-                )
-                return _indexed(base.node, index)
-            if any(isinstance(element.slice, cst.Slice) for element in node.slice):
-                return _sliced(base, len(node.slice))
-            return base
+            return self._subscript(node, env, flow, depth)
         if isinstance(node, cst.Dict):
             return self._record(node, env, flow, depth)
         if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
@@ -227,6 +213,28 @@ class ForwardExpressions:
             # `lambda h: self.attn(h, h, h)` handed to a residual wrapper: read where it is called.
             return Lambda(node, closure=Env(dict(env.names)))
         return UNKNOWN
+
+    def _subscript(self, node: cst.Subscript, env: Env, flow: _Flow, depth: int) -> Any:
+        """`self.blocks[i]`, `args[0]`, `x[:, 1:]`: an entry of a container, an item of a tuple
+        known item by item, a view of a tensor; anything else reads as what it indexes."""
+        base = self._eval(node.value, env, flow, depth)
+        if isinstance(base, ModRef) and flow.block is not None and _by_counter(node, flow.counter):
+            # The loop over the block's container by index: its block, and the entry of a
+            # list built beside it (`self.norms[i]`) at the block's place.
+            return ModRef(flow.block) if base.node is flow.block.parent else aligned(base, flow.block)
+        if isinstance(base, ModRef):
+            index = (
+                self._value(node.slice[0].slice.value, env) if isinstance(node.slice[0].slice, cst.Index) else UNKNOWN
+            )
+            return _indexed(base.node, index)
+        single = node.slice[0].slice if len(node.slice) == 1 else None
+        if isinstance(base, Seq) and base.repeat is None and isinstance(single, cst.Index):
+            item = _item(base, self._value(single.value, env))
+            if item is not None:
+                return item
+        if any(isinstance(element.slice, cst.Slice) for element in node.slice):
+            return _sliced(base, len(node.slice))
+        return base
 
     def _attribute(self, node: cst.Attribute, env: Env, flow: _Flow, depth: int) -> Any:
         """A module's member, what this `forward` stored in an attribute earlier, or a tensor's
@@ -475,6 +483,15 @@ def _through_matrix(content: Any, weight: ParamRef) -> Any:
     if content is MAYBE_NORMED or isinstance(content, Branch) and content.normed is None:
         normed = None
     return Branch((), normed, matrices=(weight.param,))
+
+
+def _item(base: Seq, index: Any) -> Any:
+    """`args[0]` of a tuple this reading knows item by item (`forward(self, *args)` is handed
+    the stream first); None where the index is no integer within it."""
+    position = index.value if isinstance(index, Const) else None
+    if not isinstance(position, int) or isinstance(position, bool):
+        return None
+    return base.items[position] if -len(base.items) <= position < len(base.items) else None
 
 
 def _sliced(base: Any, axes: int) -> Any:

@@ -229,15 +229,18 @@ _BUILTIN_BASES = frozenset({*(name.rpartition(".")[2] for name in _BUILTIN_TYPES
 
 
 def _number_operation(operator: cst.BaseBinaryOp | cst.BaseAugOp, a: Monomial, b: Monomial, node: cst.CSTNode) -> Any:
-    """Arithmetic on two numbers, kept symbolic (`std / math.sqrt(2 * n_layer)`): `//` and `%`
-    only on constants, `**` only to a small constant power; anything else is unknown."""
+    """Arithmetic on two numbers, kept symbolic (`std / math.sqrt(2 * n_layer)`): `%` only on
+    constants, `**` only to a small constant power; anything else is unknown. `//` on a named
+    size is kept as a division: a monomial tracks how a value grows with the sizes it names, and
+    `hidden // heads` (the head width) or `depth // 2` grows as the quotient does, rounding
+    aside, so `(heads * head_dim) ** -0.5` is a width factor and never hides a depth one."""
     if isinstance(operator, (cst.Add, cst.AddAssign)):
         return Num(number_sum(a, b, False))
     if isinstance(operator, (cst.Subtract, cst.SubtractAssign)):
         return Num(number_sum(a, b, True))
     if isinstance(operator, (cst.Multiply, cst.MultiplyAssign)):
         return Num(a * b)
-    if isinstance(operator, (cst.Divide, cst.DivideAssign)):
+    if isinstance(operator, (cst.Divide, cst.DivideAssign)) or _symbolic_floor_division(operator, a, b):
         inverse = b.inverse(node)
         return Num(a * inverse) if inverse is not None else UNKNOWN
     if isinstance(operator, (cst.Power, cst.PowerAssign)):
@@ -247,6 +250,10 @@ def _number_operation(operator: cst.BaseBinaryOp | cst.BaseAugOp, a: Monomial, b
     if isinstance(operator, (cst.FloorDivide, cst.Modulo)) and a.is_constant and b.is_constant and b.const != 0:
         return Const(a.const // b.const if isinstance(operator, cst.FloorDivide) else a.const % b.const)
     return UNKNOWN
+
+
+def _symbolic_floor_division(operator: cst.BaseBinaryOp | cst.BaseAugOp, a: Monomial, b: Monomial) -> bool:
+    return isinstance(operator, (cst.FloorDivide, cst.FloorDivideAssign)) and not (a.is_constant and b.is_constant)
 
 
 def unary(operator: cst.BaseUnaryOp, value: Any, node: cst.CSTNode) -> Any:

@@ -56,10 +56,14 @@ def _function_roots(
     candidates = [
         func
         for name, func in index.functions.items()
-        # A function the file calls builds a part of something, not a model; one handing back
-        # the model it was given (sharding, compiling it) builds none.
+        # A function the file calls builds a part of something, not a model (a call in the
+        # file's demo under `__main__` builds one); one handing back the model it was given
+        # (sharding, compiling it) builds none.
         if not (
-            init_like(name) or uses.is_read(name) or not uses.returns_value(name) or uses.hands_back_its_input(name)
+            init_like(name)
+            or uses.is_read_on_import(name)
+            or not uses.returns_value(name)
+            or uses.hands_back_its_input(name)
         )
     ]
     for func in candidates[:MAX_FUNCTION_ROOTS]:

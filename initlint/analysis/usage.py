@@ -24,6 +24,10 @@ class _Collector(ast.NodeVisitor):
         #: identifier -> for each use, the names of the functions it stands in
         self.uses: dict[str, list[frozenset[str]]] = defaultdict(list)
         self.read: set[str] = set()
+        #: the names read where importing the module runs or defines code: outside the body of
+        #: a top-level `if __name__ == "__main__":` (a demo or quick test of the file's models)
+        self.read_on_import: set[str] = set()
+        self._in_main = False
         #: functions (by name) with a `return <value>` of their own, outside nested functions
         self.returning: set[str] = set()
         #: functions (by name) whose every `return <value>` hands back parameters, alone or in a
@@ -45,7 +49,16 @@ class _Collector(ast.NodeVisitor):
         self.statement_count = len(node.body)
         for position, statement in enumerate(node.body):
             self._statement = position
-            self.visit(statement)
+            if isinstance(statement, ast.If) and _is_main_guard(statement.test):
+                self._in_main = True
+                for inner in statement.body:
+                    self.visit(inner)
+                self._in_main = False
+                self.visit(statement.test)
+                for inner in statement.orelse:
+                    self.visit(inner)
+            else:
+                self.visit(statement)
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         arguments = node.args
@@ -83,12 +96,24 @@ class _Collector(ast.NodeVisitor):
         if not isinstance(node.ctx, ast.Load) and self._enclosing:
             self.rebound[self._enclosing[-1]].add(node.id)
         self.read.add(node.id)
+        if not self._in_main:
+            self.read_on_import.add(node.id)
         self.uses[node.id].append(frozenset(self._enclosing))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.uses[node.attr].append(frozenset(self._enclosing))
         self.attribute_statements[node.attr].add(self._statement)
         self.generic_visit(node)
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """`__name__ == "__main__"`, either side of the `==`."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
+        isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
+    )
 
 
 class NameUses:
@@ -139,6 +164,12 @@ class NameUses:
         value); names that only define a function, attributes and import paths do not count."""
         collected = self._collected()
         return collected is None or name in collected.read
+
+    def is_read_on_import(self, name: str) -> bool:
+        """`is_read`, leaving out the body of `if __name__ == "__main__":`: a demo that builds a
+        model with a builder function does not make that function a part of another model."""
+        collected = self._collected()
+        return collected is None or name in collected.read_on_import
 
     def returns_value(self, name: str) -> bool:
         """Whether a function of that name returns a value somewhere (a `main()` that builds a
