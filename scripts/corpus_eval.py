@@ -713,6 +713,19 @@ UNTUNED_PACKAGES = (
     Package("brsx", "1.0.2", ("brsx/train_transformer/brsx_train.py", "brsx/hybrid/brsx_blocks.py")),
     Package("llm-scratch-lab", "0.0.3", ("llm_scratch_lab/attention.py", "llm_scratch_lab/model_utils.py")),
     Package("flexitransformers", "0.3.0", ("flexit/attention/multi_head.py", "flexit/core/feedforward.py")),
+    # seen_13b (round 11 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("classy-vision", "0.7.0", ("classy_vision/models/vision_transformer.py",)),
+    Package("sequence-models", "1.8.0", ("sequence_models/convolutional.py", "sequence_models/layers.py")),
+    Package("dalle2-pytorch", "1.15.6", ("dalle2_pytorch/dalle2_pytorch.py", "dalle2_pytorch/vqgan_vae.py")),
+    Package(
+        "pytorch-widedeep",
+        "1.7.0",
+        (
+            "pytorch_widedeep/models/tabular/transformers/_attention_layers.py",
+            "pytorch_widedeep/models/tabular/transformers/ft_transformer.py",
+        ),
+    ),
+    Package("pytorch-tabular", "1.2.0", ("pytorch_tabular/models/common/layers/transformers.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
