@@ -726,6 +726,7 @@ UNTUNED_PACKAGES = (
         ),
     ),
     Package("pytorch-tabular", "1.2.0", ("pytorch_tabular/models/common/layers/transformers.py",)),
+    Package("funasr", "1.4.16", ("funasr/models/sense_voice/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
