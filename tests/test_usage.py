@@ -77,3 +77,37 @@ def test_no_text_is_unknown_not_an_empty_module():
     assert uses.import_texts() is None
     assert uses.is_used("init_weights") and uses.is_read("build") and uses.returns_value("build")
     assert NameUses(None, source="").functions_using("build") == frozenset()  # an empty module is known
+
+
+PART_HELPERS = """
+def zero_init_(m):
+    nn.init.zeros_(m.weight)
+
+
+def init_params(m):
+    nn.init.normal_(m.weight, std=0.02)
+
+
+class Unet(nn.Module):
+    def __init__(self):
+        self.to_out = nn.Conv2d(8, 3, 1)
+        zero_init_(self.to_out)
+        self.apply(init_params)
+
+
+def train(model):
+    init_params(model)
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "on_a_part"),
+    [
+        ("zero_init_", True),  # handed a part of the module being built
+        ("init_params", False),  # applied to every module, and called on a whole model
+    ],
+)
+def test_a_helper_called_on_a_part_is_told_apart(name, on_a_part):
+    uses = NameUses(cst.parse_module(PART_HELPERS))
+    assert uses.applied_to_a_part(name) is on_a_part
+    assert NameUses(None).applied_to_a_part(name) is False  # unknown: no helper is set aside
