@@ -745,6 +745,20 @@ UNTUNED_PACKAGES = (
     Package("jet-pytorch", "0.0.2", ("jet_pytorch/jet.py",)),
     Package("pytorch-image-translation-models", "0.6.0", ("src/models/dit/sit.py",)),
     Package("midigpt", "0.4.2", ("midigpt/inference/model/gpt2.py",)),
+    # seen_13b (round 11 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("classy-vision", "0.7.0", ("classy_vision/models/vision_transformer.py",)),
+    Package("sequence-models", "1.8.0", ("sequence_models/convolutional.py", "sequence_models/layers.py")),
+    Package("dalle2-pytorch", "1.15.6", ("dalle2_pytorch/dalle2_pytorch.py", "dalle2_pytorch/vqgan_vae.py")),
+    Package(
+        "pytorch-widedeep",
+        "1.7.0",
+        (
+            "pytorch_widedeep/models/tabular/transformers/_attention_layers.py",
+            "pytorch_widedeep/models/tabular/transformers/ft_transformer.py",
+        ),
+    ),
+    Package("pytorch-tabular", "1.2.0", ("pytorch_tabular/models/common/layers/transformers.py",)),
+    Package("funasr", "1.4.16", ("funasr/models/sense_voice/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

@@ -89,3 +89,37 @@ def test_a_demo_under_main_reads_on_run_not_on_import():
     assert uses.is_read("build") and not uses.is_read_on_import("build")
     assert uses.is_read_on_import("make") and uses.is_read_on_import("__name__")
     assert NameUses(None).is_read_on_import("build")  # nothing known: read
+
+
+PART_HELPERS = """
+def zero_init_(m):
+    nn.init.zeros_(m.weight)
+
+
+def init_params(m):
+    nn.init.normal_(m.weight, std=0.02)
+
+
+class Unet(nn.Module):
+    def __init__(self):
+        self.to_out = nn.Conv2d(8, 3, 1)
+        zero_init_(self.to_out)
+        self.apply(init_params)
+
+
+def train(model):
+    init_params(model)
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "on_a_part"),
+    [
+        ("zero_init_", True),  # handed a part of the module being built
+        ("init_params", False),  # applied to every module, and called on a whole model
+    ],
+)
+def test_a_helper_called_on_a_part_is_told_apart(name, on_a_part):
+    uses = NameUses(cst.parse_module(PART_HELPERS))
+    assert uses.applied_to_a_part(name) is on_a_part
+    assert NameUses(None).applied_to_a_part(name) is False  # unknown: no helper is set aside

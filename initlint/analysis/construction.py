@@ -269,7 +269,7 @@ class ModelBuilder:
             _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
         else:
             # No `__init__` of its own: a subclass of `nn.Sequential` is built by the library's.
-            self.init_library_container(node, args)
+            self.init_library_container(node, args, kwargs)
         return ModRef(node)
 
     def init_argument_type(self, cls: ClassInfo) -> ClassInfo | None:
@@ -294,7 +294,7 @@ class ModelBuilder:
         library = [base for base in self.index.base_chain(node.cls) if base not in self.index.classes]
         return any((known := layer_type(self.knowledge, base)) and known.class_name == "ModuleList" for base in library)
 
-    def init_library_container(self, node: ModuleNode, args: list[Any]) -> None:
+    def init_library_container(self, node: ModuleNode, args: list[Any], kwargs: dict[Any, Any]) -> None:
         """`nn.Sequential.__init__(*layers)` (or `nn.ModuleList`'s) on a subclass, by `super()` or
         inherited: the library's constructor registers the layers as the module's children, as it
         does when the container is built directly; the module iterates them as that container does."""
@@ -304,7 +304,7 @@ class ModelBuilder:
             known = layer_type(self.knowledge, base) if base not in self.index.classes else None
             if known is not None and known.kind in ("container", "sequential"):
                 node.kind = known.kind
-                add_container_children(node, known.kind, args)
+                add_container_children(node, known.kind, container_arguments(known, args, kwargs))
                 return
 
     def _build_wrapped(
@@ -342,6 +342,7 @@ class ModelBuilder:
         if known is None:
             return ModRef(node)
         if kind in ("container", "sequential"):
+            args = container_arguments(known, args, kwargs)
             kept = [a for a in args if not (known.drops_none and isinstance(a, Const) and a.value is None)]
             add_container_children(node, kind, kept)
             return ModRef(node)
@@ -466,6 +467,12 @@ def _container_items(kind: str, args: list[Any]) -> tuple[list[tuple[str, Any]],
     if isinstance(source, Mapping):
         return [(str(key), value) for key, value in source.items.items()], source.repeat
     return [], None
+
+
+def container_arguments(known: LayerSpec, args: list[Any], kwargs: dict[Any, Any]) -> list[Any]:
+    """A container's entries given by keyword (`nn.ModuleList(modules=layers)`) as its argument."""
+    keyword = known.entries_keyword
+    return [kwargs[keyword]] if not args and keyword is not None and keyword in kwargs else args
 
 
 def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None:

@@ -288,11 +288,15 @@ class InterpStatements:
                 items, inner = iterable.items[:MAX_LOOP_ITEMS], replace(ctx, repeat=iterable.repeat)
             else:
                 items, inner = iterable.items[:MAX_LOOP_ITEMS], ctx
+            flips = _flag_flips(stmt) if iterable.repeat is not None else ()
             for item in items:
                 # Each pass binds the loop variable afresh, on whatever path the loop runs: an
                 # earlier pass's value is not an alternative to merge with.
                 for name in target_names(stmt.target):
                     env.names.pop(name, None)
+                for name, literal in flips:
+                    if name in env.names:
+                        env.names[name] = self.eval(literal, env, inner)
                 self.assign(stmt.target, item, env, inner, stmt)
                 try:
                     self.exec_block(stmt.body.body, env, inner)
@@ -400,6 +404,32 @@ class _ArmReader(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
+
+
+_LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
+
+
+@functools.lru_cache(maxsize=512)  # asked for each pass of each build of the loop
+def _flag_flips(loop: cst.For) -> tuple[tuple[str, cst.BaseExpression], ...]:
+    """The names a loop's body sets to a constant at its top level (`is_first = False` after
+    `Block(..., is_first)`), for a loop of unknown length read as one representative pass: that
+    pass stands for the blocks after the first, which see the value the pass before them left,
+    not the one bound before the loop."""
+    flips: list[tuple[str, cst.BaseExpression]] = []
+    for statement in loop.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                continue
+            target, value = small.targets[0].target, small.value
+            constant = isinstance(value, _LITERALS) or isinstance(value, cst.Name) and value.value in _CONSTANTS
+            if isinstance(target, cst.Name) and constant:
+                flips.append((target.value, value))
+    return tuple(flips)
+
+
+_CONSTANTS = frozenset({"True", "False", "None"})
 
 
 @functools.lru_cache(maxsize=512)  # a LibCST walk of an arm, whichever questions are asked of it

@@ -23,6 +23,17 @@ def _stores_only(value: cst.BaseExpression | None) -> bool:
     return isinstance(value, (cst.Name, cst.Attribute))
 
 
+def _built_by_statement(value: cst.BaseExpression | None, built: cst.CSTNode | None) -> bool:
+    """Whether `self.name = value` is where the layer is built. `self.wo = wo` stores one built
+    before (a constructor argument made by a builder function): its construction stays where it
+    was. `self.proj = (nn.Linear(d, d) if heads > 1 else None)` builds it by the call in one arm
+    of a conditional expression, on a line of its own when the statement is split: that call is."""
+    if built is None:
+        return True
+    arm = isinstance(value, cst.IfExp) and built in (value.body, value.orelse)
+    return not (_stores_only(value) or arm)
+
+
 def set_module_attr(
     interp: "Interpreter", node: ModuleNode, name: str, value: Any, ctx: "Ctx", stmt: cst.CSTNode
 ) -> None:
@@ -52,9 +63,7 @@ def set_module_attr(
         choice = interp.undecided_choices.get(ctx.arm[0]) if ctx.arm is not None else None
         if choice is not None and ctx.arm is not None:
             child.chosen_by = (choice.test, ctx.arm[1])
-        # `self.wo = nn.Linear(...)` builds the layer; `self.wo = wo` stores one built before (a
-        # constructor argument made by a builder function): its construction stays where it was.
-        if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and not (_stores_only(stmt.value) and child.created_at):
+        if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and _built_by_statement(stmt.value, child.created_at):
             child.created_at = stmt
         if ctx.repeat is not None:
             child.repeat = ctx.repeat

@@ -269,6 +269,8 @@ def _dict(
     in order (`nn.Sequential(OrderedDict(...))` names its children by those keys)."""
     source = args[0] if args else None
     merged = dict(source.items) if isinstance(source, Mapping) else {}
+    if isinstance(source, Seq) and source.repeat is not None:
+        return _repeated_pairs(source, kwargs)
     if isinstance(source, Seq) and source.repeat is None:
         for pair in source.items:
             if not (isinstance(pair, Seq) and len(pair.items) == 2 and isinstance(pair.items[0], Const)):
@@ -276,6 +278,21 @@ def _dict(
             merged[pair.items[0].value] = pair.items[1]
     merged.update(kwargs)
     return Mapping(merged)
+
+
+def _repeated_pairs(source: Seq, kwargs: dict[Any, Any]) -> Any:
+    """`OrderedDict(pairs)` of a list a loop of unknown length filled with `(f"layer_{i}", Block())`:
+    one representative entry per pair a pass appends, repeated as often as the loop runs, as a
+    dict filled under such keys is (`blocks[f"block_{i}"] = Block()`). Keys we can name would
+    overwrite each other pass after pass: not modelled."""
+    entries: dict[Any, Any] = {}
+    for position, pair in enumerate(source.items):
+        if not (isinstance(pair, Seq) and len(pair.items) == 2 and isinstance(pair.items[1], ModRef)):
+            return UNKNOWN
+        if isinstance(pair.items[0], Const) or kwargs:
+            return UNKNOWN
+        entries[str(position)] = pair.items[1]
+    return Mapping(entries, source.repeat) if entries else UNKNOWN
 
 
 def _super(

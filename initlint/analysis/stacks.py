@@ -74,7 +74,7 @@ def _function_roots(
             interp.deliberate_scheme,
             interp.steps,
         )
-        root = _build_function_root(interp, index, func)
+        root = _build_function_root(interp, index, uses, func)
         if root is None or root.cls is not None and interp.defined_here(root.cls):
             interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.deliberate_scheme, interp.steps = (
                 saved
@@ -85,7 +85,9 @@ def _function_roots(
     return roots, aside
 
 
-def _build_function_root(interp: Interpreter, index: ModuleIndex, func: cst.FunctionDef) -> ModuleNode | None:
+def _build_function_root(
+    interp: Interpreter, index: ModuleIndex, uses: NameUses, func: cst.FunctionDef
+) -> ModuleNode | None:
     _start_root(interp)
     try:
         root = interp.build_function_root(func, own_class=True)
@@ -93,7 +95,7 @@ def _build_function_root(interp: Interpreter, index: ModuleIndex, func: cst.Func
         return None
     if root is not None:
         root.builder = func
-        root.uncalled_init = uncalled_init_functions(index, root, interp)
+        root.uncalled_init = uncalled_init_functions(index, root, interp, uses)
         root.unchanged_by_uncalled = unchanged_by_uncalled(interp, root)
         root.incomplete = interp.incomplete
     return root
@@ -291,7 +293,7 @@ def _build_class_root(
         interp.run_lazy_inits(root)
     except (StepBudgetExceeded, RecursionError):
         return None
-    root.uncalled_init = uncalled_init_functions(index, root, interp)
+    root.uncalled_init = uncalled_init_functions(index, root, interp, uses)
     root.unchanged_by_uncalled = unchanged_by_uncalled(interp, root)
     root.incomplete = interp.incomplete
     root.runs_init_code = _runs_init_code(interp, root)
@@ -431,7 +433,7 @@ def _own_stacks(analysis: Analysis, root: ModuleNode) -> list[Stack]:
 
 def _rebuilt(interp: Interpreter, index: ModuleIndex, uses: NameUses, root: ModuleNode) -> ModuleNode | None:
     if root.builder is not None:
-        return _build_function_root(interp, index, root.builder)
+        return _build_function_root(interp, index, uses, root.builder)
     return _build_class_root(interp, index, uses, root.cls) if root.cls is not None else None
 
 

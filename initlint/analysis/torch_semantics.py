@@ -191,7 +191,7 @@ def call_method(
         return registry_method(interp, receiver, name, args, kwargs)
     if isinstance(receiver, SuperRef):
         if name == "__init__" and isinstance(receiver.instance, ModRef):
-            interp.init_library_container(receiver.instance.node, args)
+            interp.init_library_container(receiver.instance.node, args, kwargs)
         return _super_method(interp, receiver, name, [*args, *kwargs.values()], ctx, call)
     return UNKNOWN
 

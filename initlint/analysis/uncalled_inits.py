@@ -16,6 +16,7 @@ from initlint.analysis.construction import callee_name, init_like, may_init, own
 from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.interp import Interpreter
 from initlint.analysis.model import FinalInit, ModuleNode, final_init
+from initlint.analysis.usage import NameUses
 from initlint.errors import StepBudgetExceeded
 
 
@@ -191,10 +192,12 @@ def _writes_only_its_own_tensors(func: cst.FunctionDef, interp: Interpreter) -> 
     return _OwnTensors(func, interp).only_own()
 
 
-def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interpreter) -> list[str]:
+def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interpreter, uses: NameUses) -> list[str]:
     """Init functions of the model that its construction never runs: something else applies them.
     A helper the constructor calls on a part of itself in a branch its arguments turn off
-    (`if zero_init: init_zero_(self.out)`) is no such entry point: the constructor chose not to run it."""
+    (`if zero_init: init_zero_(self.out)`) is no such entry point: the constructor chose not to run it.
+    Nor is a function of the file that its code calls on a chosen part of a module, of this model
+    or another (`zero_init_(self.to_out)` in the file's U-Net): it inits the layers it is handed."""
     names: list[str] = []
 
     def left_to_others(name: str, func: cst.FunctionDef) -> bool:
@@ -219,7 +222,7 @@ def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interp
                 ):
                     names.append(f"{owner.name}.{name}")
     for name, func in index.functions.items():
-        if left_to_others(name, func) and may_write_weights(func):
+        if left_to_others(name, func) and not uses.applied_to_a_part(name) and may_write_weights(func):
             names.append(name)
     return sorted(set(names))
 

@@ -42,6 +42,8 @@ class _Collector(ast.NodeVisitor):
         self.statement_count = 0
         #: every import, in any block, as the index writes them (`.blocks.Block`, `..x`, `pkg`)
         self.imports: list[str] = []
+        #: functions called by name on a part of `self` (`zero_init_(self.to_out)`)
+        self.on_parts: set[str] = set()
         self._enclosing: list[str] = []
         self._statement = 0
 
@@ -100,6 +102,12 @@ class _Collector(ast.NodeVisitor):
             self.read_on_import.add(node.id)
         self.uses[node.id].append(frozenset(self._enclosing))
 
+    def visit_Call(self, node: ast.Call) -> None:
+        first = node.args[0] if node.args else None
+        if isinstance(node.func, ast.Name) and isinstance(first, ast.Attribute) and _on_self(first):
+            self.on_parts.add(node.func.id)
+        self.generic_visit(node)
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.uses[node.attr].append(frozenset(self._enclosing))
         self.attribute_statements[node.attr].add(self._statement)
@@ -114,6 +122,14 @@ def _is_main_guard(test: ast.expr) -> bool:
     return any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides) and any(
         isinstance(side, ast.Constant) and side.value == "__main__" for side in sides
     )
+
+
+def _on_self(node: ast.Attribute) -> bool:
+    """`self.to_out`, `self.blocks[-1].proj`: a part of the module a method is building."""
+    value: ast.expr = node
+    while isinstance(value, (ast.Attribute, ast.Subscript)):
+        value = value.value
+    return isinstance(value, ast.Name) and value.id == "self"
 
 
 class NameUses:
@@ -191,6 +207,13 @@ class NameUses:
         to the children's entry points rather than call the model's."""
         collected = self._collected()
         return collected is None or any(name not in enclosing for enclosing in collected.uses.get(name, ()))
+
+    def applied_to_a_part(self, name: str) -> bool:
+        """Whether the module calls a function of that name on a part of the module a method
+        builds (`zero_init_(self.to_out)`): a helper for chosen layers, not one for a trainer to
+        `apply` to every module. False where `ast` cannot read the file."""
+        collected = self._collected()
+        return collected is not None and name in collected.on_parts
 
     def functions_using(self, name: str) -> frozenset[str] | None:
         """The functions (by name, nested ones too) inside which `name` is used as a name or an

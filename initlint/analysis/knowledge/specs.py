@@ -162,6 +162,8 @@ class LayerSpec:
     #: A container that leaves out the None among its arguments before numbering its children
     #: (`Sequential(proj_in, maybe_norm, proj_out)` with `maybe_norm = None` holds `0`, `1`).
     drops_none: bool = False
+    #: The keyword a container also takes its entries by (`nn.ModuleList(modules=layers)`).
+    entries_keyword: str | None = None
 
 
 @dataclass(frozen=True)
