@@ -713,6 +713,14 @@ UNTUNED_PACKAGES = (
     Package("brsx", "1.0.2", ("brsx/train_transformer/brsx_train.py", "brsx/hybrid/brsx_blocks.py")),
     Package("llm-scratch-lab", "0.0.3", ("llm_scratch_lab/attention.py", "llm_scratch_lab/model_utils.py")),
     Package("flexitransformers", "0.3.0", ("flexit/attention/multi_head.py", "flexit/core/feedforward.py")),
+    # opened_10n (round 10): never opened before the lead labelled them; labelled before any run
+    Package("linformer", "0.2.3", ("linformer/linformer.py",)),
+    Package("rela-transformer", "0.0.7", ("rela_transformer/rela_transformer.py",)),
+    Package(
+        "memory-efficient-attention-pytorch",
+        "0.1.6",
+        ("memory_efficient_attention_pytorch/flash_attention.py", "memory_efficient_attention_pytorch/transformer.py"),
+    ),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
