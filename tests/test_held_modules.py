@@ -12,10 +12,10 @@ from initlint.engine import lint_source
 BAD = (Path(__file__).parent / "idioms" / "reversible_branches_held_from_pair_list" / "bad.py").read_text(
     encoding="utf-8"
 )
-PAIRS = """        self.layers = nn.ModuleList([])
-        for _ in range(depth):
-            self.layers.append(nn.ModuleList([PreNormed(width, Mixer(width)), PreNormed(width, MLP(width))]))
-        self.chain = RevChain(self.layers)"""
+PAIRS = """        self.pairs = nn.ModuleList(
+            [nn.ModuleList([PreNormed(width, Mixer(width)), PreNormed(width, MLP(width))]) for _ in range(depth)]
+        )
+        self.blocks = nn.ModuleList([Coupling(f, g) for f, g in self.pairs])"""
 
 
 def messages(source: str) -> list[str]:
@@ -24,8 +24,8 @@ def messages(source: str) -> list[str]:
 
 def test_writers_are_named_where_pytorch_registers_them():
     assert messages(BAD) == [
-        "residual writer `layers.*.0.body.proj` init has no depth factor 1/sqrt(depth)",
-        "residual writer `layers.*.1.body.down` init has no depth factor 1/sqrt(depth)",
+        "residual writer `pairs.*.0.body.proj` init has no depth factor 1/sqrt(depth)",
+        "residual writer `pairs.*.1.body.down` init has no depth factor 1/sqrt(depth)",
     ]
 
 
@@ -34,7 +34,7 @@ def test_one_pair_held_by_every_block_is_not_read_as_one_per_block():
     shared = BAD.replace(
         PAIRS,
         """        self.pair = nn.ModuleList([PreNormed(width, Mixer(width)), PreNormed(width, MLP(width))])
-        self.chain = RevChain([self.pair for _ in range(depth)])""",
+        self.blocks = nn.ModuleList([Coupling(*self.pair) for _ in range(depth)])""",
     )
     assert messages(shared) == []
 
@@ -44,7 +44,7 @@ def test_an_init_through_the_blocks_reaches_the_registered_writers():
         PAIRS,
         PAIRS
         + """
-        for block in self.chain.blocks:
+        for block in self.blocks:
             nn.init.normal_(block.f.inner.body.proj.weight, std=0.02 / math.sqrt(depth))
             nn.init.normal_(block.g.inner.body.down.weight, std=0.02 / math.sqrt(depth))""",
     )
