@@ -759,6 +759,14 @@ UNTUNED_PACKAGES = (
     ),
     Package("pytorch-tabular", "1.2.0", ("pytorch_tabular/models/common/layers/transformers.py",)),
     Package("funasr", "1.4.16", ("funasr/models/sense_voice/model.py",)),
+    # opened_10n (round 10): never opened before the lead labelled them; labelled before any run
+    Package("linformer", "0.2.3", ("linformer/linformer.py",)),
+    Package("rela-transformer", "0.0.7", ("rela_transformer/rela_transformer.py",)),
+    Package(
+        "memory-efficient-attention-pytorch",
+        "0.1.6",
+        ("memory_efficient_attention_pytorch/flash_attention.py", "memory_efficient_attention_pytorch/transformer.py"),
+    ),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

@@ -52,6 +52,7 @@ SEEN_PARTS = (
     "seen_12a",
     "opened_12",
     "seen_13b",
+    "opened_10n",
 )
 
 

@@ -53,6 +53,10 @@ class WriterFacts:
 def writer_pattern(stack: Stack, writer: Writer) -> str:
     """The writer under its repeated container, each repeated module above it shown as `*` too
     (`stages.*.cells.*.mlp.fc2`), as `explain` names parameters."""
+    if not writer.node.is_under(stack.block):
+        # Held by the block, registered in another list first: named as PyTorch names it there.
+        path = _starred_path(writer.node)
+        return path if writer.ref.param == "weight" else f"{path}.{writer.ref.param}"
     container, path = _starred_path(stack.container), writer.ref.display
     return f"{container}.*.{path}" if container else f"*.{path}"
 

@@ -28,6 +28,7 @@ from initlint.analysis.call_arguments import bind_arguments
 from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
 from initlint.analysis.forward_expressions import ForwardExpressions
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardStatements, _Flow
+from initlint.analysis.held_modules import held_path
 from initlint.analysis.index import ClassInfo
 from initlint.analysis.interp import Interpreter
 from initlint.analysis.flow import (
@@ -320,7 +321,7 @@ class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, Stateme
         found = [w for last in branch.last for w in self.writers_of(last)[0]]
         found.extend((p.owner, "data flow", (), p.name) for p in branch.matrices)
         for writer, how, scales, param in found:
-            relative = writer.path[len(block.path) + 1 :] if block.path else writer.path
+            relative = held_path(block, writer) or (writer.path[len(block.path) + 1 :] if block.path else writer.path)
             # A matrix parameter is created by its own module's `__init__`; a layer by its parent's.
             owner = (writer.cls if param != "weight" else _creator(writer)) or block.cls
             if owner is None:

@@ -9,6 +9,7 @@ import libcst as cst
 from initlint.analysis.flow import is_norm
 from initlint.analysis.gates import settle_gates
 from initlint.analysis.construction import classes_built_declined, init_like
+from initlint.analysis.held_modules import held_per_block
 from initlint.analysis.index import ClassInfo, ModuleIndex, build_index
 from initlint.analysis import linking, presets
 from initlint.analysis.interp import Interpreter
@@ -155,6 +156,8 @@ def _stack_of(root: ModuleNode, container: ModuleNode, block: ModuleNode, reader
             # (The layer itself where the path also names another arm's layer.)
             inside = ref.layer is not None and ref.layer.path.startswith(f"{block.path}.")
             node = ref.layer if inside else block.descend(ref.path)
+            if node is None and ref.layer is not None and held_per_block(block, ref.layer):
+                node = ref.layer  # one of a list of branches, each block handed its own
             if node is not None:
                 writers.append(Writer(ref, add, node))
     reference = reference_std(root, {id(writer.node) for writer in writers})

@@ -52,6 +52,10 @@ _REDUCTION_OPS = {"mean", "sum", "var", "std", "var_mean", "std_mean", "linalg_v
 #: Element-wise maps that keep a statistic one (`rsqrt(mean + eps)`, `norm.clamp_min(eps)`).
 _STATISTIC_MAPS = {"pow", "sqrt", "rsqrt", "reciprocal", "abs", "clamp", "clamp_min", "clamp_max"}
 _ADD_OPS = {"add", "add_", "sub", "sub_"}
+#: Ops cutting a tensor into pieces: pieces of the stream are the parts a reversible block adds into.
+_SPLIT_OPS = {"split", "split_with_sizes", "chunk", "unbind", "unsafe_split", "unsafe_chunk"}
+#: Ops joining a list of tensors (their first argument).
+_JOIN_OPS = {"cat", "concat", "concatenate", "stack"}
 _SCALE_OPS = {"mul", "mul_", "div", "div_"}
 #: Ops whose outputs carry their input's tag unchanged (views, copies, eval-mode dropout).
 _CARRY_OPS = {
@@ -106,6 +110,9 @@ class Tag:
     #: For a branch: the other branches summed into it (`attn_out(a) + ff_out(f)`, a parallel
     #: block whose parent adds the sum into the stream), each with its own writer and factor.
     joined: tuple[Tag, ...] = ()
+    #: For a stream: which piece of a split stream it is (`x1, x2 = x.chunk(2, dim=-1)` of a
+    #: reversible block); None for the whole stream.
+    part: int | None = None
 
 
 @dataclass
@@ -116,6 +123,8 @@ class ResidualWrite:
     order: int
     #: The stream version the branch read: writes that read the same state are one residual layer.
     reads: int | None = None
+    #: The piece of a split stream it adds into (Tag.part); None for the whole stream.
+    part: int | None = None
 
 
 @dataclass
@@ -178,9 +187,9 @@ class ProvenanceMode(TorchDispatchMode):
         for tensor in inputs:
             self._tag(tensor, self._new_stream())
 
-    def _new_stream(self, normed: bool = False) -> Tag:
+    def _new_stream(self, normed: bool = False, part: int | None = None) -> Tag:
         self._versions += 1
-        return Tag("stream", normed=normed, version=self._versions)
+        return Tag("stream", normed=normed, version=self._versions, part=part)
 
     def _tag(self, tensor, tag: Tag | None) -> None:
         if isinstance(tensor, torch.Tensor) and tag is not None:
@@ -189,6 +198,10 @@ class ProvenanceMode(TorchDispatchMode):
 
     def tag_of(self, value) -> Tag | None:
         return self.tags.get(id(value)) if isinstance(value, torch.Tensor) else None
+
+    def _is_stream(self, value) -> bool:
+        tag = self.tag_of(value)
+        return tag is not None and tag.kind == "stream"
 
     def param_key(self, value) -> int | None:
         if not isinstance(value, torch.Tensor):
@@ -229,6 +242,12 @@ class ProvenanceMode(TorchDispatchMode):
             self._add(name, args, kwargs, out)
         elif name in _SCALE_OPS:
             self._scale(name, args, out)
+        elif name in _SPLIT_OPS and self._is_stream(args[0]):
+            whole = self.tag_of(args[0])
+            for part, piece in enumerate(out if isinstance(out, (tuple, list)) else (out,)):
+                self._tag(piece, replace(whole, part=part) if whole is not None else None)
+        elif name in _JOIN_OPS and args and isinstance(args[0], (tuple, list)):
+            self._join(list(args[0]), out)
         elif name in _CARRY_OPS:
             tag = self.tag_of(args[0]) if args else None
             for item in out if isinstance(out, (tuple, list)) else (out,):
@@ -312,12 +331,14 @@ class ProvenanceMode(TorchDispatchMode):
         if stream is not None and branch is not None:
             for tag in (branch, *branch.joined):
                 if tag.writer is not None:
-                    write = ResidualWrite(tag.writer, tag.factor, stream.normed, len(self.writes), tag.version)
+                    write = ResidualWrite(
+                        tag.writer, tag.factor, stream.normed, len(self.writes), tag.version, stream.part
+                    )
                     self.writes.append(write)
                     self._role(tag.writer, "writer")
-            self._tag(out, self._new_stream())
+            self._tag(out, self._new_stream(part=stream.part))
         elif stream is not None:
-            self._tag(out, self._new_stream())
+            self._tag(out, self._new_stream(part=stream.part))
         elif ltag is not None and rtag is not None and _writes(ltag) and _writes(rtag):
             self._tag(out, _joined(ltag, _times(rtag, alpha)))
         else:
@@ -369,6 +390,15 @@ class ProvenanceMode(TorchDispatchMode):
             self._tag(out, Tag("stream", normed=True, version=stream[1].version))
         else:
             self._tag(out, Tag("derived"))
+
+    def _join(self, tensors: list, out) -> None:
+        """`torch.cat([y1, y2], dim=-1)`: pieces of the stream joined are the whole stream again
+        (a reversible block hands on its two halves so); anything else as any other op."""
+        tags = [self.tag_of(tensor) for tensor in tensors if isinstance(tensor, torch.Tensor)]
+        if tags and all(tag is not None and tag.kind == "stream" for tag in tags):
+            self._tag(out, self._new_stream(normed=all(tag.normed for tag in tags if tag is not None)))
+        else:
+            self._default(tensors, out)
 
     def _default(self, tensors: list, out) -> None:
         tags = [tag for tag in map(self.tag_of, tensors) if tag is not None]
@@ -482,7 +512,7 @@ def map_forward(model: torch.nn.Module, inputs: dict[str, Any] | tuple) -> Forwa
         for name in keys.get(key, []):
             result.norm_offsets[name] = offset
     result.writes = [(keys.get(w.param_key, []), w.factor, w.into_normed, w.order) for w in mode.writes]
-    result.layers = residual_layers([w.reads for w in mode.writes])
+    result.layers = residual_layers([w.reads for w in mode.writes], [w.part for w in mode.writes])
     return result
 
 
@@ -503,6 +533,18 @@ def _unfused_attention() -> Iterator[None]:
         mha.set_fastpath_enabled(enabled)
 
 
-def residual_layers(reads: list[int | None]) -> int:
-    """Distinct stream states read by the writes' branches; a write of unknown origin is its own."""
-    return len({read for read in reads if read is not None}) + sum(1 for read in reads if read is None)
+def residual_layers(reads: list[int | None], parts: list[int | None] | None = None) -> int:
+    """Distinct stream states read by the writes' branches; a write of unknown origin is its own.
+    Writes into a piece of a split stream (a reversible block: `y1 = x1 + f(x2)`, `y2 = x2 +
+    g(y1)`) sum only within that piece: N counts those into the whole stream and those into the
+    piece that takes the most, as the static analysis counts them."""
+    pieces = parts if parts is not None else [None] * len(reads)
+    by_part: dict[int | None, list[int | None]] = {}
+    for read, part in zip(reads, pieces):
+        by_part.setdefault(part, []).append(read)
+
+    def distinct(states: list[int | None]) -> int:
+        return len({read for read in states if read is not None}) + sum(1 for read in states if read is None)
+
+    whole = distinct(by_part.pop(None, []))
+    return whole + max((distinct(states) for states in by_part.values()), default=0)

@@ -469,3 +469,84 @@ def test_a_product_with_a_statistic_of_another_tensor_keeps_the_writer():
 
     names, _ = writers_of(GatedBlock)
     assert names == ["out.weight"]
+
+
+class Halves(torch.autograd.Function):
+    """Runs reversible blocks without storing activations, as memory-saving stacks do."""
+
+    @staticmethod
+    def forward(ctx, x, blocks):
+        for block in blocks:
+            x = block(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, dy):
+        return dy, None
+
+
+class Coupling(nn.Module):
+    """`y1 = x1 + f(x2)`, `y2 = x2 + g(y1)` on the two halves of the stream, under `no_grad`."""
+
+    def __init__(self, f, g) -> None:
+        super().__init__()
+        self.f, self.g = f, g
+
+    def forward(self, x):
+        x1, x2 = torch.chunk(x, 2, dim=-1)
+        with torch.no_grad():
+            y1 = x1 + self.f(x2)
+            y2 = x2 + self.g(y1)
+        return torch.cat([y1, y2], dim=-1)
+
+
+class ReversibleLM(nn.Module):
+    """The branches registered first in a list of pairs, then handed to the coupling blocks."""
+
+    def __init__(self, depth: int, writer_std: float | None = None) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, WIDTH)
+        self.pairs = nn.ModuleList(
+            nn.ModuleList(
+                nn.Sequential(nn.LayerNorm(WIDTH), nn.Linear(WIDTH, WIDTH, bias=False), nn.Linear(WIDTH, WIDTH))
+                for _ in range(2)
+            )
+            for _ in range(depth)
+        )
+        self.blocks = nn.ModuleList(Coupling(f, g) for f, g in self.pairs)
+        self.norm = nn.LayerNorm(WIDTH)
+        self.head = nn.Linear(WIDTH, VOCAB, bias=False)
+        if writer_std is not None:
+            with torch.no_grad():
+                for name, param in self.named_parameters():
+                    if param.dim() == 2:
+                        param.normal_(0, writer_std if name.endswith("2.weight") else 0.02)
+                    elif name.endswith("2.bias"):
+                        param.zero_()
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        x = Halves.apply(torch.cat([x, x], dim=-1), self.blocks)
+        x = torch.stack(x.chunk(2, dim=-1)).mean(dim=0)
+        return self.head(self.norm(x))
+
+
+def test_reversible_halves_are_written_once_per_block_each():
+    """The adds happen on the halves of a stream joined again after each block, inside a custom
+    autograd function under `no_grad`: every branch writes, and each half takes one add per
+    block, so N is the depth (as the static analysis counts it), not twice the depth."""
+    with torch.device("meta"):
+        model = ReversibleLM(depth=3)
+    fmap = map_forward(model, (torch.zeros(1, 4, dtype=torch.long, device="meta"),))
+    assert {name for name in fmap.writer_names if name.startswith("pairs.")} == {
+        f"pairs.{layer}.{branch}.2.weight" for layer in range(3) for branch in range(2)
+    }
+    assert len(fmap.writes) == 2 * 3 and fmap.layers == 3
+
+
+def test_a_reversible_stack_scaled_by_its_depth_is_right():
+    depth = 4
+    report = verify(lambda: ReversibleLM(depth, writer_std=0.02 / math.sqrt(depth)), materialize=False)
+    assert report.ok, report
+    report = verify(lambda: ReversibleLM(depth, writer_std=0.02), materialize=False)
+    assert report.codes() == ["INI101"], report
