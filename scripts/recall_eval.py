@@ -51,6 +51,7 @@ SEEN_PARTS = (
     "seen_12b",
     "seen_12a",
     "opened_12",
+    "seen_13a",
 )
 
 
