@@ -767,6 +767,15 @@ UNTUNED_PACKAGES = (
         "0.1.6",
         ("memory_efficient_attention_pytorch/flash_attention.py", "memory_efficient_attention_pytorch/transformer.py"),
     ),
+    # seen_13a (round 11 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("fiveattn", "0.1.1", ("fiveattn/model.py",)),
+    Package("rumi-llm", "1.0.0", ("rumi/rumi_transformer.py",)),
+    Package("seren-llm", "0.1.3", ("seren/modeling_seren.py",)),
+    Package("wiola13m", "1.0.1", ("wiola13m/modeling_wiola.py",)),
+    Package("scratchgpt", "0.5.1", ("scratchgpt/model/model.py",)),
+    Package("tror-yong-lm", "0.0.1", ("tror_yong_lm/slm.py",)),
+    Package("torchmamba", "0.1.2", ("torchmamba/mamba1/block.py",)),
+    Package("mambatransformer", "0.0.4", ("mamba_transformer/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

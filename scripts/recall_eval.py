@@ -53,6 +53,7 @@ SEEN_PARTS = (
     "opened_12",
     "seen_13b",
     "opened_10n",
+    "seen_13a",
 )
 
 

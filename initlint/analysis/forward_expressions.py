@@ -39,7 +39,8 @@ from initlint.analysis.flow import (
     standardised,
     stored_key,
 )
-from initlint.analysis.forward_bindings import aligned, builtin_call, plain_arguments
+from initlint.analysis.forward_bindings import aligned, builtin_call, module_items, plain_arguments
+from initlint.analysis.forward_statements import MAX_UNROLL
 from initlint.analysis.knowledge.conventions import (
     ADDING_FUNCTIONS,
     ADDING_METHODS,
@@ -265,16 +266,35 @@ class ForwardExpressions:
     def _comprehension(self, node: cst.ListComp | cst.GeneratorExp, env: Env, flow: _Flow, depth: int) -> Any:
         """`[self.fn(piece) for piece in x.chunk(n, dim=1)]`: each item is the element computed
         from a part of the tensor walked (a slice keeps where it came from); like a list written
-        out, the comprehension stands for its item. Only one plain `for` over a tensor is read."""
+        out, the comprehension stands for its item. Only one plain `for` over a tensor, or over
+        a list of layers, is read: `[head(x) for head in self.heads]` (attention as a list of
+        single-head modules) holds what each layer makes of its input, the first standing for
+        all as in a list written out."""
         loop = node.for_in
         if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
             return UNKNOWN
         walked = self._eval(loop.iter, env, flow, depth)
+        layers = module_items(walked)
+        if layers is not None:
+            return self._over_layers(node.elt, loop.target.value, layers, env, flow, depth)
         if not (walked is STREAM or walked is NORMED or walked is MAYBE_NORMED or isinstance(walked, Branch)):
             return UNKNOWN
         inner = Env(dict(env.names))
         inner.names[loop.target.value] = walked
         return self._eval(node.elt, inner, flow, depth)
+
+    def _over_layers(
+        self, element: cst.BaseExpression, target: str, layers: list[Any], env: Env, flow: _Flow, depth: int
+    ) -> Any:
+        """The items of a comprehension walking a list of layers, each element computed with the
+        target bound to one layer in turn: the first that is known."""
+        for layer in layers[:MAX_UNROLL]:
+            inner = Env(dict(env.names))
+            inner.names[target] = layer
+            value = self._eval(element, inner, flow, depth)
+            if value is not UNKNOWN:
+                return value
+        return UNKNOWN
 
     def _comprehended(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Seq | None:
         """`q, k, v = tuple(rearrange(t, "b n (h d) -> b h n d") for t in (q, k, v))` unpacked:
