@@ -513,11 +513,7 @@ def _store_dataclass_fields(node: ModuleNode, mro: list[ClassInfo], args: list[A
 @functools.lru_cache(maxsize=512)  # asked each time the `if` runs
 def chooses_child(choice: cst.If) -> bool:
     """`if flag: self.encoder = StableEncoder(config) else: self.encoder = Encoder(config)`: both
-    arms of a plain `if`/`else` build a module under the same attribute, at their top level. A
-    factory's `if kind == "glu": return GLUFeedForward(...)` chooses too: the code after it
-    builds the other one."""
-    if choice.orelse is None:
-        return _RETURNED in _attributes_built(choice.body.body)
+    arms of a plain `if`/`else` build a module under the same attribute, at their top level."""
     if not isinstance(choice.orelse, cst.Else):
         return False
     return bool(_attributes_built(choice.body.body).keys() & _attributes_built(choice.orelse.body.body).keys())
@@ -525,10 +521,7 @@ def chooses_child(choice: cst.If) -> bool:
 
 def classes_built_declined(choice: cst.If, decided: bool) -> set[str]:
     """The plain names called to build the children the decision of a child-choosing `if` leaves
-    out (`Encoder(config)`, and `Block` in `nn.ModuleList([Block(...) for ...])`). A factory's
-    `if` without `else`, taken, leaves out code this statement does not hold: none are named."""
-    if decided and choice.orelse is None:
-        return set()
+    out (`Encoder(config)`, and `Block` in `nn.ModuleList([Block(...) for ...])`)."""
     declined = choice.orelse.body.body if decided and isinstance(choice.orelse, cst.Else) else choice.body.body
     finder = _CalledNames()
     for value in _attributes_built(declined).values():
@@ -545,18 +538,12 @@ class _CalledNames(cst.CSTVisitor):
             self.names.add(node.func.value)
 
 
-#: The key `_attributes_built` files a `return Something(...)` under (no attribute has it).
-_RETURNED = "<return>"
-
-
 def _attributes_built(statements: Sequence[cst.CSTNode]) -> dict[str, cst.Call]:
     """The attributes `obj.name = Something(...)` statements at the top of a block assign, with
-    the call that builds each; a `return Something(...)` there under `_RETURNED`."""
+    the call that builds each."""
     built = {}
     for statement in statements:
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
-                built[_RETURNED] = small.value
             if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.value, cst.Call):
                 continue
             target = small.targets[0].target
