@@ -297,7 +297,7 @@ def _build_class_root(
     except (StepBudgetExceeded, RecursionError):
         return None
     root.uncalled_init = uncalled_init_functions(index, root, interp, uses)
-    root.unchanged_by_uncalled = unchanged_by_uncalled(interp, root)
+    root.unchanged_by_uncalled = unchanged_by_uncalled(interp, root, uses)
     root.incomplete = interp.incomplete
     root.runs_init_code = _runs_init_code(interp, root)
     return root

@@ -232,15 +232,16 @@ def _method_of(index: ModuleIndex, cls: ClassInfo, name: str) -> cst.FunctionDef
     return found[1] if found is not None else None
 
 
-def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode) -> set[int]:
+def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode, uses: NameUses | None = None) -> set[int]:
     """The parameters whose verdict holds if the uncalled inits are applied after all: where each
     is a per-module function (a method of the model, `param_init_fn(self, module)`, or one of the
     file, `init_params(module)`, for a trainer to `apply` to every module), run over every module.
     A parameter's init stays what it is, or, by such a function of the file, is drawn afresh with
     a plain std that has no depth factor either (`normal_(std=0.02)`: recorded in
-    `root.redrawn_by_uncalled` for the evidence). A method of the model keeps the stricter test:
-    where the file calls it, that caller's analysis answers; where nothing does, the single-file
-    fallback assumes it applied."""
+    `root.redrawn_by_uncalled` for the evidence). So is a method of the model the file never names
+    (`uses`): a transformers model whose constructor leaves out `post_init()` leaves its
+    `_init_weights` to a loader. A method the file does name keeps the stricter test: that
+    caller's analysis answers (the single-file fallback runs the others where it can)."""
     methods = []
     reached: set[int] = set()  # parameters of the parts whose own uncalled methods may redraw them
     for qualified in root.uncalled_init:
@@ -265,7 +266,16 @@ def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode) -> set[int]:
         if found is None or found[0].name != owner_name or len(found[1].params.params) != 2:
             return set()
         methods.append((FuncRef(found[1], found[0], ModRef(root)), qualified))
-    held = _unchanged_when_run(interp, root, methods) if methods else {id(p) for _, p in root.named_parameters()}
+    # A method the file names is applied where it is named: that caller's analysis answers.
+    unnamed = (
+        bool(methods) and uses is not None and not root.foreign and not uses.is_used(methods[0][1].rpartition(".")[2])
+    )
+    redraw_holds = len(methods) == 1 and (methods[0][0].owner is None or unnamed)
+    held = (
+        _unchanged_when_run(interp, root, methods, redraw_holds)
+        if methods
+        else {id(p) for _, p in root.named_parameters()}
+    )
     return held - reached
 
 
@@ -283,7 +293,9 @@ def _reach_of_part_method(interp: Interpreter, root: ModuleNode, owner: str, nam
     return {id(param) for part in parts for _, param in part.named_parameters()}
 
 
-def _unchanged_when_run(interp: Interpreter, root: ModuleNode, methods: list[tuple[FuncRef, str]]) -> set[int]:
+def _unchanged_when_run(
+    interp: Interpreter, root: ModuleNode, methods: list[tuple[FuncRef, str]], redraw_holds: bool
+) -> set[int]:
     params = [param for _, param in root.named_parameters()]
     before = {id(param): list(param.ops) for param in params}
     saved = (interp.incomplete, set(interp.executed))
@@ -309,7 +321,7 @@ def _unchanged_when_run(interp: Interpreter, root: ModuleNode, methods: list[tup
             continue
         if _same_init(final_init(param), new):
             held.add(id(param))
-        elif len(methods) == 1 and methods[0][0].owner is None and _plain_std(new) and _depth_free(final_init(param)):
+        elif redraw_holds and _plain_std(new) and _depth_free(final_init(param)):
             held.add(id(param))
             root.redrawn_by_uncalled[id(param)] = (methods[0][1], new)
     return held
@@ -326,10 +338,11 @@ _FANS = frozenset({"fan_in", "fan_out", "fan_avg"})
 
 
 def _plain_std(final: FinalInit) -> bool:
-    """Drawn with a std that is a plain nonzero number (`normal_(std=0.02)`), nothing after it:
-    no depth factor, whichever stack the parameter is in."""
+    """Drawn with a nonzero std that is a plain number (`normal_(std=0.02)`) or depends on the
+    layer's fans alone (`xavier_normal_`), nothing after it: no depth factor, whichever stack the
+    parameter is in."""
     std = final.std
-    return final.certain and std is not None and std.const != 0 and not std.atoms and not _scales(final)
+    return _depth_free(final) and std is not None and std.const != 0 and not _scales(final)
 
 
 def _same_init(old: FinalInit, new: FinalInit) -> bool:
