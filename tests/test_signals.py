@@ -19,27 +19,10 @@ import pytest
 
 from gpt_parts import GENERIC_INIT, gpt
 from initlint.parallel import usable_cpus
+from processes import alive, default_signal_handling, wait_until
 from robustness_inputs import nano_gpt
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and /proc")
-
-
-def wait_until(condition, timeout: float = 60.0, interval: float = 0.1) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(interval)
-    return condition()
-
-
-def alive(pid: int) -> bool:
-    """Running (a zombie waiting to be reaped counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def children(pid: int) -> list[int]:
@@ -78,6 +61,7 @@ def test_workers_go_away_when_the_parent_is_killed(tmp_path, signum):
         [sys.executable, "-m", "initlint", "check", "--isolated", "-j", "2", str(folder)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=default_signal_handling,
     )
     try:
         assert wait_until(lambda: len(children(parent.pid)) >= 2), "the workers never started"

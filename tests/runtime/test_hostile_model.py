@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ import pytest
 pytest.importorskip("torch")
 
 from initlint.runtime.isolation import run_isolated  # noqa: E402
+from processes import alive, default_signal_handling, wait_until  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: /proc, prctl, RLIMIT_AS")
 
@@ -65,23 +65,6 @@ def write_model(folder: Path, body: str = "pass", top: str = "") -> Path:
 
 def run(path, timeout: float = 120, memory: int | None = None):
     return run_isolated({"file": str(path), "policy": "none"}, timeout, memory)
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def wait_until(condition, timeout: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 def test_the_child_gets_a_trimmed_environment_and_its_own_folder(tmp_path, monkeypatch):
@@ -191,6 +174,7 @@ def runtime_run(tmp_path: Path, model: Path) -> tuple[subprocess.Popen, Path]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=dict(os.environ, TMPDIR=str(temporary)),
+        preexec_fn=default_signal_handling,
     )
     return process, temporary
 
