@@ -199,9 +199,10 @@ class ProvenanceMode(TorchDispatchMode):
     def tag_of(self, value) -> Tag | None:
         return self.tags.get(id(value)) if isinstance(value, torch.Tensor) else None
 
-    def _is_stream(self, value) -> bool:
+    def _stream_tag(self, value) -> Tag | None:
+        """The value's tag when it is (a piece of) the residual stream."""
         tag = self.tag_of(value)
-        return tag is not None and tag.kind == "stream"
+        return tag if tag is not None and tag.kind == "stream" else None
 
     def param_key(self, value) -> int | None:
         if not isinstance(value, torch.Tensor):
@@ -242,10 +243,9 @@ class ProvenanceMode(TorchDispatchMode):
             self._add(name, args, kwargs, out)
         elif name in _SCALE_OPS:
             self._scale(name, args, out)
-        elif name in _SPLIT_OPS and self._is_stream(args[0]):
-            whole = self.tag_of(args[0])
+        elif name in _SPLIT_OPS and (whole := self._stream_tag(args[0])) is not None:
             for part, piece in enumerate(out if isinstance(out, (tuple, list)) else (out,)):
-                self._tag(piece, replace(whole, part=part) if whole is not None else None)
+                self._tag(piece, replace(whole, part=part))
         elif name in _JOIN_OPS and args and isinstance(args[0], (tuple, list)):
             self._join(list(args[0]), out)
         elif name in _CARRY_OPS:
@@ -394,9 +394,10 @@ class ProvenanceMode(TorchDispatchMode):
     def _join(self, tensors: list, out) -> None:
         """`torch.cat([y1, y2], dim=-1)`: pieces of the stream joined are the whole stream again
         (a reversible block hands on its two halves so); anything else as any other op."""
-        tags = [self.tag_of(tensor) for tensor in tensors if isinstance(tensor, torch.Tensor)]
-        if tags and all(tag is not None and tag.kind == "stream" for tag in tags):
-            self._tag(out, self._new_stream(normed=all(tag.normed for tag in tags if tag is not None)))
+        tags = [self._stream_tag(tensor) for tensor in tensors if isinstance(tensor, torch.Tensor)]
+        streams = [tag for tag in tags if tag is not None]
+        if tags and len(streams) == len(tags):
+            self._tag(out, self._new_stream(normed=all(tag.normed for tag in streams)))
         else:
             self._default(tensors, out)
 
