@@ -2,9 +2,9 @@
 
 A mixin of the forward reader: a call applies a layer (a norm, a gate, a linear: the branch's
 last layer), runs a helper of the file or a method of the module with the caller's values (its
-adds are the caller's), reads a residual wrapper's own adds, makes the add a library layer
-makes (a fused add-and-norm, a stream connection or the adder one hands out), or is a tensor
-method or `torch` function that keeps, mixes or drops what it is handed.
+adds are the caller's), or is a tensor method or `torch` function that keeps, mixes or drops
+what it is handed. The adds a called module makes itself (a residual wrapper, a fused
+add-and-norm, a stream connection) are read in `forward_adders`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import libcst as cst
 from initlint.analysis.abstract import (
     UNKNOWN,
     ClassRef,
-    Const,
     Env,
     FuncRef,
     Lambda,
@@ -28,9 +27,9 @@ from initlint.analysis.abstract import (
     ParamRef,
     Seq,
     bound_method,
-    truth,
 )
 from initlint.analysis.root_parameters import dataclass_fields
+from initlint.analysis.forward_adders import _items_handed_back
 from initlint.analysis.forward_expressions import _member
 from initlint.analysis.forward_bindings import tuple_literals
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, note_loop_call
@@ -71,10 +70,9 @@ from initlint.analysis.knowledge.conventions import (
     TENSOR_METADATA,
 )
 from initlint.analysis.index import ClassInfo
-from initlint.analysis.call_arguments import bind_arguments, call_argument
+from initlint.analysis.call_arguments import bind_arguments
 from initlint.analysis.knowledge.specs import CallsArgument
-from initlint.analysis.layers import layer_type
-from initlint.analysis.model import ModuleNode, ResidualAdd, WriterRef
+from initlint.analysis.model import ModuleNode, ResidualAdd
 
 if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Interpreter
@@ -123,6 +121,18 @@ class ForwardCalls:
         def _apply_called(
             self, module: ModuleNode, call: cst.Call, args: list[Any], carried: Any, depth: int
         ) -> Any: ...
+
+        def _adding_layer(
+            self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
+        ) -> Any: ...
+
+        def _added(self, adder: Adder, output: Any, call: cst.Call, flow: _Flow) -> Any: ...
+
+        def _adds_within(
+            self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int
+        ) -> list[ResidualAdd] | None: ...
+
+        def _adds_beside(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any: ...
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         resolved = self.interp.index.resolve(node.func) or ""
@@ -388,106 +398,6 @@ class ForwardCalls:
         layers = [id(layer) for branch in branches for layer in branch.last]
         return outputs if len(branches) == len(outputs.items) and len(set(layers)) == len(layers) else None
 
-    def _adding_layer(
-        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
-    ) -> Any:
-        """A library layer whose call makes (or hands out) a residual add: a fused add-and-norm,
-        a stream connection. None for any other module."""
-        fused = self._fused_add_norm(module, call, args, flow, depth)
-        return fused if fused is not None else self._connection(module, call, args, flow, depth, carried)
-
-    def _fused_add_norm(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
-        """A fused add-and-norm layer handed the stream (`norm(branch, residual, prenorm=True)`):
-        the residual add happens in the call; the caller gets the normalised sum, and with the
-        switch on the pair of it and the sum, which goes on as the stream. None for any other call."""
-        spec = layer_type(self.interp.knowledge, module.type_name)
-        fused = spec.adds_residual if spec is not None else None
-        given = call_argument(call, args, fused.residual) if fused is not None and args else None
-        if fused is None or given is None:
-            return None
-        # `residual=None` (the first layer of a stack that carries the pair): only `x` is normalised.
-        none = isinstance(given[1], Const) and given[1].value is None
-        total = args[0] if none else self._add(args[0], given[1], call, flow)
-        normed = self._apply_module(module, total, depth)
-        switch = call_argument(call, args, fused.returns_sum)
-        returns_sum = (
-            truth(self._value(switch[0], Env({"self": ModRef(flow.node)}))) if switch else fused.returns_sum.default
-        )
-        if returns_sum is None:
-            return UNKNOWN
-        return Seq([normed, total]) if returns_sum else normed
-
-    def _connection(
-        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
-    ) -> Any:
-        """A stream connection (hyper-connections) handed the stream: it hands back the branch
-        input (the streams mixed, not normalised) and an adder (`branch_input, add = hc(x)`);
-        built around its branch, it runs the branch on that input with the call's other
-        arguments and adds what the branch returns (`x = hc(x)`). None for any other module."""
-        spec = layer_type(self.interp.knowledge, module.type_name)
-        connection = spec.connection if spec is not None else None
-        if connection is None or not args:
-            return None
-        adder = Adder(args[0], truth(module.attrs.get(connection.adds, UNKNOWN)))
-        branch = module.children.get(connection.branch)
-        if branch is None:
-            return Seq([args[0], adder])
-        return self._added(adder, self._call_value(ModRef(branch), call, args, flow, depth, carried), call, flow)
-
-    def _added(self, adder: Adder, output: Any, call: cst.Call, flow: _Flow) -> Any:
-        """An adder called on a branch output: the add into the stream its connection was handed.
-        Switched off, the output comes back alone; where the switch is undecided no add is
-        counted, and the stream goes on."""
-        if adder.adds is False:
-            return output
-        if adder.adds is None:
-            return join(adder.stream, output)
-        return self._add(adder.stream, output, call, flow)
-
-    def _adds_within(
-        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int
-    ) -> list[ResidualAdd] | None:
-        """A module handed the stream whose own `forward` adds its input back and returns only
-        the sum (a residual wrapper: `return self.fn(self.norm(x)) + x`, or `(out + x, *rest)` for
-        a tuple): its adds belong to the block that calls it, and what it hands on is the stream.
-        A branch the caller hands it (`self.sublayer(x, self.mlp)`, `lambda h: self.attn(h, h, h)`)
-        runs where the wrapper calls it. One that only adds a value computed from something else
-        (a position bias: `x + self.table(coords)`) hands the stream on with no add of its own.
-        None for any other module."""
-        if module.cls is None or depth >= MAX_FORWARD_DEPTH:
-            return None
-        forward = self.interp.index.find_method(module.cls, "forward")
-        bound = bind_arguments(forward[1], [ModRef(module)] + args, call) if forward is not None else {}
-        handed = {name: value for name, value in bound.items() if isinstance(value, (ModRef, Lambda))}
-        inner = self._read(module, depth + 1, handed=handed)
-        if inner is None or not (inner.adds or inner.offset and inner.returns):
-            return None
-        if any(value is not STREAM for value in inner.returns):
-            return None
-        handed_back = _items_handed_back(inner)
-        if handed_back is not None:
-            flow.unpacked[id(call)] = handed_back
-        block = flow.block or flow.node
-        # Each `return` hands back one sum: arms that add the same writers (a plain and a tuple
-        # output) are one add per call.
-        adds: dict[tuple[str, ...], ResidualAdd] = {}
-        for add in inner.adds:
-            add.writers = [replace(ref, path=_relative(ref, module, block)) for ref in add.writers]
-            add.site = _relative_path(module, block)
-            adds.setdefault(tuple(ref.path for ref in add.writers), add)
-        return list(adds.values())
-
-    def _adds_beside(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
-        """A module handed the stream beside its input (ViT's `self.output(hidden, x)`), or the
-        stream and a branch computed before (`self.resid(x, h)`), whose own `forward` adds it back
-        (`dense(hidden) + residual`, `x + self.branch(y)`): read with the caller's values, its own
-        helpers included, the add is the caller's, at the call. None where its `forward` adds
-        nothing so."""
-        forward = self.interp.index.find_method(module.cls, "forward") if module.cls is not None else None
-        if forward is None or not flow.recording:
-            return None
-        return self._inline(forward[1], [ModRef(module)] + args, call, flow, depth, only_adding=True, inlined=module)
-
     def _runs_with_arguments(self, module: ModuleNode, args: list[Any]) -> cst.FunctionDef | None:
         """The method to read with the call's own arguments, where a module is no layer applied
         to its input: a plain callable object (diffusers' attention processor, called as
@@ -640,15 +550,6 @@ def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
     return False
 
 
-def _items_handed_back(flow: _Flow) -> Seq | None:
-    """What each item of the tuple a `forward` hands back holds (`return residual,
-    self.norm_2(x)`: the stream and its norm), where every `return` writes out one as long."""
-    items = flow.returned_items
-    if len(items) != len(flow.returns) or not items[0] or any(len(other) != len(items[0]) for other in items):
-        return None
-    return Seq([functools.reduce(join, [returned[i] for returned in items]) for i in range(len(items[0]))])
-
-
 def _callable_handed_back(returns: list[Any]) -> Any:
     """The module a helper hands back (`identity(attn)`), or the function it defines and hands
     back (`make_checkpointable(attn)`'s `inner`, closing over `attn`), where every `return`
@@ -664,19 +565,6 @@ def _callable_handed_back(returns: list[Any]) -> Any:
 def _closure(value: Any) -> TypeGuard[FuncRef]:
     """A function written inside the `forward` being read."""
     return isinstance(value, FuncRef) and value.owner is None and isinstance(value.closure, Env)
-
-
-def _relative_path(module: ModuleNode, block: ModuleNode) -> str:
-    return module.path[len(block.path) + 1 :] if block.path else module.path
-
-
-def _relative(ref: WriterRef, wrapper: ModuleNode, block: ModuleNode) -> str:
-    """A wrapper's writer as the calling block names it: one of the wrapper's own layers under
-    the wrapper's name, one the block handed it (`self.mlp`) under its own."""
-    layer = ref.layer
-    if layer is not None and not layer.is_under(wrapper) and layer.is_under(block):
-        return _relative_path(layer, block)
-    return f"{_relative_path(wrapper, block)}.{ref.path}"
 
 
 def _is_super(node: cst.BaseExpression) -> bool:

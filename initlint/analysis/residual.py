@@ -25,6 +25,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, ModRef, Seq, truth
 from initlint.analysis.call_arguments import bind_arguments
+from initlint.analysis.forward_adders import ForwardAdders
 from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
 from initlint.analysis.forward_expressions import ForwardExpressions
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, ForwardStatements, _Flow
@@ -55,7 +56,7 @@ from initlint.analysis.statements import StatementWalker
 _Found = tuple[ModuleNode, str, tuple[RuntimeScale, ...], str]
 
 
-class ForwardReader(ForwardCalls, ForwardExpressions, ForwardStatements, StatementWalker[_Flow]):
+class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStatements, StatementWalker[_Flow]):
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
         self._writers: dict[int, tuple[Any, ...]] = {}
