@@ -777,6 +777,33 @@ UNTUNED_PACKAGES = (
     Package("tror-yong-lm", "0.0.1", ("tror_yong_lm/slm.py",)),
     Package("torchmamba", "0.1.2", ("torchmamba/mamba1/block.py",)),
     Package("mambatransformer", "0.0.4", ("mamba_transformer/model.py",)),
+    # held_out_14 (round 12): two labellers read these before anyone ran initlint on them; held out
+    Package("openelm-pytorch", "0.1.0", ("openelm_pytorch/openelm.py",)),
+    Package("bitnet", "0.2.5", ("bitnet/bit_mamba.py",)),
+    Package("slm388-torchdiff", "0.1.74", ("torchdiff/model.py",)),
+    Package("stackformers", "4.6.0", ("stackformers/attention/self_attn.py", "stackformers/feedforward/swiglu.py")),
+    Package("givt-pytorch", "0.0.3", ("givt_pytorch/model.py",)),
+    Package("vit-pytorch-implementation", "1.0.2", ("vit_pytorch/lilvit.py",)),
+    Package("tabular-transformers", "0.1.1", ("fttransformer/model.py",)),
+    Package("multihead-latent-attention", "0.1.0", ("mla/attention.py",)),
+    Package("slm-trainer", "0.1.0.0", ("slm_trainer/model/attention.py", "slm_trainer/model/transformer.py")),
+    Package(
+        "coordinate-descent-attention", "0.0.11", ("coordinate_descent_attention/coordinate_descent_attention.py",)
+    ),
+    Package("ezgatr", "0.1.0b1", ("ezgatr/nets/mv_only_gatr.py",)),
+    Package(
+        "rq-transformer",
+        "0.1.9",
+        ("rq_transformer/rq_transformer.py", "rq_transformer/hierarchical_causal_transformer.py"),
+    ),
+    Package("mambabyte", "0.0.2", ("mambabyte/model.py",)),
+    Package("en-transformer", "1.6.6", ("en_transformer/en_transformer.py",)),
+    Package("opennmt-py", "3.5.1", ("onmt/modules/position_ffn.py", "onmt/modules/multi_headed_attn.py")),
+    Package("sockeye", "3.1.34", ("sockeye/transformer.py", "sockeye/layers.py")),
+    Package("switlm", "0.1.1", ("switlm/model.py",)),
+    Package("convnextpl", "0.0.1", ("convnextpl/models/blocks.py",)),
+    Package("chromoformer", "1.1.3", ("chromoformer/modules.py",)),
+    Package("simple-transformer", "0.0.1", ("simple_transformer/transformer_block.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
