@@ -29,6 +29,7 @@ from initlint.analysis.knowledge.conventions import LAYER_INDEX
 from initlint.analysis.python_operators import binary as binary
 from initlint.analysis.python_operators import boolean as boolean
 from initlint.analysis.python_operators import compare as compare
+from initlint.analysis.python_operators import pattern_matches as pattern_matches
 from initlint.analysis.python_operators import unary as unary
 from initlint.analysis.values import Monomial
 
