@@ -211,7 +211,9 @@ def iterate(interp: "Interpreter", value: Any) -> Seq | None:
     if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
         children = list(value.node.children.values())
         repeat = children[0].repeat if len(children) == 1 else None
-        return Seq([ModRef(child) for child in children], repeat)
+        # A layer built per pass as one of several kinds is walked as any of them (`for blk in
+        # self.blocks: if isinstance(blk, Attn): ...`), as an attribute holding one is read.
+        return Seq([ModRef(child, child.with_alternatives()[1:]) for child in children], repeat)
     return None
 
 
