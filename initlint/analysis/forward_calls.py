@@ -136,10 +136,9 @@ class ForwardCalls:
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         resolved = self.interp.index.resolve(node.func) or ""
-        args = [self._argument(arg.value, resolved in CONCATENATING, env, flow, depth) for arg in node.args]
+        args = self._arguments(node, resolved, env, flow, depth)
         carried = carried_by(node, args)
         func = node.func
-        note_loop_call(func, flow)
         described, value = self._library_function(node, resolved, args, env, flow, depth)
         if described:
             return value
@@ -180,6 +179,18 @@ class ForwardCalls:
         if added is not None:
             return added  # `x.add_(branch)`, `torch.add(x, branch, out=x)`
         return UNKNOWN if name in TENSOR_METADATA else tensor_call(receiver, name, args, carried)
+
+    def _arguments(self, node: cst.Call, resolved: str, env: Env, flow: _Flow, depth: int) -> list[Any]:
+        """The call's arguments, read with the names they read kept apart from those the
+        statement read before the call: those are what a block of a loop is handed."""
+        read_before, flow.runs.read = flow.runs.read, set()
+        try:
+            args = [self._argument(arg.value, resolved in CONCATENATING, env, flow, depth) for arg in node.args]
+        finally:
+            handed, flow.runs.read = flow.runs.read, read_before
+            read_before |= handed
+        note_loop_call(node.func, handed, flow)
+        return args
 
     def _library_function(
         self, call: cst.Call, resolved: str, args: list[Any], env: Env, flow: _Flow, depth: int

@@ -601,14 +601,16 @@ def _plain_function(value: Any) -> cst.FunctionDef | None:
 _LISTS = ("container", "sequential")
 
 
-def note_loop_call(func: cst.BaseExpression, flow: _Flow) -> None:
+def note_loop_call(func: cst.BaseExpression, handed: set[str], flow: _Flow) -> None:
     """A call in a loop's body: of a name the loop binds to a block (`blk(x)`, `blk.forward(x)`),
-    with the names read so far; or of a method changing its object in place (`outs.append(y)`)."""
+    with the names its arguments read (not the others the statement read before it: `acc` in
+    `acc = acc + expert(x)` is no input of the expert); or of a method changing its object in
+    place (`outs.append(y)`)."""
     if not flow.loops.open:
         return
     callee = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
     if isinstance(callee, cst.Name):
-        flow.loops.called(callee.value, flow.runs.read, flow.statement)
+        flow.loops.called(callee.value, handed, flow.statement)
     changed = changed_in_place(func)
     if changed is not None:
         flow.loops.changed.add(changed)

@@ -94,6 +94,11 @@ class InterpExpressions:
         if decided is False:
             return self.eval(node.orelse, env, ctx)
         body = self.eval(node.body, env, ctx.uncertain())
+        if isinstance(body, ModRef) and (ctx.repeat is not None or ctx.in_repeat):
+            # `Attn(cfg) if i in attn_layers else Mixer(cfg) for i in range(n)`: built per layer,
+            # each layer is one of the two, as a module bound in either arm of an `if` is.
+            orelse = self.eval(node.orelse, env, ctx.uncertain())
+            return body.either(orelse) if isinstance(orelse, ModRef) and orelse.node is not body.node else body
         if isinstance(body, ModRef):
             return body
         if self.is_layer_class(body):

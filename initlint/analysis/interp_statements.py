@@ -1,4 +1,4 @@
-"""The interpreter's statements: blocks, assignments, `if`, `for`, `return` and `raise`.
+"""The interpreter's statements: blocks, assignments, `if`, `match`, `for`, `return` and `raise`.
 
 A mixin of the interpreter (`interp.Interpreter`), apart so that how a function body runs (which
 paths are certain, what an undecided `if` leaves bound, what a `return` inside a branch means)
@@ -178,6 +178,9 @@ class InterpStatements:
                 self.assign(item.asname.name, value, env, ctx, stmt)
         self.exec_block(stmt.body.body, env, ctx)
 
+    def on_match(self, stmt: cst.Match, env: Env, ctx: Ctx) -> None:
+        self.exec_match(stmt, env, ctx)
+
     def exec_branch(self, stmts: Sequence[cst.CSTNode], env: Env, ctx: Ctx) -> bool:
         """Run a block that may not run: a `return` inside it does not end the caller. True when
         every path through the block returns or raises."""
@@ -228,6 +231,45 @@ class InterpStatements:
                 # Both arms leave the function: nothing after the `if` runs, and the call returns
                 # one of the values its arms returned (kept in `maybe_returned`).
                 raise _Return(UNKNOWN, raised=True)
+
+    def exec_match(self, stmt: cst.Match, env: Env, ctx: Ctx) -> None:
+        """`match kind: case "a": ... case "b": ...` as the `if`/`elif` chain it is: the first
+        case the subject's value (a config default) decides to match runs, the cases decided not
+        to match do not. From a case left undecided on, each case that may match runs as an arm
+        that may not run, up to one that surely does; where that one is reached and every case
+        that may run leaves the function, nothing after the `match` runs."""
+        subject = self.eval(stmt.subject, env, ctx)
+        arms: Ctx | None = None  # the context of the cases after an undecided one
+        every_arm_ends = True
+        for case in stmt.cases:
+            matches = self._case_matches(case, subject, env, arms or ctx, stmt)
+            if matches is False:
+                continue
+            if matches is True and arms is None:
+                self.exec_block(case.body.body, env, ctx)
+                return
+            arms = ctx.uncertain()
+            every_arm_ends = self.exec_branch(case.body.body, env, arms) and every_arm_ends
+            if matches is True:
+                if every_arm_ends:
+                    raise _Return(UNKNOWN, raised=True)
+                return
+
+    def _case_matches(self, case: cst.MatchCase, subject: Any, env: Env, ctx: Ctx, stmt: cst.Match) -> bool | None:
+        """Whether `case` matches, its guard included; the names its pattern captures are bound
+        (to the subject where the whole pattern captures it, `case other:`)."""
+        interp = cast("Interpreter", self)
+        matches = python_semantics.pattern_matches(interp, case.pattern, subject, env, ctx)
+        if matches is False:
+            return False
+        whole = case.pattern.name if isinstance(case.pattern, cst.MatchAs) else None
+        for name in _captured_names(case.pattern):
+            value = subject if whole is not None and name == whole.value else UNKNOWN
+            self.assign(cst.Name(name), value, env, ctx if matches else ctx.uncertain(), stmt)
+        if case.guard is None:
+            return matches
+        guarded = truth(self.eval(case.guard, env, ctx if matches else ctx.uncertain()))
+        return False if guarded is False else matches if guarded is True else None
 
     def _note_declined_arm(self, stmt: cst.If, decided: bool | None, earlier: tuple[cst.If, ...]) -> None:
         """Keep what an arm the defaults turn off would have initialised or built: the inits it
@@ -404,6 +446,31 @@ class _ArmReader(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
+
+
+class _Captures(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self.names.append(node.name.value)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self.names.append(node.name.value)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self.names.append(node.rest.value)
+
+
+@functools.lru_cache(maxsize=512)  # asked each time the `match` runs
+def _captured_names(pattern: cst.MatchPattern) -> tuple[str, ...]:
+    """The names a `case` pattern binds when it matches (`case other:`, `case Point(x=px):`)."""
+    captures = _Captures()
+    pattern.visit(captures)
+    return tuple(captures.names)
 
 
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString)

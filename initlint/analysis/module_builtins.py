@@ -1,6 +1,6 @@
 """Builtins whose answer depends on what a module is: `isinstance` against layer classes (of
 the code, of the registry, or known only by name), `hasattr`/`getattr` of flag attributes
-(`NANOGPT_SCALE_INIT`) and `setattr` of a module. The Python layer consults them through
+(`NANOGPT_SCALE_INIT`), `setattr` of a module and `type` of one. The Python layer consults them through
 `call_python_builtin(..., extra=MODULE_AWARE_BUILTINS)` without importing this module."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import (
     UNKNOWN,
+    Choice,
     ClassRef,
     Const,
     ExtRef,
@@ -27,7 +28,7 @@ from initlint.analysis.layers import isinstance_by_name, layer_type
 from initlint.analysis.model import ModuleNode
 from initlint.analysis.module_registration import set_module_attr
 from initlint.analysis.python_builtins import Builtin
-from initlint.analysis.python_operators import builtin_isinstance, string_value
+from initlint.analysis.python_operators import builtin_isinstance, builtin_type, string_value
 from initlint.analysis.torch_attributes import declares_field, get_attr, module_attr
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -174,6 +175,27 @@ def _attribute_probe(
     return None
 
 
+def _type(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`type(x)` with one argument. Of a module, its class, which builds another like it
+    (`type(norm)(dim)`): a class of the code, or a library layer the registry knows; a module
+    that is one of several (built in the arms of an undecided `if`) has one of their classes.
+    Of a plain value, the builtin class it names (`type(heads) is not tuple`)."""
+    if len(args) != 1 or kwargs:
+        return None
+    if not isinstance(args[0], ModRef):
+        return builtin_type(interp, args[0])  # `type(heads) is not tuple`
+    classes: list[Any] = []
+    for node in (args[0].node, *args[0].others):
+        known = node.cls is None and layer_type(interp.knowledge, node.type_name) is not None
+        cls = ClassRef(node.cls) if node.cls is not None else ExtRef(node.type_name) if known else None
+        if cls is None:
+            return UNKNOWN
+        classes += [] if cls in classes else [cls]
+    return classes[0] if len(classes) == 1 else Choice(tuple(classes))
+
+
 def _setattr(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
@@ -188,5 +210,6 @@ MODULE_AWARE_BUILTINS: dict[str, Builtin] = {
     "hasattr": _attribute_probe,
     "getattr": _attribute_probe,
     "setattr": _setattr,
+    "type": _type,
     "object.__setattr__": _setattr,
 }

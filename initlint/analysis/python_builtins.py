@@ -30,7 +30,7 @@ from initlint.analysis.abstract import (
     truth,
 )
 from initlint.analysis.knowledge.conventions import LAYER_INDEX
-from initlint.analysis.python_operators import UNROLL_LIMIT, builtin_type, number_sum
+from initlint.analysis.python_operators import UNROLL_LIMIT, number_sum
 from initlint.analysis.python_semantics import BoundMethod, iterate, stages_of
 from initlint.analysis.values import Monomial, fraction_of
 
@@ -385,15 +385,6 @@ def _callable(
     return Const(False) if isinstance(args[0], (Const, Num, Seq, Mapping)) else UNKNOWN
 
 
-def _type(
-    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
-) -> Any:
-    """`type(x)` with one argument: the builtin class of a plain value (`type(heads) is not tuple`)."""
-    if len(args) != 1 or kwargs or isinstance(args[0], ModRef):
-        return None
-    return builtin_type(interp, args[0])
-
-
 def _copy(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
 ) -> Any:
@@ -438,6 +429,5 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     "functools.partial": _partial,
     "partial": _partial,
     "callable": _callable,
-    "type": _type,
     **dict.fromkeys(("copy.copy", "copy.deepcopy"), _copy),
 }

@@ -1,8 +1,9 @@
 """Python's operators for the interpreter: arithmetic (numbers kept symbolic, so
 `std / math.sqrt(2 * n_layer)` keeps its depth), a fresh tensor scaled by a number, `[block] * n`,
 `not`, `and`/`or`, comparisons (identity, membership, orderings, `layer_idx == 0` on the
-representative block, a comparison decided by a config default), and `isinstance` of a plain
-value against a builtin type (`isinstance(heads, tuple)`)."""
+representative block, a comparison decided by a config default), `isinstance` of a plain
+value against a builtin type (`isinstance(heads, tuple)`), and whether a `case` pattern of a
+`match` matches its subject."""
 
 from __future__ import annotations
 
@@ -439,3 +440,25 @@ def compare(interp: "Interpreter", node: cst.Comparison, env: Env, ctx: "Ctx") -
             outcome = None
         left = right
     return Const(True) if outcome else UNKNOWN
+
+
+def pattern_matches(
+    interp: "Interpreter", pattern: cst.MatchPattern, subject: Any, env: Env, ctx: "Ctx"
+) -> bool | None:
+    """Whether a `case` pattern matches the subject of a `match`, where the values decide it: a
+    literal or a dotted constant (`case "gqa":`, `case Kind.GROUPED:`) by `==`, `None`, `True`
+    and `False` by identity, `_` and a bare capture always, an or-pattern by its alternatives.
+    Class, sequence and mapping patterns stay undecided."""
+    if isinstance(pattern, cst.MatchAs):
+        return True if pattern.pattern is None else pattern_matches(interp, pattern.pattern, subject, env, ctx)
+    if isinstance(pattern, cst.MatchOr):
+        answers = [pattern_matches(interp, element.pattern, subject, env, ctx) for element in pattern.patterns]
+        return True if True in answers else False if all(answer is False for answer in answers) else None
+    if isinstance(pattern, (cst.MatchValue, cst.MatchSingleton)):
+        comparison = cst.Equal() if isinstance(pattern, cst.MatchValue) else cst.Is()
+        value = interp.eval(pattern.value, env, ctx)
+        result = _compare_one(comparison, subject, value)
+        if result is not None:
+            _note_assumed_defaults(interp, subject, value)
+        return result
+    return None

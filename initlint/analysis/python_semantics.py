@@ -29,6 +29,7 @@ from initlint.analysis.knowledge.conventions import LAYER_INDEX
 from initlint.analysis.python_operators import binary as binary
 from initlint.analysis.python_operators import boolean as boolean
 from initlint.analysis.python_operators import compare as compare
+from initlint.analysis.python_operators import pattern_matches as pattern_matches
 from initlint.analysis.python_operators import unary as unary
 from initlint.analysis.values import Monomial
 
@@ -210,7 +211,9 @@ def iterate(interp: "Interpreter", value: Any) -> Seq | None:
     if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
         children = list(value.node.children.values())
         repeat = children[0].repeat if len(children) == 1 else None
-        return Seq([ModRef(child) for child in children], repeat)
+        # A layer built per pass as one of several kinds is walked as any of them (`for blk in
+        # self.blocks: if isinstance(blk, Attn): ...`), as an attribute holding one is read.
+        return Seq([ModRef(child, child.with_alternatives()[1:]) for child in children], repeat)
     return None
 
 

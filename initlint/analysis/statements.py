@@ -3,7 +3,8 @@ init code (`interp_statements.py`) and the forward reader (`forward_statements.p
 
 Both dispatch on the statement type through the same table, so both understand the same Python;
 each reader says what the statements it cares about mean (`if` is decided differently by the
-two), and loops, `with` and `try` are walked the same way unless a reader needs more.
+two; `match` only the interpreter reads), and loops, `with` and `try` are walked the same way
+unless a reader needs more.
 `except` handlers are not walked: they are not the path model code takes.
 """
 
@@ -56,6 +57,10 @@ class StatementWalker(Generic[State]):
         if stmt.finalbody is not None:
             self.walk_block(stmt.finalbody.body.body, env, state)
 
+    def on_match(self, stmt: cst.Match, env: Env, state: State) -> None:
+        """`match`: a reader that gives it no meaning passes over it, as over a statement it does
+        not know."""
+
     def on_function_def(self, stmt: cst.FunctionDef, env: Env, state: State) -> None:
         """A nested function (`def _attn(h): ...` in `forward`): nothing runs until it is called,
         then with the names it closes over as they are then."""
@@ -70,5 +75,6 @@ _STATEMENTS: dict[type, str] = {
     cst.While: "on_while",
     cst.With: "on_with",
     cst.Try: "on_try",
+    cst.Match: "on_match",
     cst.FunctionDef: "on_function_def",
 }

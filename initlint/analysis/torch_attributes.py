@@ -355,7 +355,13 @@ def _on_each_arm(found: Any, others: list[Any]) -> Any:
     """An attribute read on a module that is one of those the arms of an undecided `if` built
     (`layer.ff` where `ff` is `GeluFeedForward` or `GatedFeedForward`): the part, parameter or
     module method of each, so that an init through it (`layer.ff.proj.weight`) reaches every class
-    the choice may build. Values of other kinds are the first arm's, as before."""
+    the choice may build. A part only some of them have (`layer.proj` where only the attention
+    kind holds one) is theirs: code reading it runs on those. Values of other kinds are the first
+    arm's, as before."""
+    if isinstance(found, Opaque) and others:
+        having = [other for other in others if not isinstance(other, Opaque)]
+        if having and all(isinstance(other, (ModRef, ParamRef)) for other in having):
+            found, others = having[0], having[1:]
     if not others:
         return found
     if isinstance(found, ModRef) and all(isinstance(other, ModRef) for other in others):
