@@ -133,6 +133,9 @@ class ParamRef:
     #: The same parameter of the modules another arm of an undecided `if` put under the owner's
     #: name (`layer.ff.proj.weight` where `ff` is one of two classes): an init reaches each.
     others: tuple[Param, ...] = field(default=(), compare=False, hash=False)
+    #: Read through a sigmoid or tanh in `forward` (`torch.tanh(self.gate)`): its values are no
+    #: longer the ones it was initialised with.
+    squashed: bool = field(default=False, compare=False, hash=False)
 
     def all_params(self) -> tuple[Param, ...]:
         return (self.param, *self.others)

@@ -83,6 +83,9 @@ class Branch:
     #: The modules whose later outputs multiply the branch (`h, gate = self.ada_norm(x, c)`): a
     #: gate as small as their layers start, which the init plan decides (`stacks.py`).
     gate_layers: tuple[ModuleNode, ...] = ()
+    #: Learned gates multiplying the branch (ReZero's alpha, a LayerScale gain): deliberate only
+    #: where they may start small, which their init decides (`gates.py`).
+    gate_params: tuple[Param, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,7 @@ def merge(values: list[Any]) -> object:
             squashed=all(b.squashed for b in branches),
             matrices=tuple(dict.fromkeys(p for b in branches for p in b.matrices)),
             gate_layers=tuple(dict.fromkeys(m for b in branches for m in b.gate_layers)),
+            gate_params=tuple(dict.fromkeys(p for b in branches for p in b.gate_params)),
         )
     for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED, SECOND):
         if marker in values:

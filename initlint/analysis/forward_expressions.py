@@ -106,6 +106,10 @@ class ForwardExpressions:
             # A part of a layer's output the block split off (`gate_msa` of
             # `self.adaLN_modulation(c).chunk(6)`): as small as that layer starts, decided later.
             return replace(value, gate_layers=value.gate_layers + (computed_by.node,))
+        if isinstance(other, ParamRef) and not other.squashed:
+            # A learned gate (ReZero's alpha, LayerScale's gamma): deliberate where it starts
+            # small, which its init decides once the plan is known.
+            return replace(value, gate_params=value.gate_params + other.all_params())
         if isinstance(other, (ParamRef, Branch, Part)) or conditioned(other):
             # A learned gate (LayerScale) or an input-conditioned one (adaLN) sets the branch scale.
             return replace(value, gated=value.gated or not isinstance(other, Branch))

@@ -43,7 +43,7 @@ def fed_raw_weights(name: str, args: list[Any], carried: Any) -> Any:
     weights = [a for a in args if isinstance(a, ParamRef)]
     if not weights:
         return carried
-    return weights[0] if name in SQUASHING and len(args) == 1 else UNKNOWN
+    return replace(weights[0], squashed=True) if name in SQUASHING and len(args) == 1 else UNKNOWN
 
 
 def tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
@@ -54,7 +54,7 @@ def tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
     if isinstance(receiver, ParamRef) and (name in VALUE_KEEPING_METHODS or name in SQUASHING):
         # `self.gamma.unsqueeze(-1).unsqueeze(-1) * branch`: the same learned gain, broadcast;
         # `self.gate.tanh() * branch`: a squashed learned gate, as `torch.tanh(self.gate)` is.
-        return receiver
+        return replace(receiver, squashed=True) if name in SQUASHING else receiver
     if isinstance(receiver, Branch) and name in SQUASHING:
         # `self.gate(h).sigmoid()`: a squashed branch gates what it multiplies, as `torch.sigmoid(...)` does.
         return replace(receiver, squashed=True)

@@ -99,13 +99,28 @@ def _truncation_factor(spec: InitSpec, args: list[Any], kwargs: dict[Any, Any], 
 
 
 def _support(spec: InitSpec, args: list[Any], kwargs: dict[Any, Any]) -> tuple[float, float] | None:
-    """The constant interval a uniform draw fills the tensor from."""
-    if spec.kind != "uniform" or spec.low is None or spec.high is None:
+    """The constant interval a uniform draw fills the tensor from, or a constant fill's value."""
+    if spec.kind != "uniform":
+        return fill_support(spec.kind, spec.value, args, kwargs)
+    if spec.low is None or spec.high is None:
         return None
     low, high = as_number(argument(spec.low, args, kwargs)), as_number(argument(spec.high, args, kwargs))
     if low is None or high is None or not (low.is_constant and high.is_constant):
         return None
     return low.const, high.const
+
+
+def fill_support(kind: str, value: Arg | None, args: list[Any], kwargs: dict[Any, Any]) -> tuple[float, float] | None:
+    """The one value a constant fill writes, as an interval of one point: 1 for ones, 0 for
+    zeros, the number handed in for a constant (`torch.tensor(0.5)`, `constant_(w, 1e-5)`)."""
+    if kind in ("ones", "zeros"):
+        one = 1.0 if kind == "ones" else 0.0
+        return one, one
+    given = value is not None and (any(k in kwargs for k in value.keywords) or len(args) > value.index)
+    number = as_number(argument(value, args, kwargs)) if kind == "constant" and value is not None and given else None
+    if number is None or not number.is_constant:
+        return None
+    return number.const, number.const
 
 
 def _inverse_normal_cdf_std(drawn: InitOp | None) -> Monomial | None:
@@ -164,7 +179,8 @@ def record_init(
         std = _inverse_normal_cdf_std(drawn)
         op = InitOp("trunc_normal", std, call, ctx.via, ctx.certain, f"{fname} (a normal, by its inverse CDF)", ctx.arm)
     else:
-        std, source = _std_for(interp, replace(spec, kind=kind), args, kwargs, call)
+        spec = replace(spec, kind=kind)
+        std, source = _std_for(interp, spec, args, kwargs, call)
         label = f"{fname}(std={source})" if source else f"{fname}"
         if std is not None and source.replace(".", "").replace("_", "").isalnum() and not source[:1].isdigit():
             label = f"{fname}(std={source} = {std.describe()})"  # `std=std`: show what it holds

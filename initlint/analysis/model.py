@@ -279,6 +279,9 @@ class ResidualAdd:
     #: Modules whose later outputs multiply the branch (an adaptive norm's gate): a deliberate
     #: gate only where their layers start at zero or small (adaLN-Zero), as `stacks.py` decides.
     gate_layers: tuple["ModuleNode", ...] = ()
+    #: Learned gates multiplying the branch whose start the init plan decides (`gates.py`); where
+    #: the add stays ungated, each starts at a value of order one.
+    gate_params: tuple[Param, ...] = ()
     #: Behind an undecided test, through a layer that may not exist (cross-attention off by
     #: default): not on the default path, so not counted in N.
     optional: bool = False

@@ -130,6 +130,11 @@ def attribute_probe(interp: "Interpreter", name: str, args: list[Any], ctx: "Ctx
         # `getattr(self.config, "use_mup", False)` on a config whose class declares the field:
         # the field, as `self.config.use_mup` reads it; the fallback is for configs without it.
         return Const(True) if name == "hasattr" else get_attr(interp, target, attr, ctx)
+    if name == "hasattr" and isinstance(target, ExtRef) and interp.knowledge.knows(f"{target.name}.{attr}"):
+        # `if hasattr(nn, "RMSNorm"): return nn.RMSNorm(d)`, a feature probe of the library: the
+        # registry describes the name, so the library has it, and the hand-written fallback is
+        # the arm that does not run. A name it does not know stays undecided, never absent.
+        return Const(True)
     if not isinstance(target, ModRef):
         return UNKNOWN if name == "hasattr" else (args[2] if len(args) > 2 and isinstance(target, Const) else UNKNOWN)
     node = target.node

@@ -393,7 +393,7 @@ def _copy(
     range(n)]`) stands for its copies: they hold what it held, its init so far included; one
     registered already (`self.layer`) is an instance of its own beside them."""
     if len(args) == 1 and isinstance(args[0], ModRef):
-        return args[0] if args[0].node.parent is None else None
+        return args[0] if args[0].node.parent is None else UNKNOWN
     return copied(args[0]) if len(args) == 1 and isinstance(args[0], (Const, Num, Seq, Mapping)) else None
 
 

@@ -95,7 +95,12 @@ def _scaled_tensor(
         op = tensor.op
         std = op.std * factor if op.std is not None else None
         label = f"{op.label} {_operator_text(operator)} {interp.code(_right_operand(node))}"
-        return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, label))
+        support = None
+        if op.support is not None and op.support[0] == op.support[1] and factor.is_constant:
+            # `ls_init * torch.ones(d)`: a constant tensor holds its value scaled.
+            value = op.support[0] * factor.const
+            support = (value, value)
+        return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, label, support=support))
     return UNKNOWN
 
 

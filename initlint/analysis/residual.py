@@ -297,6 +297,7 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
                     prenorm=branch.normed,
                     gated=branch.gated or branch.renormalised,
                     gate_layers=branch.gate_layers,
+                    gate_params=branch.gate_params,
                     share=_share(node, side, flow.shares),
                 )
                 add.writers = self._writer_refs(block, branch)

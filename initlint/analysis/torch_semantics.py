@@ -26,9 +26,10 @@ from initlint.analysis.abstract import (
     as_number,
 )
 from initlint.analysis.index import HF_PRETRAINED_BASES, PRETRAINED_NAME_ENDINGS
-from initlint.analysis.init_ops import make_init_method, record_init
+from initlint.analysis.init_ops import fill_support, make_init_method, record_init
 from initlint.analysis.knowledge.conventions import GRAD_MODES, HARMLESS_CALLS, RETURNS_ARGUMENT
 from initlint.analysis.knowledge.torch_init import NORMAL, RANK_METHODS, SHAPE_METHODS, VALUE_KEEPING_METHODS
+from initlint.analysis.knowledge.specs import TensorFactory
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import InitOp, ModuleNode
 from initlint.analysis.module_builtins import MODULE_AWARE_BUILTINS
@@ -75,8 +76,7 @@ def call_external(
         return _parameter(args[0] if args else kwargs.get("data", UNKNOWN), call, ctx)
     factory = interp.knowledge.tensor_factory(name)
     if factory is not None:
-        std = Monomial.of(factory.std) if factory.std is not None else None
-        return NewTensor(InitOp(factory.kind, std, call, ctx.via, ctx.certain, f"torch.{last}(...)"))
+        return _new_tensor(factory, args, kwargs, ctx, call, last)
     layer = _library_layer(interp, name, args, kwargs, ctx, call)
     if layer is not None:
         return layer
@@ -103,6 +103,15 @@ def call_external(
     if last not in HARMLESS_CALLS:
         interp.mark_unknown_targets(args, kwargs, ctx, call, f"{last}() from elsewhere")
     return UNKNOWN
+
+
+def _new_tensor(
+    factory: TensorFactory, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call, last: str
+) -> NewTensor:
+    """`torch.ones(d)`, `torch.tensor(0.5)`: a fresh tensor, with the value a constant one holds."""
+    std = Monomial.of(factory.std) if factory.std is not None else None
+    support = fill_support(factory.kind, factory.value, args, kwargs)
+    return NewTensor(InitOp(factory.kind, std, call, ctx.via, ctx.certain, f"torch.{last}(...)", support=support))
 
 
 def _library_layer(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from initlint.analysis.facts import WriterFacts, each_possible_std
+from initlint.analysis.gates import gate_start
 from initlint.analysis.model import (
     Analysis,
     InitOp,
@@ -97,6 +98,20 @@ def add_step(analysis: Analysis, add: ResidualAdd) -> EvidenceSpec:
         f"added into the residual stream in {add.forward}: `{short(analysis.code(add.statement))}`",
         add.statement,
     )
+
+
+def gate_steps(add: ResidualAdd) -> list[EvidenceSpec]:
+    """The learned gates the branch is multiplied by, each starting at a value of order one: why
+    the add counts as ungated."""
+    steps = []
+    for param in add.gate_params:
+        op, start = final_init(param).op, gate_start(param)
+        if op is not None and op.node is not None and start is not None:
+            message = (
+                f"the branch's learned gate `{param.name}` starts at {start:g}: a mixing weight, not a small start"
+            )
+            steps.append(EvidenceSpec(message, op.node))
+    return steps
 
 
 def depth_step(stack: Stack, residual_adds: str) -> EvidenceSpec:

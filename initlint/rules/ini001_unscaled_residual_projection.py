@@ -14,6 +14,7 @@ from initlint.analysis.model import Analysis, ModuleNode
 from initlint.rules.base import EvidenceSpec, Rule, Violation
 from initlint.rules.evidence import (
     add_step,
+    gate_steps,
     chosen_arm_step,
     code_of,
     dead_depth_scaling,
@@ -122,7 +123,8 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         n = facts.residual_adds
         scaling = facts.scaling
         message = _headline(facts)
-        steps = [init_step(analysis, facts), add_step(analysis, facts.writer.add), depth_step(facts.stack, n)]
+        steps = [init_step(analysis, facts), add_step(analysis, facts.writer.add), *gate_steps(facts.writer.add)]
+        steps.append(depth_step(facts.stack, n))
         if scaling is not None and scaling.kind == "negligible" and scaling.power is not None:
             code = code_of(analysis, scaling.power.node, 60)
             steps.append(

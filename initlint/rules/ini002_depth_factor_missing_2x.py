@@ -12,7 +12,7 @@ import libcst as cst
 from initlint.analysis.facts import WriterFacts, writer_facts
 from initlint.analysis.model import Analysis, ResidualAdd
 from initlint.rules.base import FixSpec, Rule, Violation
-from initlint.rules.evidence import add_step, code_of, depth_step, headline, init_step
+from initlint.rules.evidence import add_step, code_of, depth_step, gate_steps, headline, init_step
 
 
 def double_the_depth(analysis: Analysis, power: cst.CSTNode) -> FixSpec | None:
@@ -92,7 +92,8 @@ because it changes the model's initial weights: that is the point, but review it
             f"1/sqrt({depth}) is sqrt(2) too large: each block adds 2 branches (N = 2 * {depth})",
         )
         steps = [init_step(analysis, facts) for facts in writers]
-        steps.extend(add_step(analysis, add) for add in _one_add_per_statement(first))
+        for add in _one_add_per_statement(first):
+            steps.extend((add_step(analysis, add), *gate_steps(add)))
         steps.append(depth_step(first.stack, first.residual_adds))
         return Violation(
             power,

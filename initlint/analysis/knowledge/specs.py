@@ -38,6 +38,8 @@ class InitSpec:
     divides: bool = False
     #: torch emits no dispatch for it on the meta device: the runtime tracer wraps it.
     invisible_on_meta: bool = False
+    #: The value a constant fill writes (`constant_(w, val)`); ones and zeros write 1 and 0.
+    value: Arg | None = None
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,8 @@ class TensorFactory:
 
     kind: str
     std: float | None
+    #: The value a constant tensor holds (`torch.full(size, v)`, `torch.tensor(v)`).
+    value: Arg | None = None
 
 
 @dataclass(frozen=True)
