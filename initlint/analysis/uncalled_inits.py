@@ -4,10 +4,8 @@ may write, and the parameters whose init such a call would leave as it is."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-import functools
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Callable
 
 import libcst as cst
 
@@ -28,6 +26,10 @@ class _BodyWrites(cst.CSTVisitor):
     nested functions included. A call of a method of its own named like an init
     (`self.init_state(x)`) is kept apart (`own_inits`): what that method does decides it.
 
+    A call of a method named like an init of an object the module holds (`self.cache.init_state(
+    n)`, a helper building a decoding cache) is kept apart too (`held_inits`): what that object's
+    method does decides it.
+
     And what each write goes into, for whether it writes only tensors it makes (`targets`, with
     `bound`, the values each plain name is assigned): the written expression, or None for a write
     into something else (an attribute or an item, an `apply`, an init-like call, anything a
@@ -38,6 +40,7 @@ class _BodyWrites(cst.CSTVisitor):
     def __init__(self) -> None:
         self.found = False
         self.own_inits: list[str] = []
+        self.held_inits: list[tuple[str, str]] = []
         self.bound: dict[str, list[cst.BaseExpression]] = {}
         #: (the written expression or None, the in-place call's `x.name_` callee if it has one)
         self.targets: list[tuple[cst.BaseExpression | None, cst.Attribute | None]] = []
@@ -57,6 +60,10 @@ class _BodyWrites(cst.CSTVisitor):
             self._target_of_call(node, name)
         if own_init(node.func) is not None and not name.endswith("_"):
             self.own_inits.append(name)
+            return
+        held = _held_init(node.func)
+        if held is not None and not name.endswith("_"):
+            self.held_inits.append(held)
             return
         self.found = self.found or name == "apply" or may_init(name)
 
@@ -90,6 +97,17 @@ class _BodyWrites(cst.CSTVisitor):
 _TENSOR_FIELDS = frozenset({"data", "weight", "bias"})
 
 
+def _held_init(func: cst.BaseExpression) -> tuple[str, str] | None:
+    """`self.cache.init_state`: the attribute and the init-named method of a call on an object
+    the module holds."""
+    if not (isinstance(func, cst.Attribute) and init_like(func.attr.value)):
+        return None
+    holder = func.value
+    if isinstance(holder, cst.Attribute) and isinstance(holder.value, cst.Name) and holder.value.value == "self":
+        return holder.attr.value, func.attr.value
+    return None
+
+
 @lru_cache(maxsize=512)  # a LibCST walk of the whole function, asked per root and per model class
 def _body_writes(func: cst.FunctionDef) -> _BodyWrites:
     finder = _BodyWrites()
@@ -97,29 +115,64 @@ def _body_writes(func: cst.FunctionDef) -> _BodyWrites:
     return finder
 
 
-def _writes(func: cst.FunctionDef) -> tuple[bool, tuple[str, ...]]:
-    """Whether the function writes a tensor itself, and the init-like methods of its own it calls."""
-    finder = _body_writes(func)
-    return finder.found, tuple(finder.own_inits)
+@dataclass(frozen=True)
+class Holder:
+    """What `self` stands for in a method: the modules (or helper objects) of one class, where
+    its `self.name(...)` and `self.part.name(...)` calls lead."""
+
+    index: ModuleIndex
+    cls: ClassInfo
+    nodes: tuple[ModuleNode, ...]
+
+    def method(self, name: str) -> cst.FunctionDef | None:
+        found = self.index.find_method(self.cls, name)
+        return found[1] if found is not None else None
+
+    def held_methods(self, attr: str, name: str) -> list[tuple[cst.FunctionDef, Holder]] | None:
+        """The method `name` of each object held under `attr`, with what `self` stands for in
+        it; None where one of them is not an object of a class of the project (a library layer,
+        a value the interpreter could not follow) or has no such method."""
+        held: dict[int, list[ModuleNode]] = {}
+        for node in self.nodes:
+            value = node.children.get(attr) or node.attrs.get(attr)
+            parts = [value.node, *value.others] if isinstance(value, ModRef) else [value]
+            for part in parts:
+                if not isinstance(part, ModuleNode) or part.cls is None:
+                    return None
+                held.setdefault(id(part.cls), []).append(part)
+        found = []
+        for parts in held.values():
+            cls = parts[0].cls
+            assert cls is not None
+            holder = Holder(self.index, cls, tuple(parts))
+            method = holder.method(name)
+            if method is None:
+                return None
+            found.append((method, holder))
+        return found or None
 
 
-def may_write_weights(
-    func: cst.FunctionDef, own_method: Callable[[str], cst.FunctionDef | None] | None = None, depth: int = 0
-) -> bool:
+def may_write_weights(func: cst.FunctionDef, holder: Holder | None = None, depth: int = 0) -> bool:
     """A function named like an init that cannot write a tensor (`_non_meta_init_device`, which
     picks a device; a backbone mixin's `_init_timm_backbone`, which sets attributes) initialises
     nothing, whoever calls it. A stub (`def init_model_randomly(self): ...`, `raise
     NotImplementedError`) still counts: it stands for the override a trainer calls. A method of
     its own it calls (`return self.init_state(x)`, a decoder's search state) writes what that
-    method writes, where `own_method` finds it; one it cannot find may write anything."""
+    method writes, and so does one of an object it holds (`self.cache.init_state(n)`, a helper
+    that builds a cache), where `holder` finds it; one it cannot find may write anything."""
     if _is_stub(func):
         return True
-    direct, own_inits = _writes(func)
-    if direct:
+    body = _body_writes(func)
+    if body.found:
         return True
-    for name in own_inits:
-        callee = own_method(name) if own_method is not None and depth < _MAX_OWN_CALLS else None
-        if callee is None or callee is func or may_write_weights(callee, own_method, depth + 1):
+    follow = holder is not None and depth < _MAX_OWN_CALLS
+    for name in body.own_inits:
+        callee = holder.method(name) if holder is not None and follow else None
+        if callee is None or callee is func or may_write_weights(callee, holder, depth + 1):
+            return True
+    for attr, name in body.held_inits:
+        callees = holder.held_methods(attr, name) if holder is not None and follow else None
+        if callees is None or any(may_write_weights(callee, held, depth + 1) for callee, held in callees):
             return True
     return False
 
@@ -208,8 +261,14 @@ def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interp
             and not _writes_only_its_own_tensors(func, interp)
         )
 
-    classes = {id(node.cls): node.cls for _, node in root.named_modules() if node.cls is not None}
-    for cls in classes.values():
+    classes: dict[int, list[ModuleNode]] = {}
+    for _, node in root.named_modules():
+        if node.cls is not None:
+            classes.setdefault(id(node.cls), []).append(node)
+    for nodes in classes.values():
+        cls = nodes[0].cls
+        assert cls is not None
+        holder = Holder(index, cls, tuple(nodes))
         for owner in index.mro(cls):
             for name in owner.methods:
                 # A method an override shadows never runs on this module: the override is the init.
@@ -218,18 +277,13 @@ def uncalled_init_functions(index: ModuleIndex, root: ModuleNode, interp: Interp
                     found is not None
                     and found[0] is owner
                     and left_to_others(name, found[1])
-                    and may_write_weights(found[1], functools.partial(_method_of, index, cls))
+                    and may_write_weights(found[1], holder)
                 ):
                     names.append(f"{owner.name}.{name}")
     for name, func in index.functions.items():
         if left_to_others(name, func) and not uses.applied_to_a_part(name) and may_write_weights(func):
             names.append(name)
     return sorted(set(names))
-
-
-def _method_of(index: ModuleIndex, cls: ClassInfo, name: str) -> cst.FunctionDef | None:
-    found = index.find_method(cls, name)
-    return found[1] if found is not None else None
 
 
 def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode, uses: NameUses | None = None) -> set[int]:
