@@ -1,10 +1,8 @@
 """An init-named method that hands the work to a helper object the module holds: the
 attention's `init_state` returns `self.cache.init_state(...)`, and the helper (a plain class,
-not an nn.Module) only builds fresh tensors for a decoding cache. Nothing here writes a
-parameter, so a caller of `init_state` changes no init: the pre-norm writers keep PyTorch's
-default, with no depth factor.
-
-Two shapes: the helper's method builds the tensors itself, and through a method of its own."""
+not an nn.Module) only builds fresh tensors for a decoding cache, through a method of its own.
+Nothing here writes a parameter, so a caller of `init_state` changes no init: the pre-norm
+writers keep PyTorch's default, with no depth factor."""
 
 import torch
 import torch.nn as nn
@@ -15,9 +13,11 @@ class KeyValueCache:
         self.heads = heads
         self.head_dim = head_dim
 
+    def _empty(self, batch, length):
+        return torch.full((2, batch, length, self.heads, self.head_dim), float("nan"))
+
     def init_state(self, batch, length):
-        shape = (2, batch, length, self.heads, self.head_dim)
-        return {"offset": torch.zeros(batch, dtype=torch.long), "cache": torch.full(shape, float("nan"))}
+        return {"offset": torch.zeros(batch, dtype=torch.long), "cache": self._empty(batch, length)}
 
 
 class StreamingAttention(nn.Module):
@@ -33,8 +33,8 @@ class StreamingAttention(nn.Module):
 
     def forward(self, x):
         b, t, d = x.shape
-        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).unbind(2)
-        y = nn.functional.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2))
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).transpose(1, 3).unbind(2)
+        y = nn.functional.scaled_dot_product_attention(q, k, v)
         return self.out(y.transpose(1, 2).reshape(b, t, d))
 
 
@@ -61,38 +61,3 @@ class StreamingDecoder(nn.Module):
         for layer in self.layers:
             x = layer(x)
         return x
-
-
-class RingBuffer:
-    def __init__(self, width):
-        self.width = width
-
-    def _empty(self, batch, steps):
-        return torch.zeros(batch, steps, self.width)
-
-    def init_buffer(self, batch, steps):
-        return self._empty(batch, steps)
-
-
-class Mixer(nn.Module):
-    def __init__(self, width):
-        super().__init__()
-        self.buffer = RingBuffer(width)
-        self.pre = nn.LayerNorm(width)
-        self.fc_in = nn.Linear(width, 2 * width)
-        self.fc_out = nn.Linear(2 * width, width)  # expect: INI001
-
-    def init_buffer(self, batch, steps):
-        return self.buffer.init_buffer(batch, steps)
-
-    def forward(self, h):
-        return h + self.fc_out(torch.tanh(self.fc_in(self.pre(h))))
-
-
-class MixerStack(nn.Module):
-    def __init__(self, width=32, depth=12):
-        super().__init__()
-        self.mixers = nn.Sequential(*[Mixer(width) for _ in range(depth)])
-
-    def forward(self, h):
-        return self.mixers(h)
