@@ -31,7 +31,7 @@ from initlint.analysis.abstract import (
 from initlint.analysis.root_parameters import dataclass_fields
 from initlint.analysis.forward_adders import _items_handed_back
 from initlint.analysis.forward_expressions import _member
-from initlint.analysis.forward_bindings import tuple_literals
+from initlint.analysis.forward_bindings import sliced_names, tuple_literals
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, note_loop_call
 from initlint.analysis.forward_tensors import (
     accumulated_in_place,
@@ -441,6 +441,8 @@ class ForwardCalls:
             block=flow.block,
             recording=flow.recording,
             literals=tuple_literals(func),
+            sliced=sliced_names(func),
+            part=flow.part,
             inlined=inlined or flow.inlined,
         )
         self.walk_body(func.body.body, env, inner)
