@@ -171,6 +171,10 @@ class ForwardCalls:
             # `return x + super().forward(x)` in a subclass of `nn.Sequential`: the library's
             # forward runs the children in order.
             return self._in_order(flow.node, carried, depth)
+        if name in ("forward", "__call__") and _is_super(func.value) and flow.node.kind == "norm":
+            # `super().forward(x) * (1 + scale) + shift` in a subclass of `nn.LayerNorm`: the
+            # library's forward normalises what it is handed.
+            return self._apply_module(flow.node, carried, depth)
         receiver = self._eval(func.value, env, flow, depth)
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
