@@ -525,12 +525,15 @@ class ForwardStatements:
         """`shift, scale, gate = self.modulation(c).chunk(3, dim=-1)` in the block: the layer that
         computed every part from the conditioning, so a branch the gate multiplies starts as small
         as that layer's init makes it (adaLN-Zero zeroes it; left at PyTorch's default, the gate
-        is O(1)). None where the split tensor is not one layer's output."""
-        receiver = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) else None
-        if not _splits(value) or not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Attribute):
+        is O(1)). `gate_msa, gate_mlp = self.modulation(c)`: a module of the file that splits its
+        own output. None where the split tensor is not one layer's output."""
+        receiver, kinds = value, _SPLITTING_MODULES
+        if _splits(value) and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+            receiver, kinds = value.func.value, _SPLIT_LAYERS
+        if not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Attribute):
             return None
         layer = self._eval(receiver.func, env, flow, depth)
-        if not isinstance(layer, ModRef) or layer.node.kind not in ("linear", "sequential", "module"):
+        if not isinstance(layer, ModRef) or layer.node.kind not in kinds:
             return None
         return layer
 
@@ -614,6 +617,10 @@ def _plain_function(value: Any) -> cst.FunctionDef | None:
 
 
 _LISTS = ("container", "sequential")
+#: The layers whose output a block splits into conditioning parts (`self.modulation(c).chunk(3)`),
+#: and the modules of the file that split their own (`gate_msa, gate_mlp = self.modulation(c)`).
+_SPLIT_LAYERS: tuple[str, ...] = ("linear", "sequential", "module")
+_SPLITTING_MODULES: tuple[str, ...] = ("module",)
 
 
 def note_loop_call(func: cst.BaseExpression, flow: _Flow) -> None:
