@@ -804,6 +804,13 @@ UNTUNED_PACKAGES = (
     Package("convnextpl", "0.0.1", ("convnextpl/models/blocks.py",)),
     Package("chromoformer", "1.1.3", ("chromoformer/modules.py",)),
     Package("simple-transformer", "0.0.1", ("simple_transformer/transformer_block.py",)),
+    # seen_14a (round 12 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("smalldiffusion", "0.5.0", ("smalldiffusion/model_dit.py", "smalldiffusion/model.py")),
+    Package("nanospeech", "0.0.6", ("nanospeech/nanospeech_torch.py",)),
+    Package("llmcompoz", "0.1.0", ("llmcompoz/core/model.py", "llmcompoz/core/attention.py")),
+    Package("agi-transformer", "5.1.0", ("agi_core/layers/parallel_block.py", "agi_core/layers/mamba.py")),
+    Package("speculative-decoding", "0.2.0", ("speculative_decoding/speculative_decoding.py",)),
+    Package("mtst-forecasting", "0.3.0", ("mtst/Models/transformer_basis.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

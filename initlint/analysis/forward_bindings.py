@@ -203,6 +203,23 @@ def tuple_literals(func: cst.FunctionDef) -> Mapping[str, cst.BaseExpression]:
     return literals
 
 
+def one_slice(node: cst.BaseExpression) -> bool:
+    """`xs[k:]`, `xs[:n]`: one slice, as of a list (a tensor view takes several axes or an index)."""
+    return isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)
+
+
+@functools.lru_cache(maxsize=512)
+def sliced_names(func: cst.FunctionDef) -> frozenset[str]:
+    """Names the function binds to one slice of something (`rest = self.layers[k:]`, `done, rest =
+    layers[:k], layers[k:]`): a loop over one of them walks part of a list."""
+    names: set[str] = set()
+    for node in statement_parts(func.body):
+        if isinstance(node, cst.Assign):
+            pairs = pairwise(node) or [(target.target, node.value) for target in node.targets]
+            names.update(target.value for target, value in pairs if isinstance(target, cst.Name) and one_slice(value))
+    return frozenset(names)
+
+
 def _reindexes_items(expression: cst.BaseExpression, name: str) -> bool:
     """`tuple(tuple(xs[i] for i in order) for xs in name)` or `tuple(xs[a:b] for xs in name)`:
     each item re-read through indices of its own, so the name still walks beside the same lists

@@ -31,7 +31,7 @@ from initlint.analysis.abstract import (
 from initlint.analysis.root_parameters import dataclass_fields
 from initlint.analysis.forward_adders import _items_handed_back
 from initlint.analysis.forward_expressions import _member
-from initlint.analysis.forward_bindings import tuple_literals
+from initlint.analysis.forward_bindings import sliced_names, tuple_literals
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, note_loop_call
 from initlint.analysis.forward_tensors import (
     accumulated_in_place,
@@ -170,6 +170,10 @@ class ForwardCalls:
             # `return x + super().forward(x)` in a subclass of `nn.Sequential`: the library's
             # forward runs the children in order.
             return self._in_order(flow.node, carried, depth)
+        if name in ("forward", "__call__") and _is_super(func.value) and flow.node.kind == "norm":
+            # `super().forward(x) * (1 + scale) + shift` in a subclass of `nn.LayerNorm`: the
+            # library's forward normalises what it is handed.
+            return self._apply_module(flow.node, carried, depth)
         receiver = self._eval(func.value, env, flow, depth)
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
@@ -452,6 +456,8 @@ class ForwardCalls:
             block=flow.block,
             recording=flow.recording,
             literals=tuple_literals(func),
+            sliced=sliced_names(func),
+            part=flow.part,
             inlined=inlined or flow.inlined,
         )
         self.walk_body(func.body.body, env, inner)

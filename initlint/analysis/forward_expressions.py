@@ -39,7 +39,7 @@ from initlint.analysis.flow import (
     standardised,
     stored_key,
 )
-from initlint.analysis.forward_bindings import aligned, builtin_call, module_items, plain_arguments
+from initlint.analysis.forward_bindings import aligned, builtin_call, module_items, one_slice, plain_arguments
 from initlint.analysis.forward_statements import MAX_UNROLL
 from initlint.analysis.knowledge.conventions import (
     ADDING_FUNCTIONS,
@@ -227,6 +227,10 @@ class ForwardExpressions:
             # The loop over the block's container by index: its block, and the entry of a
             # list built beside it (`self.norms[i]`) at the block's place.
             return ModRef(flow.block) if base.node is flow.block.parent else aligned(base, flow.block)
+        if isinstance(base, ModRef) and _list_of_blocks(base.node) and one_slice(node):
+            # `self.blocks[start:]`, `layers[:exit_at]`: a slice of a list of blocks is a list of
+            # the same blocks, walked as the list itself is (not the entry an index would select).
+            return base
         if isinstance(base, ModRef):
             index = (
                 self._value(node.slice[0].slice.value, env) if isinstance(node.slice[0].slice, cst.Index) else UNKNOWN
@@ -481,6 +485,14 @@ def _indexed(node: ModuleNode, index: Any) -> Any:
     if isinstance(key, str) and key in node.children:
         return ModRef(node.children[key])
     return UNKNOWN
+
+
+def _list_of_blocks(node: ModuleNode) -> bool:
+    """A ModuleList, or a Sequential of one repeated block (not `self.mlp[:-1]`, some of a
+    Sequential's distinct layers applied)."""
+    children = list(node.children.values())
+    stacked = len(children) == 1 and children[0].repeat is not None
+    return node.kind == "container" or (node.kind == "sequential" and stacked)
 
 
 def _by_counter(node: cst.Subscript, counter: str | None) -> bool:

@@ -48,9 +48,11 @@ from initlint.analysis.forward_bindings import (
     module_items,
     note_rebinding,
     pairwise,
+    one_slice,
     picked_parameter,
     plain_arguments,
     range_count,
+    sliced_names,
     stored_into,
     target_names,
     tuple_literals,
@@ -100,6 +102,10 @@ class _Flow:
     inlined: ModuleNode | None = None
     #: Names the function binds once to a tuple written out (`pair = (self.layers, gains)`).
     literals: Mapping[str, cst.BaseExpression] = field(default_factory=dict)
+    #: Names it binds to a slice (`rest = self.layers[k:]`), and the loop over a slice of the
+    #: block's container being read (`ResidualAdd.part`).
+    sliced: frozenset[str] = frozenset()
+    part: int = 0
     #: A `return` hands back several values (`return normed, gate`).
     several: bool = False
     #: Names bound to a part of the split stream (`x1, x2 = x.chunk(2, dim=-1)`).
@@ -172,7 +178,7 @@ class ForwardStatements:
         if found is None:
             return None
         _, func = found
-        flow = _Flow(node, depth=depth, block=block, recording=block is None, literals=tuple_literals(func))
+        flow = _function_flow(node, func, depth, block)
         env = Env()
         params = [p.name.value for p in func.params.params]
         star = func.params.star_arg
@@ -276,21 +282,19 @@ class ForwardStatements:
 
     def on_for(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
         # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
-        loops = [
-            (target, None if node is None else self._eval(node, env, flow, flow.depth))
-            for target, node in walked_by_loop(stmt.target, stmt.iter, current_literals(flow))
-        ]
+        walks = walked_by_loop(stmt.target, stmt.iter, current_literals(flow))
+        loops = [(target, None if node is None else self._eval(node, env, flow, flow.depth)) for target, node in walks]
         forget_literals(target_names(stmt.target), flow)
         for target, iterable in loops:
             # What is zipped beside the layers is handed in with each (LayerScale gains in a
             # ParameterList): computed elsewhere, like an extra argument of a block's `forward`.
             bind(target, CONDITIONED if len(loops) > 1 and iterable is not None else UNKNOWN, env)
-        for target, iterable in loops:
+        for (target, iterable), (_, node) in zip(loops, walks):
             if flow.block is not None and isinstance(iterable, ModRef) and flow.block.parent is iterable.node:
                 for beside, walked in loops:
                     if beside is not target:
                         bind(beside, aligned(walked, flow.block), env)
-                self._block_loop(stmt, target, env, flow)
+                self._block_loop(stmt, target, env, flow, node)
                 return
         if self._walks_block_by_index(stmt, env, flow):
             self._block_loop(stmt, stmt.target, env, flow)
@@ -333,11 +337,16 @@ class ForwardStatements:
         indexed = (self._value(value, env) for value in indexed_by(stmt.body, counter))
         return any(isinstance(value, ModRef) and value.node is flow.block.parent for value in indexed)
 
-    def _block_loop(self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow) -> None:
+    def _block_loop(
+        self, stmt: cst.For, target: cst.BaseExpression, env: Env, flow: _Flow, walked: cst.BaseExpression | None = None
+    ) -> None:
         """`for attn, ff in self.layers: x = attn(x) + x`: the loop body is the block's forward,
-        and what it carries from one iteration to the next is the stream."""
+        and what it carries from one iteration to the next is the stream. One over a slice of the
+        list (`walked`: `self.layers[k:]`, or a name bound to one) runs part of the blocks."""
         assert flow.block is not None
-        counter = flow.counter
+        counter, part = flow.counter, flow.part
+        if walked is not None and (one_slice(walked) or (isinstance(walked, cst.Name) and walked.value in flow.sliced)):
+            flow.part = id(stmt)
         if range_count(stmt) is not None and isinstance(target, cst.Name):
             flow.counter, env.names[target.value] = target.value, UNKNOWN
         else:
@@ -355,7 +364,7 @@ class ForwardStatements:
             self.walk_block(stmt.body.body, env, flow)
             flow.handed_on.extend(env.names[name] for name in carried)
         finally:
-            flow.recording, flow.counter = False, counter
+            flow.recording, flow.counter, flow.part = False, counter, part
 
     def add_either(
         self,
@@ -516,12 +525,15 @@ class ForwardStatements:
         """`shift, scale, gate = self.modulation(c).chunk(3, dim=-1)` in the block: the layer that
         computed every part from the conditioning, so a branch the gate multiplies starts as small
         as that layer's init makes it (adaLN-Zero zeroes it; left at PyTorch's default, the gate
-        is O(1)). None where the split tensor is not one layer's output."""
-        receiver = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) else None
-        if not _splits(value) or not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Attribute):
+        is O(1)). `gate_msa, gate_mlp = self.modulation(c)`: a module of the file that splits its
+        own output. None where the split tensor is not one layer's output."""
+        receiver, kinds = value, _SPLITTING_MODULES
+        if _splits(value) and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+            receiver, kinds = value.func.value, _SPLIT_LAYERS
+        if not isinstance(receiver, cst.Call) or not isinstance(receiver.func, cst.Attribute):
             return None
         layer = self._eval(receiver.func, env, flow, depth)
-        if not isinstance(layer, ModRef) or layer.node.kind not in ("linear", "sequential", "module"):
+        if not isinstance(layer, ModRef) or layer.node.kind not in kinds:
             return None
         return layer
 
@@ -567,6 +579,12 @@ class ForwardStatements:
                 )
 
 
+def _function_flow(node: ModuleNode, func: cst.FunctionDef, depth: int, block: ModuleNode | None) -> _Flow:
+    """The reading state of `node`'s `forward`; adds count only in the loop over `block`'s list."""
+    literals, sliced = tuple_literals(func), sliced_names(func)
+    return _Flow(node, depth=depth, block=block, recording=block is None, literals=literals, sliced=sliced)
+
+
 def _handed_to(name: str, value: Any, inputs: list[str]) -> bool:
     """Whether a value handed to `forward`'s input `name` replaces what the reading gives it: any
     input after the stream; the stream's own a value of the stream (a module read as called)."""
@@ -599,6 +617,10 @@ def _plain_function(value: Any) -> cst.FunctionDef | None:
 
 
 _LISTS = ("container", "sequential")
+#: The layers whose output a block splits into conditioning parts (`self.modulation(c).chunk(3)`),
+#: and the modules of the file that split their own (`gate_msa, gate_mlp = self.modulation(c)`).
+_SPLIT_LAYERS: tuple[str, ...] = ("linear", "sequential", "module")
+_SPLITTING_MODULES: tuple[str, ...] = ("module",)
 
 
 def note_loop_call(func: cst.BaseExpression, handed: set[str], flow: _Flow) -> None:

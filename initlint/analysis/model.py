@@ -296,6 +296,9 @@ class ResidualAdd:
     #: The part of a split stream it adds into (`x1` of `x1, x2 = x.chunk(2, dim=-1)`: a reversible
     #: block adds one branch into each half); empty for the whole stream.
     share: str = ""
+    #: The loop over a slice of the block list that made it (`for blk in self.layers[k:]`), by
+    #: id; 0 where the whole list is walked. Adds of loops over two slices are alternatives.
+    part: int = 0
     #: The statements inside the helpers it was made in, innermost last, where it was made in a
     #: helper (`statement` is then the call): two adds of one helper are two statements.
     inner: tuple[int, ...] = ()
@@ -403,7 +406,7 @@ class Stack:
         (a reversible block, one branch into each half, adds once)."""
         sites = {(add.share, add.site, id(add.statement), add.inner): add for add in self.default_adds}
         streams: dict[str, list[ResidualAdd]] = {}
-        for add in sites.values():
+        for add in _one_part(list(sites.values())):
             streams.setdefault(add.stream, []).append(add)
         # (A block handing back two streams: N is that of the stream that takes the most.)
         return max((_adds_into_one_stream(adds) for adds in streams.values()), key=len, default=[])
@@ -416,6 +419,17 @@ class Stack:
     def prenorm(self) -> bool:
         adds = self.default_adds
         return bool(adds) and all(add.prenorm for add in adds)
+
+
+def _one_part(adds: list[ResidualAdd]) -> list[ResidualAdd]:
+    """Loops over slices of the block list (`self.layers[:k]`, then `self.layers[k:]`, an early
+    exit) each run some of the blocks: their adds are alternatives, and those of the loop that
+    adds the most count, beside the adds of loops over the whole list."""
+    parts: dict[int, list[ResidualAdd]] = {}
+    for add in adds:
+        parts.setdefault(add.part, []).append(add)
+    whole = parts.pop(0, [])
+    return whole + max(parts.values(), key=lambda part: len(adds_on_one_path(part)), default=[])
 
 
 def _adds_into_one_stream(adds: list[ResidualAdd]) -> list[ResidualAdd]:

@@ -303,7 +303,7 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
                 add.writers = self._writer_refs(block, branch)
                 add.optional = flow.undecided > 0 and any(_may_not_exist(m, block) for m in branch.last)
                 add.flags = frozenset(flow.flags)
-                add.arms = flow.arms
+                add.arms, add.part = flow.arms, flow.part
                 flow.adds.append(add)
                 return STREAM
         if STREAM in (left, right) and any(map(conditioned, (left, right))):
