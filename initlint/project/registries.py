@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import libcst as cst
 
@@ -148,6 +148,21 @@ def find_registrations(project, qualified: str) -> list[Registration]:
         return known
     found: list[Registration] = []
     project.registered[qualified] = found
+    for entries in _registrations_by_file(project, qualified):
+        found.extend(entries)
+    return found
+
+
+def has_registrations(project, qualified: str) -> bool:
+    """Whether the project registers anything into `qualified`: the files are parsed only up to
+    the first that does (funasr registers into one table from 185 files: a parse of each)."""
+    known: list[Registration] | None = project.registered.get(qualified)
+    if known is not None:
+        return bool(known)
+    return next(_registrations_by_file(project, qualified), None) is not None
+
+
+def _registrations_by_file(project, qualified: str) -> Iterator[list[Registration]]:
     short = qualified.rpartition(".")[2]
     for path in _files_by_receiver(project).get(short.encode(), []):
         for receiver, entries in _file_registrations(project, path).items():
@@ -155,8 +170,7 @@ def find_registrations(project, qualified: str) -> list[Registration]:
                 receiver.rpartition(".")[2] == short
                 and _registry_of(project, path, entries[0].parsed, receiver) == qualified
             ):
-                found.extend(entries)
-    return found
+                yield entries
 
 
 def _file_registrations(project, path: Path) -> dict[str, list[Registration]]:
