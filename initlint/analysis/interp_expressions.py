@@ -9,6 +9,7 @@ expression the table does not name evaluates to UNKNOWN.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 import libcst as cst
@@ -38,6 +39,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from initlint.analysis.interp import Ctx, Interpreter
 
 
+_NOT_LITERAL = object()
+
+
+@lru_cache(maxsize=4096)
+def _literal_value(code: str) -> Any:
+    """The value of a literal's text, kept per text: `ast.literal_eval` compiles it each time, and
+    a model built in many variants (timm's HRNet: 11 of them) reads the same literals 36,000
+    times. What depends on the stack (RecursionError, MemoryError) is raised, never kept."""
+    try:
+        return ast.literal_eval(code)
+    except (ValueError, SyntaxError):
+        return _NOT_LITERAL
+
+
 class InterpExpressions:
     """Runs on an `Interpreter` (it says so with `cast` where a semantics module asks for one)."""
 
@@ -62,9 +77,10 @@ class InterpExpressions:
 
     def _literal(self, node: cst.BaseExpression, env: Env, ctx: Ctx) -> Any:
         try:
-            return Const(ast.literal_eval(self.code(node)))
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = _literal_value(self.code(node))
+        except (MemoryError, RecursionError):
             return UNKNOWN
+        return UNKNOWN if value is _NOT_LITERAL else Const(value)
 
     def _attribute(self, node: cst.Attribute, env: Env, ctx: Ctx) -> Any:
         return torch_semantics.get_attr(

@@ -355,7 +355,7 @@ class LinkedInterpreter(Interpreter):
         if (
             symbol.kind == CONSTANT
             and isinstance(node, cst.Call)  # a registry is an object built by a call
-            and self.linker.project.registrations(symbol.qualified)
+            and self.linker.project.has_registrations(symbol.qualified)
         ):
             return Registry(symbol.qualified)
         if symbol.kind == CONSTANT and isinstance(node, cst.BaseExpression):

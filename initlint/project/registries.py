@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import libcst as cst
 
@@ -119,8 +119,13 @@ def _registry_of(project, path: Path, parsed: Parsed, receiver: str) -> str:
 
 
 #: `name.register(`, `name.register_class(`, `name.register_module(`: a byte pattern that finds
-#: the receivers without a parse (`register_buffer(` is not one).
-_REGISTER_CALL = re.compile(rb"(\w+)\s*\.\s*(?:register|register_class|register_module)\s*\(")
+#: the receivers without a parse (`register_buffer(` is not one). A match starts only where a
+#: word does: tried inside each word too, `\w+` backtracked over the rest of it (a third of the
+#: analysis of a transformers file); a match found inside a word would start at its start anyway.
+_REGISTER_CALL = re.compile(rb"(?<!\w)(\w+)\s*\.\s*(?:register|register_class|register_module)\s*\(")
+#: The same call without its receiver: a literal-led search, ten times faster, that keeps the
+#: files calling no `register` method (those with only `register_buffer`) from the pattern above.
+_REGISTER_METHOD = re.compile(rb"\.\s*(?:register|register_class|register_module)\s*\(")
 
 
 def _files_by_receiver(project) -> dict[bytes, list[Path]]:
@@ -128,7 +133,8 @@ def _files_by_receiver(project) -> dict[bytes, list[Path]]:
     if project.register_receivers is None:
         found: dict[bytes, list[Path]] = {}
         for path in project.text.containing(b"register"):
-            for name in set(_REGISTER_CALL.findall(project.text.data(path) or b"")):
+            data = project.text.data(path) or b""
+            for name in set(_REGISTER_CALL.findall(data)) if _REGISTER_METHOD.search(data) else ():
                 found.setdefault(name, []).append(path)
         project.register_receivers = found
     return project.register_receivers
@@ -142,6 +148,21 @@ def find_registrations(project, qualified: str) -> list[Registration]:
         return known
     found: list[Registration] = []
     project.registered[qualified] = found
+    for entries in _registrations_by_file(project, qualified):
+        found.extend(entries)
+    return found
+
+
+def has_registrations(project, qualified: str) -> bool:
+    """Whether the project registers anything into `qualified`: the files are parsed only up to
+    the first that does (funasr registers into one table from 185 files: a parse of each)."""
+    known: list[Registration] | None = project.registered.get(qualified)
+    if known is not None:
+        return bool(known)
+    return next(_registrations_by_file(project, qualified), None) is not None
+
+
+def _registrations_by_file(project, qualified: str) -> Iterator[list[Registration]]:
     short = qualified.rpartition(".")[2]
     for path in _files_by_receiver(project).get(short.encode(), []):
         for receiver, entries in _file_registrations(project, path).items():
@@ -149,8 +170,7 @@ def find_registrations(project, qualified: str) -> list[Registration]:
                 receiver.rpartition(".")[2] == short
                 and _registry_of(project, path, entries[0].parsed, receiver) == qualified
             ):
-                found.extend(entries)
-    return found
+                yield entries
 
 
 def _file_registrations(project, path: Path) -> dict[str, list[Registration]]:

@@ -309,6 +309,12 @@ class Project:
 
         return find_registrations(self, qualified)
 
+    def has_registrations(self, qualified: str) -> bool:
+        """Whether the project registers anything in `qualified` (parses up to the first file that does)."""
+        from initlint.project.registries import has_registrations
+
+        return has_registrations(self, qualified)
+
 
 def _module_symbol(location: Location) -> Symbol:
     return Symbol(MODULE, location.name, location.name, None, location.path, location=location)

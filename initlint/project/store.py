@@ -68,6 +68,8 @@ class Parsed:
                 self._statements = _top_statements(self.module, statement_parts)
             return self._statements.get(id(node))
         if self._nodes is None:
+            if not _tokens_in(node, self.source):
+                return None  # a word of it is not in this file's text: no node of this tree
             self._nodes = _top_statements(self.module, descendants)
         return self._nodes.get(id(node))
 
@@ -119,6 +121,20 @@ class Summary:
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
         return summary
+
+
+#: Nodes that keep a token's text as the source writes it (a node of a file is made of its text).
+_TOKENS = (cst.Name, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.FormattedStringText)
+#: How many of a node's tokens `_tokens_in` looks for (a cheap question however big the node).
+_TOKENS_CHECKED = 16
+
+
+def _tokens_in(node: cst.CSTNode, source: str) -> bool:
+    """False only where `node` cannot belong to the tree parsed from `source`: the text of one
+    of its tokens is not in it. The question of which sibling holds an expression (asked of
+    each linked file in turn) then maps every node of only the files that may hold it."""
+    tokens = (inner.value for inner in descendants(node) if isinstance(inner, _TOKENS))
+    return all(token in source for _, token in zip(range(_TOKENS_CHECKED), tokens))
 
 
 def _top_statements(module: cst.Module, walk: Callable[[cst.CSTNode], Iterator[cst.CSTNode]]) -> dict[int, cst.CSTNode]:
