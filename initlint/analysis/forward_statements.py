@@ -93,6 +93,8 @@ class _Flow:
     #: Inputs after the stream that the block adds into and hands back: a second stream (a pair
     #: representation beside the atom one), read as computed elsewhere but for the adds into it.
     carried: frozenset[str] = frozenset()
+    #: Keyword-only inputs that are each a stream of its own (`text_tokens`, `image_tokens`).
+    named: frozenset[str] = frozenset()
     #: The adds into each of those, and the one the statement being read adds into.
     carried_adds: dict[str, list[ResidualAdd]] = field(default_factory=dict)
     added_into: str | None = None
@@ -188,6 +190,7 @@ class ForwardStatements:
             # must pass by name is a stream of its own (a joint block over two modalities).
             env.names.update({param.name.value: CONDITIONED for param in func.params.kwonly_params})
             env.names.update({name: STREAM for name in by_name})
+            flow.named = frozenset(by_name) if len(by_name) > 1 else frozenset()
         elif len(params) < 2:
             return None
         env.names[params[0]] = ModRef(node)
