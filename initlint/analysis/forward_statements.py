@@ -42,10 +42,11 @@ from initlint.analysis.forward_bindings import (
     bind,
     bound_names,
     current_literals,
+    filled_list,
     forget_literals,
     indexed_by,
+    loop_passes,
     mentions,
-    module_items,
     note_rebinding,
     pairwise,
     picked_parameter,
@@ -126,6 +127,8 @@ class _Flow:
     #: Calls of a residual wrapper that hands back a tuple: what each item holds, by id of the
     #: call, for a statement that unpacks it (`resid, h = self.norm_attn_norm(x)`).
     unpacked: dict[int, Seq] = field(default_factory=dict)
+    #: Each item of a tuple written out, by id of the tuple (a call handed one input per stream).
+    written: dict[int, Seq] = field(default_factory=dict)
     #: What the names carrying the stream hold at the end of the loop over `block`'s container:
     #: what one block hands the next (`x = self.norm(x)` last in the body: post-norm in effect).
     handed_on: list[Any] = field(default_factory=list)
@@ -298,18 +301,23 @@ class ForwardStatements:
         if self._walks_block_by_index(stmt, env, flow):
             self._block_loop(stmt, stmt.target, env, flow)
             return
-        modules = [(target, items) for target, iterable in loops if (items := module_items(iterable)) is not None]
-        walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
+        passes, exact = loop_passes(loops, MAX_UNROLL)
+        lists = {name: len(value.items) for name, value in env.names.items() if isinstance(value, Seq)}
         flow.loops.enter(self._loop_record(stmt, loops, env))
         try:
-            for item in items[:MAX_UNROLL]:
-                if walked is not None:
-                    bind(walked, item, env)
+            for bound in passes[:MAX_UNROLL]:
+                for target, item in bound:
+                    bind(target, item, env)
                 flow.loops.start_pass(target_names(stmt.target))
                 self.walk_block(stmt.body.body, env, flow)
                 flow.loops.end_pass(env.names)
         finally:
             flow.loops.leave()
+        if not exact:
+            # A list filled in a loop not read pass by pass holds as many items as it runs.
+            for name, value in env.names.items():
+                if isinstance(value, Seq) and filled_list(value) and len(value.items) != lists.get(name):
+                    env.names[name] = UNKNOWN
 
     def _loop_record(self, stmt: cst.For, loops: list[tuple[cst.BaseExpression, Any]], env: Env) -> Loop:
         """What `BlockLoops` follows of a `for`: the containers whose blocks it binds to a name,
@@ -393,7 +401,12 @@ class ForwardStatements:
         return SECOND if added is STREAM else added
 
     def _undecided_if(
-        self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow, test: Any = None
+        self,
+        body: Sequence[cst.CSTNode],
+        else_body: Sequence[cst.CSTNode],
+        env: Env,
+        flow: _Flow,
+        test: Any = None,
     ) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
@@ -535,7 +548,11 @@ class ForwardStatements:
         each = self._comprehended(written, env, flow, depth)
         if each is None:
             value = self._eval(written, env, flow, depth)
-            each = value if isinstance(value, Seq) and builtin_call(written, "map", env) else None
+            # (`return tuple(outs)`, `outs` filled by `append`: one item per stream.)
+            listed = isinstance(value, Seq) and (
+                builtin_call(written, "map", env) or filled_list(value) and value.items
+            )
+            each = value if listed else None
             if each is None:
                 flow.returns.append(value)
                 return
