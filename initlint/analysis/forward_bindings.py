@@ -434,3 +434,49 @@ def mentions(body: cst.CSTNode, names: set[str]) -> bool:
 
     body.visit(_Mentions())
     return found
+
+
+#: Per flag an undecided `if` tested: what the names that `if` rebound held past it, and what
+#: they held with the flag true and with it false.
+FlagArms = dict[str, tuple[dict[str, Any], dict[bool, dict[str, Any]]]]
+
+
+def flag_tested(test: cst.BaseExpression | None) -> tuple[str, bool] | None:
+    """The flag an `if` tests and its value in the body: `if skip:` is (skip, True), `if not
+    self.pre_norm:` (self.pre_norm, False). None for any other test."""
+    value = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, value = test.expression, not value
+    parts: list[str] = []
+    while isinstance(test, cst.Attribute):
+        parts.append(test.attr.value)
+        test = test.value
+    return (".".join([test.value, *reversed(parts)]), value) if isinstance(test, cst.Name) else None
+
+
+def remember_arms(
+    arms: FlagArms, tested: tuple[str, bool] | None, body: dict[str, Any], rest: dict[str, Any], joined: dict[str, Any]
+) -> None:
+    """After an undecided `if` on a flag: what each name it rebound holds on either path."""
+    if tested is None:
+        return
+    flag, value = tested
+    changed = {name: joined[name] for name in joined if body.get(name, UNKNOWN) is not rest.get(name, UNKNOWN)}
+    held = {
+        value: {name: body.get(name, UNKNOWN) for name in changed},
+        not value: {n: rest.get(n, UNKNOWN) for n in changed},
+    }
+    arms[flag] = (changed, held)
+
+
+def follow_flag(arms: FlagArms, tested: tuple[str, bool] | None, in_body: bool, env: Env) -> None:
+    """An arm of a later `if` on the same flag (`if not skip: x = norm(x)` ... `if skip: return
+    x`) runs on the path where the flag has its value: the names the first `if` rebound, and
+    nothing since, hold what that path left in them."""
+    if tested is None or tested[0] not in arms:
+        return
+    joined, held = arms[tested[0]]
+    path = held[tested[1] if in_body else not tested[1]]
+    for name, past in joined.items():
+        if env.names.get(name) is past:
+            env.names[name] = path[name]

@@ -42,13 +42,17 @@ from initlint.analysis.forward_bindings import (
     bind,
     bound_names,
     current_literals,
+    FlagArms,
     filled_list,
+    flag_tested,
+    follow_flag,
     forget_literals,
     indexed_by,
     loop_passes,
     mentions,
     note_rebinding,
     pairwise,
+    remember_arms,
     picked_parameter,
     plain_arguments,
     range_count,
@@ -132,6 +136,8 @@ class _Flow:
     #: What the names carrying the stream hold at the end of the loop over `block`'s container:
     #: what one block hands the next (`x = self.norm(x)` last in the body: post-norm in effect).
     handed_on: list[Any] = field(default_factory=list)
+    #: What the names an undecided `if` on a flag rebound hold on either path (a later `if` on it).
+    flag_arms: FlagArms = field(default_factory=dict)
 
 
 class _Returned(Exception):
@@ -263,7 +269,7 @@ class ForwardStatements:
         orelse = stmt.orelse
         else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
         if decided is None:
-            self._undecided_if(stmt.body.body, else_body, env, flow, test)
+            self._undecided_if(stmt.body.body, else_body, env, flow, test, flag_tested(stmt.test))
         else:
             self.walk_block(stmt.body.body if decided else else_body, env, flow)
 
@@ -407,9 +413,11 @@ class ForwardStatements:
         env: Env,
         flow: _Flow,
         test: Any = None,
+        tested: tuple[str, bool] | None = None,
     ) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
+        follow_flag(flow.flag_arms, tested, True, env)
         rebound = dict(flow.rebound)
         flow.undecided += 1
         flags, flow.flags = flow.flags, (*flow.flags, *([test.name] if isinstance(test, Opaque) else []))
@@ -418,6 +426,7 @@ class ForwardStatements:
         body_returns = self.walk_body(body, env, flow)
         after_body, rebound_in_body = env.names, flow.rebound
         env.names, flow.rebound = dict(before), dict(rebound)
+        follow_flag(flow.flag_arms, tested, False, env)
         flow.arms = (*arms, (id(body), 1))
         else_returns = self.walk_body(else_body, env, flow)
         flow.undecided -= 1
@@ -445,6 +454,7 @@ class ForwardStatements:
             # the norm placement is a flag we cannot decide, so the adds in either arm are too.
             for add in flow.adds[first_add:]:
                 add.prenorm = None
+        remember_arms(flow.flag_arms, tested, after_body, env.names, joined)
         env.names = joined
 
     def _small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow, depth: int) -> None:
