@@ -17,7 +17,7 @@ from typing import Any, Mapping, Protocol, Sequence, TypeGuard
 import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Const, Env, ModRef, Seq
-from initlint.analysis.flow import CONDITIONED
+from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, Branch, Part
 from initlint.analysis.model import ModuleNode
 from initlint.analysis.positions import statement_parts
 
@@ -106,6 +106,41 @@ def module_items(value: Any) -> list[Any] | None:
     if isinstance(value, Seq) and value.repeat is None and value.items:
         return list(value.items)
     return None
+
+
+#: What each pass of a `for` binds: its targets, each with its value in that pass.
+Passes = list[list[tuple[cst.BaseExpression, Any]]]
+
+
+def loop_passes(loops: list[tuple[cst.BaseExpression, Any]], limit: int) -> tuple[Passes, bool]:
+    """The passes of a `for` over lists of layers or of values, and whether they are its passes
+    one by one (each item known, no repeated block standing for a stack). Several lists of one
+    length are walked side by side (`zip(inputs, self.to_qkv)`: one stream's input and its own
+    layer per pass), a tensor zipped beside them hands each pass a slice of what it holds
+    (`zip(out.split(sizes, dim=1), self.to_out)`). Anything else walks one pass, unbound."""
+    columns = [(target, items) for target, iterable in loops if (items := module_items(iterable)) is not None]
+    if not columns or len({len(items) for _, items in columns}) > 1:
+        return [[]], False
+    count = len(columns[0][1])
+    exact = count <= limit and all(_one_item(item) for _, items in columns for item in items)
+    if len(columns) > 1 and not exact:
+        return [[]], False
+    sliced = [(target, value) for target, value in loops if _tensor(value)] if exact else []
+    return [[(target, items[i]) for target, items in columns] + sliced for i in range(count)], exact
+
+
+def _tensor(value: Any) -> bool:
+    return value is NORMED or value is MAYBE_NORMED or isinstance(value, (Branch, Part))
+
+
+def _one_item(item: Any) -> bool:
+    """An item that is itself, not a block standing for a stack of repeated ones."""
+    return not (isinstance(item, ModRef) and item.node.repeat is not None)
+
+
+def filled_list(value: Seq) -> bool:
+    """A list the `forward` builds from empty by `append` (`outs = []`), each item known."""
+    return value.repeat is None and value.written_as == "list"
 
 
 def pairwise(assign: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
@@ -416,3 +451,49 @@ def mentions(body: cst.CSTNode, names: set[str]) -> bool:
 
     body.visit(_Mentions())
     return found
+
+
+#: Per flag an undecided `if` tested: what the names that `if` rebound held past it, and what
+#: they held with the flag true and with it false.
+FlagArms = dict[str, tuple[dict[str, Any], dict[bool, dict[str, Any]]]]
+
+
+def flag_tested(test: cst.BaseExpression | None) -> tuple[str, bool] | None:
+    """The flag an `if` tests and its value in the body: `if skip:` is (skip, True), `if not
+    self.pre_norm:` (self.pre_norm, False). None for any other test."""
+    value = True
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, value = test.expression, not value
+    parts: list[str] = []
+    while isinstance(test, cst.Attribute):
+        parts.append(test.attr.value)
+        test = test.value
+    return (".".join([test.value, *reversed(parts)]), value) if isinstance(test, cst.Name) else None
+
+
+def remember_arms(
+    arms: FlagArms, tested: tuple[str, bool] | None, body: dict[str, Any], rest: dict[str, Any], joined: dict[str, Any]
+) -> None:
+    """After an undecided `if` on a flag: what each name it rebound holds on either path."""
+    if tested is None:
+        return
+    flag, value = tested
+    changed = {name: joined[name] for name in joined if body.get(name, UNKNOWN) is not rest.get(name, UNKNOWN)}
+    held = {
+        value: {name: body.get(name, UNKNOWN) for name in changed},
+        not value: {n: rest.get(n, UNKNOWN) for n in changed},
+    }
+    arms[flag] = (changed, held)
+
+
+def follow_flag(arms: FlagArms, tested: tuple[str, bool] | None, in_body: bool, env: Env) -> None:
+    """An arm of a later `if` on the same flag (`if not skip: x = norm(x)` ... `if skip: return
+    x`) runs on the path where the flag has its value: the names the first `if` rebound, and
+    nothing since, hold what that path left in them."""
+    if tested is None or tested[0] not in arms:
+        return
+    joined, held = arms[tested[0]]
+    path = held[tested[1] if in_body else not tested[1]]
+    for name, past in joined.items():
+        if env.names.get(name) is past:
+            env.names[name] = path[name]

@@ -35,6 +35,7 @@ from initlint.analysis.forward_bindings import sliced_names, tuple_literals
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, MAX_UNROLL, _Flow, _plain_function, note_loop_call
 from initlint.analysis.forward_tensors import (
     accumulated_in_place,
+    appended,
     carried_by,
     fed_raw_weights,
     masked_scatter,
@@ -162,6 +163,8 @@ class ForwardCalls:
         accumulated = accumulated_in_place(name, func.value, args, env)
         if accumulated is not None:
             return accumulated
+        if appended(name, func.value, args, env):
+            return UNKNOWN
         if weights:
             return fed_raw_weights(name, args, carried)
         if name in SQUASHING and isinstance(carried, Branch):
@@ -282,6 +285,8 @@ class ForwardCalls:
         from another file of the project, runs with its arguments."""
         callee = self._value(call.func, Env())
         func = self.interp.index.functions.get(name) or _plain_function(callee)
+        if func is None and name in ("tuple", "list") and len(args) == 1 and isinstance(args[0], Seq):
+            return args[0]  # `tuple(outs)`: the same items
         record = (
             self._dataclass_output(callee.cls, call, args) if func is None and isinstance(callee, ClassRef) else None
         )
@@ -401,9 +406,15 @@ class ForwardCalls:
         forward = self.interp.index.find_method(module.cls, "forward")
         if forward is None:
             return None
+        # A tuple written out hands over one input per stream (`self.joint_attn((text, image))`).
+        args = [
+            flow.written.get(id(arg.value), value) if isinstance(arg.value, (cst.Tuple, cst.List)) else value
+            for arg, value in zip(call.args, args)
+        ]
         bound = bind_arguments(forward[1], [ModRef(module)] + args, call)
-        given = {name: value for name, value in bound.items() if of_streams(value)}
-        if sum(1 for value in given.values() if value is not CONDITIONED) < 2:
+        given = {name: value for name, value in bound.items() if of_streams(value) or _streams_listed(value)}
+        streams = [item for value in given.values() for item in (value.items if isinstance(value, Seq) else [value])]
+        if sum(1 for value in streams if of_streams(value) and value is not CONDITIONED) < 2:
             return None  # one output per stream: a module handed one (an MoE's output and logits) keeps its first
         inner = self._read(module, depth + 1, handed=given)
         outputs = _items_handed_back(inner) if inner is not None and inner.returns else None
@@ -555,6 +566,11 @@ class ForwardCalls:
         for child in list(module.children.values())[:MAX_UNROLL]:
             carried = self._apply_module(child, carried, depth)
         return carried
+
+
+def _streams_listed(value: Any) -> bool:
+    """A tuple of values the reading follows, item by item (one input per stream)."""
+    return isinstance(value, Seq) and value.repeat is None and any(of_streams(item) for item in value.items)
 
 
 def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:

@@ -39,7 +39,14 @@ from initlint.analysis.flow import (
     standardised,
     stored_key,
 )
-from initlint.analysis.forward_bindings import aligned, builtin_call, module_items, one_slice, plain_arguments
+from initlint.analysis.forward_bindings import (
+    aligned,
+    builtin_call,
+    filled_list,
+    module_items,
+    one_slice,
+    plain_arguments,
+)
 from initlint.analysis.forward_statements import MAX_UNROLL
 from initlint.analysis.knowledge.conventions import (
     ADDING_FUNCTIONS,
@@ -207,9 +214,13 @@ class ForwardExpressions:
         if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             return self._comprehension(node, env, flow, depth)
         if isinstance(node, (cst.Tuple, cst.List)):
-            # `return out, weights`: a module's output comes first.
+            # `return out, weights`: a module's output comes first. Each item is kept for a call
+            # handed the tuple (`self.joint_attn((text, image))`: one input per stream); an empty
+            # list is one `forward` fills by `append`.
             values = [self._eval(e.value, env, flow, depth) for e in node.elements]
-            return values[0] if values else UNKNOWN
+            if values and not any(isinstance(element, cst.StarredElement) for element in node.elements):
+                flow.written[id(node)] = Seq(values)
+            return values[0] if values else Seq([], written_as="list") if isinstance(node, cst.List) else UNKNOWN
         if isinstance(node, cst.IfExp):
             body = self._eval(node.body, env, flow, depth)
             orelse = self._eval(node.orelse, env, flow, depth)
@@ -351,8 +362,18 @@ class ForwardExpressions:
         if len(names) != len(target.elements) or len(names) != len(walked.args):
             return None
         columns = [self._zipped_column(arg.value, env, flow, depth) for arg in walked.args]
+        layers = [len(c) for c in columns if c and all(isinstance(v, ModRef) for v in c)]
+        # A tensor beside a list of layers hands each layer a slice of what it holds (`proj(t)
+        # for t, proj in zip(out.split(sizes, dim=1), self.to_out)`: one output per stream).
+        columns = [
+            c * layers[0] if c is not None and len(c) == 1 and _tensor_column(c) and layers else c for c in columns
+        ]
         sizes = [len(column) for column in columns if column is not None]
-        written = [column for arg, column in zip(walked.args, columns) if _written_out(arg.value) is not None]
+        written = [
+            column
+            for arg, column in zip(walked.args, columns)
+            if _written_out(arg.value) is not None or column is not None and _tensor_column(column)
+        ]
         # The inputs written out, the layers a list of layers (a tuple of norms written out beside
         # the shares of a fused projection is not read: a normalised share reads as a gate).
         if len(sizes) < len(columns) or not written or any(isinstance(v, ModRef) for c in written for v in c or ()):
@@ -368,6 +389,10 @@ class ForwardExpressions:
         if written is not None:
             return [self._eval(element, env, flow, depth) for element in written]
         value = self._eval(node, env, flow, depth)
+        if isinstance(value, Seq) and filled_list(value) and value.items:
+            return list(value.items)  # `outs`, filled by `append`
+        if value is NORMED or isinstance(value, Branch):
+            return [value]  # a tensor: each slice holds what it holds
         if not isinstance(value, ModRef) or value.node.kind not in ("container", "sequential"):
             return None
         children = list(value.node.children.values())
@@ -447,6 +472,10 @@ def _tensor_name(node: cst.BaseExpression) -> str:
     while isinstance(node, (cst.Call, cst.Subscript, cst.Attribute)):
         node = node.func if isinstance(node, cst.Call) else node.value
     return node.value if isinstance(node, cst.Name) else ""
+
+
+def _tensor_column(column: list[Any]) -> bool:
+    return all(value is NORMED or isinstance(value, Branch) for value in column)
 
 
 def _written_out(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:

@@ -42,13 +42,18 @@ from initlint.analysis.forward_bindings import (
     bind,
     bound_names,
     current_literals,
+    FlagArms,
+    filled_list,
+    flag_tested,
+    follow_flag,
     forget_literals,
     indexed_by,
+    loop_passes,
     mentions,
-    module_items,
     note_rebinding,
     pairwise,
     one_slice,
+    remember_arms,
     picked_parameter,
     plain_arguments,
     range_count,
@@ -95,6 +100,8 @@ class _Flow:
     #: Inputs after the stream that the block adds into and hands back: a second stream (a pair
     #: representation beside the atom one), read as computed elsewhere but for the adds into it.
     carried: frozenset[str] = frozenset()
+    #: Keyword-only inputs that are each a stream of its own (`text_tokens`, `image_tokens`).
+    named: frozenset[str] = frozenset()
     #: The adds into each of those, and the one the statement being read adds into.
     carried_adds: dict[str, list[ResidualAdd]] = field(default_factory=dict)
     added_into: str | None = None
@@ -130,9 +137,13 @@ class _Flow:
     #: Calls of a residual wrapper that hands back a tuple: what each item holds, by id of the
     #: call, for a statement that unpacks it (`resid, h = self.norm_attn_norm(x)`).
     unpacked: dict[int, Seq] = field(default_factory=dict)
+    #: Each item of a tuple written out, by id of the tuple (a call handed one input per stream).
+    written: dict[int, Seq] = field(default_factory=dict)
     #: What the names carrying the stream hold at the end of the loop over `block`'s container:
     #: what one block hands the next (`x = self.norm(x)` last in the body: post-norm in effect).
     handed_on: list[Any] = field(default_factory=list)
+    #: What the names an undecided `if` on a flag rebound hold on either path (a later `if` on it).
+    flag_arms: FlagArms = field(default_factory=dict)
 
 
 class _Returned(Exception):
@@ -194,6 +205,7 @@ class ForwardStatements:
             # must pass by name is a stream of its own (a joint block over two modalities).
             env.names.update({param.name.value: CONDITIONED for param in func.params.kwonly_params})
             env.names.update({name: STREAM for name in by_name})
+            flow.named = frozenset(by_name) if len(by_name) > 1 else frozenset()
         elif len(params) < 2:
             return None
         env.names[params[0]] = ModRef(node)
@@ -263,7 +275,7 @@ class ForwardStatements:
         orelse = stmt.orelse
         else_body = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if isinstance(orelse, cst.Else) else []
         if decided is None:
-            self._undecided_if(stmt.body.body, else_body, env, flow, test)
+            self._undecided_if(stmt.body.body, else_body, env, flow, test, flag_tested(stmt.test))
         else:
             self.walk_block(stmt.body.body if decided else else_body, env, flow)
 
@@ -299,18 +311,23 @@ class ForwardStatements:
         if self._walks_block_by_index(stmt, env, flow):
             self._block_loop(stmt, stmt.target, env, flow)
             return
-        modules = [(target, items) for target, iterable in loops if (items := module_items(iterable)) is not None]
-        walked, items = modules[0] if len(modules) == 1 else (None, [UNKNOWN])
+        passes, exact = loop_passes(loops, MAX_UNROLL)
+        lists = {name: len(value.items) for name, value in env.names.items() if isinstance(value, Seq)}
         flow.loops.enter(self._loop_record(stmt, loops, env))
         try:
-            for item in items[:MAX_UNROLL]:
-                if walked is not None:
-                    bind(walked, item, env)
+            for bound in passes[:MAX_UNROLL]:
+                for target, item in bound:
+                    bind(target, item, env)
                 flow.loops.start_pass(target_names(stmt.target))
                 self.walk_block(stmt.body.body, env, flow)
                 flow.loops.end_pass(env.names)
         finally:
             flow.loops.leave()
+        if not exact:
+            # A list filled in a loop not read pass by pass holds as many items as it runs.
+            for name, value in env.names.items():
+                if isinstance(value, Seq) and filled_list(value) and len(value.items) != lists.get(name):
+                    env.names[name] = UNKNOWN
 
     def _loop_record(self, stmt: cst.For, loops: list[tuple[cst.BaseExpression, Any]], env: Env) -> Loop:
         """What `BlockLoops` follows of a `for`: the containers whose blocks it binds to a name,
@@ -399,10 +416,17 @@ class ForwardStatements:
         return SECOND if added is STREAM else added
 
     def _undecided_if(
-        self, body: Sequence[cst.CSTNode], else_body: Sequence[cst.CSTNode], env: Env, flow: _Flow, test: Any = None
+        self,
+        body: Sequence[cst.CSTNode],
+        else_body: Sequence[cst.CSTNode],
+        env: Env,
+        flow: _Flow,
+        test: Any = None,
+        tested: tuple[str, bool] | None = None,
     ) -> None:
         """Read each arm from the state before the `if`, then join what the names hold."""
         before, first_add = dict(env.names), len(flow.adds)
+        follow_flag(flow.flag_arms, tested, True, env)
         rebound = dict(flow.rebound)
         flow.undecided += 1
         flags, flow.flags = flow.flags, (*flow.flags, *([test.name] if isinstance(test, Opaque) else []))
@@ -411,6 +435,7 @@ class ForwardStatements:
         body_returns = self.walk_body(body, env, flow)
         after_body, rebound_in_body = env.names, flow.rebound
         env.names, flow.rebound = dict(before), dict(rebound)
+        follow_flag(flow.flag_arms, tested, False, env)
         flow.arms = (*arms, (id(body), 1))
         else_returns = self.walk_body(else_body, env, flow)
         flow.undecided -= 1
@@ -438,6 +463,7 @@ class ForwardStatements:
             # the norm placement is a flag we cannot decide, so the adds in either arm are too.
             for add in flow.adds[first_add:]:
                 add.prenorm = None
+        remember_arms(flow.flag_arms, tested, after_body, env.names, joined)
         env.names = joined
 
     def _small(self, small: cst.BaseSmallStatement, env: Env, flow: _Flow, depth: int) -> None:
@@ -544,7 +570,11 @@ class ForwardStatements:
         each = self._comprehended(written, env, flow, depth)
         if each is None:
             value = self._eval(written, env, flow, depth)
-            each = value if isinstance(value, Seq) and builtin_call(written, "map", env) else None
+            # (`return tuple(outs)`, `outs` filled by `append`: one item per stream.)
+            listed = isinstance(value, Seq) and (
+                builtin_call(written, "map", env) or filled_list(value) and value.items
+            )
+            each = value if listed else None
             if each is None:
                 flow.returns.append(value)
                 return

@@ -24,6 +24,7 @@ from initlint.analysis.flow import (
     merge,
     spread_of,
 )
+from initlint.analysis.forward_bindings import filled_list
 from initlint.analysis.forward_statements import _Flow
 from initlint.analysis.knowledge.conventions import (
     ACCUMULATE_IN_PLACE,
@@ -103,7 +104,13 @@ def _complementary(first: cst.BaseExpression, second: cst.BaseExpression) -> boo
 def carried_by(node: cst.Call, args: list[Any]) -> Any:
     """What of the stream the call's arguments hold; `self.net(*args)` hands on what the spread
     arguments hold too."""
-    spread = [item for arg, a in zip(node.args, args) if arg.star == "*" and isinstance(a, Seq) for item in a.items]
+    # (`pack(outs, "b * d")`, `torch.cat(outs)`: a list filled by `append` hands on its items.)
+    spread = [
+        item
+        for arg, a in zip(node.args, args)
+        if isinstance(a, Seq) and (arg.star == "*" or filled_list(a))
+        for item in a.items
+    ]
     return merge(
         [a for a in args + spread if a is STREAM or a is NORMED or conditioned(a) or isinstance(a, (Branch, Part))]
     )
@@ -139,6 +146,18 @@ def reset_if_stream(carried: Any, out: Any) -> Any:
     if carried is STREAM and isinstance(out, Branch) and out.renormalised:
         return replace(out, resets_stream=True)
     return out
+
+
+def appended(name: str, receiver: cst.BaseExpression, args: list[Any], env: Env) -> bool:
+    """`outs.append(y)` on a list the `forward` fills item by item (`outs = []`): the list now
+    holds one item more, at its place (one output per stream, handed back as a tuple)."""
+    if name != "append" or len(args) != 1 or not isinstance(receiver, cst.Name):
+        return False
+    held = env.names.get(receiver.value)
+    if not (isinstance(held, Seq) and filled_list(held)):
+        return False
+    env.names[receiver.value] = Seq([*held.items, args[0]], written_as="list")
+    return True
 
 
 def accumulated_in_place(name: str, receiver: cst.BaseExpression, args: list[Any], env: Env) -> Any:

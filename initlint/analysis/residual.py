@@ -304,6 +304,7 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
                 add.optional = flow.undecided > 0 and any(_may_not_exist(m, block) for m in branch.last)
                 add.flags = frozenset(flow.flags)
                 add.arms, add.part = flow.arms, flow.part
+                add.stream = _named_stream(flow)
                 flow.adds.append(add)
                 return STREAM
         if STREAM in (left, right) and any(map(conditioned, (left, right))):
@@ -332,6 +333,16 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
             scaled = list(scales) + list(branch.scales)
             refs.append(WriterRef(relative, owner.name, attr, how, scaled, param, layer=writer))
         return refs
+
+
+def _named_stream(flow: _Flow) -> str:
+    """The stream an add goes into, where a block takes each by name (`image_tokens = ...`):
+    each sums its own adds over depth."""
+    statement = flow.statement
+    if not flow.named or not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return ""
+    target = statement.targets[0].target
+    return target.value if isinstance(target, cst.Name) and target.value in flow.named else ""
 
 
 def _library_adds(block: ModuleNode, residual: ResidualBlock) -> list[ResidualAdd]:

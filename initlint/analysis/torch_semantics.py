@@ -117,16 +117,33 @@ def _new_tensor(
 def _library_layer(
     interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call
 ) -> Any | None:
-    """A library layer built, or the class a layer factory hands back with arguments bound (`init,
-    expand, reduce = get_init_and_expand_reduce_stream_functions(n, dim=d)`); None for any other name."""
+    """A library layer built (also by `skip_init(nn.Linear, d, d)`), or the class a layer factory
+    hands back with arguments bound (`init, expand, reduce =
+    get_init_and_expand_reduce_stream_functions(n, dim=d)`); None for any other name."""
     known = layer_type(interp.knowledge, name)
     if known is not None:
         return interp.construct_layer(name, known, args, kwargs, call, ctx)
+    through = interp.knowledge.calls_argument(name)
+    if through is not None and through.skips_init and len(args) > through.function:
+        return _built_uninitialised(interp, args[through.function], args[through.inputs_from :], kwargs, ctx, call)
     factory = interp.knowledge.layer_factory(name)
     if factory is None:
         return None
     made = ExtPartial(factory.layer, tuple(args[:1]), tuple(kwargs.items()))
     return Seq([made if i == factory.position else UNKNOWN for i in range(factory.returns)], written_as="tuple")
+
+
+def _built_uninitialised(
+    interp: "Interpreter", cls: Any, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.Call
+) -> Any:
+    """`skip_init(nn.Linear, d, d)`: the layer the class builds, its parameters left as
+    `torch.empty` leaves them (its constructor's own init never runs)."""
+    built = interp.call_value(cls, args, kwargs, ctx, call)
+    if isinstance(built, ModRef):
+        label = f"skip_init({built.node.type_name}) (uninitialised memory)"
+        for _, param in built.node.named_parameters():
+            param.ops = [InitOp("empty", None, call, ctx.via, ctx.certain, label)]
+    return built
 
 
 def _parameter(value: Any, call: cst.Call, ctx: "Ctx") -> Any:

@@ -209,6 +209,9 @@ class CallsArgument:
 
     function: int = 0
     inputs_from: int = 1
+    #: The function builds the module class it is handed and leaves its parameters
+    #: uninitialised (`torch.nn.utils.skip_init(nn.Linear, d, d)`): `__init__` reads it there.
+    skips_init: bool = False
 
 
 @dataclass(frozen=True)

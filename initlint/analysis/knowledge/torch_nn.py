@@ -174,5 +174,11 @@ TORCH_NN = Library(
         "torch.nn.ModuleDict",
     ),
     # Activation checkpointing recomputes `fn(*inputs)` in backward; forward is that call.
-    calls_argument=(("torch.utils.checkpoint.checkpoint", CallsArgument(function=0, inputs_from=1)),),
+    # `skip_init(nn.Linear, d, d)` builds the layer on the meta device and hands it back with
+    # its parameters allocated but not initialised, to be set by init code elsewhere.
+    calls_argument=(
+        ("torch.utils.checkpoint.checkpoint", CallsArgument(function=0, inputs_from=1)),
+        ("torch.nn.utils.skip_init", CallsArgument(function=0, inputs_from=1, skips_init=True)),
+        ("torch.nn.utils.init.skip_init", CallsArgument(function=0, inputs_from=1, skips_init=True)),
+    ),
 )
