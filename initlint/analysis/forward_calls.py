@@ -40,9 +40,11 @@ from initlint.analysis.forward_tensors import (
     masked_scatter,
     mixed,
     of_streams,
+    packed,
     reset_if_stream,
     stream_beside,
     tensor_call,
+    unpacked,
 )
 from initlint.analysis.flow import (
     ACTIVATED,
@@ -71,7 +73,7 @@ from initlint.analysis.knowledge.conventions import (
 )
 from initlint.analysis.index import ClassInfo
 from initlint.analysis.call_arguments import bind_arguments
-from initlint.analysis.knowledge.specs import CallsArgument
+from initlint.analysis.knowledge.specs import CallsArgument, Packing
 from initlint.analysis.model import ModuleNode, ResidualAdd
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,10 +138,14 @@ class ForwardCalls:
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         resolved = self.interp.index.resolve(node.func) or ""
-        args = [self._argument(arg.value, resolved in CONCATENATING, env, flow, depth) for arg in node.args]
+        packing = self.interp.knowledge.packing(resolved) if resolved else None
+        joins = resolved in CONCATENATING
+        args = [self._argument(arg.value, joins, packing is not None, env, flow, depth) for arg in node.args]
         carried = carried_by(node, args)
         func = node.func
         note_loop_call(func, flow)
+        if packing is not None:
+            return _packing(packing, node, args)
         described, value = self._library_function(node, resolved, args, env, flow, depth)
         if described:
             return value
@@ -206,11 +212,16 @@ class ForwardCalls:
         direct = call.with_changes(func=positional[through.function].value, args=positional[through.inputs_from :])
         return self._call(direct, env, flow, depth)
 
-    def _argument(self, value: cst.BaseExpression, joins: bool, env: Env, flow: _Flow, depth: int) -> Any:
+    def _argument(self, value: cst.BaseExpression, joins: bool, items: bool, env: Env, flow: _Flow, depth: int) -> Any:
         """An argument's value; a sequence written out for a function that joins its tensors
-        (`torch.cat((memory_v, v), dim=-2)`) holds every part, not only the first."""
-        if joins and isinstance(value, (cst.Tuple, cst.List)):
-            return merge([self._eval(element.value, env, flow, depth) for element in value.elements])
+        (`torch.cat((memory_v, v), dim=-2)`) holds every part, not only the first; for one that
+        packs them (`pack([cls, x], "b * d")`), each part is kept as an item."""
+        if (joins or items) and isinstance(value, (cst.Tuple, cst.List)):
+            parts = [self._eval(element.value, env, flow, depth) for element in value.elements]
+            if not items:
+                return merge(parts)
+            starred = any(isinstance(element, cst.StarredElement) for element in value.elements)
+            return merge(parts) if starred else Seq(parts)
         return self._eval(value, env, flow, depth)
 
     def _module_call(
@@ -538,6 +549,17 @@ class ForwardCalls:
         for child in list(module.children.values())[:MAX_UNROLL]:
             carried = self._apply_module(child, carried, depth)
         return carried
+
+
+def _packing(packing: Packing, call: cst.Call, args: list[Any]) -> Any:
+    """`pack([cls, x], "b * d")` and `unpack(packed, shapes, "b * d")` by the registry's entry:
+    the positional arguments it names, as written."""
+    positional = [value for arg, value in zip(call.args, args) if arg.keyword is None and not arg.star]
+    if packing.kind == "packs":
+        return packed(positional[packing.tensors]) if len(positional) > packing.tensors else UNKNOWN
+    if len(positional) <= max(packing.tensors, packing.shapes):
+        return UNKNOWN
+    return unpacked(positional[packing.tensors], positional[packing.shapes])
 
 
 def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:
