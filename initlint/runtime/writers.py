@@ -393,10 +393,13 @@ class ProvenanceMode(TorchDispatchMode):
 
     def _join(self, tensors: list, out) -> None:
         """`torch.cat([y1, y2], dim=-1)`: pieces of the stream joined are the whole stream again
-        (a reversible block hands on its two halves so); anything else as any other op."""
+        (a reversible block hands on its two halves so); the stream joined with other tokens
+        (learned ones, a branch's output: einops' `pack([agents, x], "b * d")`) is still the
+        stream, normalised where each stream piece is, and what a branch adds into the joined
+        tensor it adds into the stream. Anything else as any other op."""
         tags = [self._stream_tag(tensor) for tensor in tensors if isinstance(tensor, torch.Tensor)]
         streams = [tag for tag in tags if tag is not None]
-        if tags and len(streams) == len(tags):
+        if streams:
             self._tag(out, self._new_stream(normed=all(tag.normed for tag in streams)))
         else:
             self._default(tensors, out)

@@ -550,3 +550,65 @@ def test_a_reversible_stack_scaled_by_its_depth_is_right():
     assert report.ok, report
     report = verify(lambda: ReversibleLM(depth, writer_std=0.02), materialize=False)
     assert report.codes() == ["INI101"], report
+
+
+def pack_tokens(tensors):
+    """einops' `pack(tensors, "b * d")` as it runs on torch: each tensor reshaped to (b, -1, d),
+    then one `torch.cat` along the packed axis; the lengths stand in for the packed shapes."""
+    reshaped = [tensor.reshape(tensor.shape[0], -1, tensor.shape[-1]) for tensor in tensors]
+    return torch.cat(reshaped, dim=1), [tensor.shape[1] for tensor in reshaped]
+
+
+def unpack_tokens(packed, lengths):
+    """einops' `unpack(packed, shapes, "b * d")`: a slice of the packed axis per piece."""
+    starts = [sum(lengths[:i]) for i in range(len(lengths))]
+    return [packed[:, start : start + length] for start, length in zip(starts, lengths)]
+
+
+class MemoryBlock(nn.Module):
+    """Learned memory tokens packed with the normalised stream for the mixer, and with the stream
+    itself around the feed-forward, which then hands back both."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln1 = nn.LayerNorm(WIDTH)
+        self.mix = nn.Linear(WIDTH, WIDTH)
+        self.ln2 = nn.LayerNorm(WIDTH)
+        self.up = nn.Linear(WIDTH, 4 * WIDTH)
+        self.down = nn.Linear(4 * WIDTH, WIDTH)
+
+    def forward(self, x, memory):
+        h, lengths = pack_tokens([memory, self.ln1(x)])
+        _, out = unpack_tokens(self.mix(h), lengths)
+        x = x + out
+        h, lengths = pack_tokens([memory, x])
+        h = h + self.down(F.gelu(self.up(self.ln2(h))))
+        memory, x = unpack_tokens(h, lengths)
+        return x, memory
+
+
+class MemoryLM(nn.Module):
+    def __init__(self, depth: int = DEPTH) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, WIDTH)
+        self.memory = nn.Parameter(torch.zeros(3, WIDTH))
+        self.blocks = nn.ModuleList(MemoryBlock() for _ in range(depth))
+        self.head = nn.Linear(WIDTH, VOCAB, bias=False)
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        memory = self.memory.expand(ids.shape[0], -1, -1)
+        for block in self.blocks:
+            x, memory = block(x, memory)
+        return self.head(x)
+
+
+def test_the_stream_packed_with_other_tokens_is_still_the_stream():
+    """`torch.cat` of the stream with learned tokens (what einops' `pack` runs) holds the stream:
+    the feed-forward adds into it, and the slice `unpack` cuts back out is the stream the next
+    block reads. Read as a branch, only the first block's mixer was a writer."""
+    with torch.device("meta"):
+        model = MemoryLM(depth=3)
+    fmap = map_forward(model, (torch.zeros(1, 4, dtype=torch.long, device="meta"),))
+    assert fmap.writer_names == {f"blocks.{i}.{layer}.weight" for i in range(3) for layer in ("mix", "down")}
+    assert len(fmap.writes) == 2 * 3 and fmap.layers == 2 * 3
