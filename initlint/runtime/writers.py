@@ -384,9 +384,10 @@ class ProvenanceMode(TorchDispatchMode):
             other_tag is not None
             and other_tag.kind == "derived"
             and isinstance(other_tensor, torch.Tensor)
-            and other_tensor.numel() < stream[0].numel()
+            and (other_tensor.numel() < stream[0].numel() or _statistic_of(other_tag, stream[1]))
         ):
-            # x * rsqrt(mean(x**2)): a hand-written norm
+            # x * rsqrt(mean(x**2)): a hand-written norm; `F.normalize(x)` divides by the norm
+            # expanded to the stream's shape first.
             self._tag(out, Tag("stream", normed=True, version=stream[1].version))
         else:
             self._tag(out, Tag("derived"))
@@ -416,6 +417,11 @@ class ProvenanceMode(TorchDispatchMode):
         )
         for item in out if isinstance(out, (tuple, list)) else (out,):
             self._tag(item, tag)
+
+
+def _statistic_of(tag: Tag, stream: Tag) -> bool:
+    """A reduction of that very stream state (or a map of one, or a view: `expand_as(x)`)."""
+    return tag.statistic and tag.version is not None and tag.version == stream.version
 
 
 def _renormalised(branch: Tag) -> Tag:

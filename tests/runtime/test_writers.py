@@ -612,3 +612,27 @@ def test_the_stream_packed_with_other_tokens_is_still_the_stream():
     fmap = map_forward(model, (torch.zeros(1, 4, dtype=torch.long, device="meta"),))
     assert fmap.writer_names == {f"blocks.{i}.{layer}.weight" for i in range(3) for layer in ("mix", "down")}
     assert len(fmap.writes) == 2 * 3 and fmap.layers == 2 * 3
+
+
+class NormalizedParallelBlock(nn.Module):
+    """An RMSNorm written with `F.normalize` (a division by the norm expanded to the stream's
+    shape) feeding both branches of a parallel block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gain = nn.Parameter(torch.ones(WIDTH))
+        self.attn_out, self.fc, self.mlp_out = nn.Linear(WIDTH, WIDTH), nn.Linear(WIDTH, WIDTH), nn.Linear(WIDTH, WIDTH)
+
+    def forward(self, x):
+        h = F.normalize(x, dim=-1) * WIDTH**0.5 * self.gain
+        return x + self.attn_out(h) + self.mlp_out(F.gelu(self.fc(h)))
+
+
+def test_the_stream_divided_by_its_expanded_norm_is_normalised():
+    """Read as values derived from the stream, the branches' input had no stream state: each
+    write counted as a layer of its own (N = 2 * depth for a parallel block) and the norm's gain
+    was a plain gain."""
+    names, fmap = writers_of(NormalizedParallelBlock, depth=3)
+    assert names == ["attn_out.weight", "mlp_out.weight"]
+    assert fmap.layers == 3
+    assert fmap.roles["blocks.0.gain"] == "norm-gain"
