@@ -324,9 +324,12 @@ class ProvenanceMode(TorchDispatchMode):
         ltag, rtag = self.tag_of(left), self.tag_of(right)
         for key, tensor, other in ((left_key, left, rtag), (right_key, right, ltag)):
             if key is not None:
-                # A table added to the stream is a learned position embedding; anything else a bias.
+                # A table added to the stream is a learned position embedding, and so is one of
+                # several vectors added to a branch's output (a ViT's positions after the patch
+                # projection, learned tokens a branch writes into); anything else a bias.
                 beside_stream = other is not None and other.kind == "stream"
-                self._role(key, "position" if beside_stream and tensor.dim() >= 2 else "bias")
+                table = other is not None and other.kind == "branch" and _several_vectors(self.params[key])
+                self._role(key, "position" if beside_stream and tensor.dim() >= 2 or table else "bias")
         stream, branch = _pair(ltag, rtag, alpha)
         if stream is not None and branch is not None:
             for tag in (branch, *branch.joined):
@@ -417,6 +420,11 @@ class ProvenanceMode(TorchDispatchMode):
         )
         for item in out if isinstance(out, (tuple, list)) else (out,):
             self._tag(item, tag)
+
+
+def _several_vectors(param: torch.Tensor) -> bool:
+    """A parameter holding more than one vector (a table of rows), not one broadcast vector."""
+    return param.dim() >= 2 and param.numel() > param.shape[-1]
 
 
 def _statistic_of(tag: Tag, stream: Tag) -> bool:

@@ -636,3 +636,28 @@ def test_the_stream_divided_by_its_expanded_norm_is_normalised():
     assert names == ["attn_out.weight", "mlp_out.weight"]
     assert fmap.layers == 3
     assert fmap.roles["blocks.0.gain"] == "norm-gain"
+
+
+class ProjectedWithPositions(nn.Module):
+    """A ViT's start on an input seeded as the stream: the patches projected, then a table of
+    learned positions and a broadcast bias added to the projection's output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(WIDTH, WIDTH, bias=False)
+        self.positions = nn.Parameter(torch.zeros(4, WIDTH))
+        self.offset = nn.Parameter(torch.zeros(WIDTH))
+        self.head = nn.Linear(WIDTH, VOCAB)
+
+    def forward(self, patches):
+        return self.head(self.proj(patches) + self.positions + self.offset)
+
+
+def test_a_table_of_vectors_added_to_a_branch_is_a_position_table_not_a_bias():
+    """Judged as a bias, learned positions (or learned tokens a branch writes into, agent
+    attention's `agent_tokens`) were expected to start at zero."""
+    with torch.device("meta"):
+        model = ProjectedWithPositions()
+    fmap = map_forward(model, (torch.zeros(1, 4, WIDTH, device="meta"),))
+    assert fmap.roles["positions"] == "position"
+    assert fmap.roles["offset"] == "bias"
