@@ -150,8 +150,7 @@ class ForwardCalls:
         if described:
             return value
         if isinstance(func, cst.Name) and func.value not in env.names:
-            mapped = self._mapped(node, args, env, flow, depth)
-            return mapped if mapped is not None else self._call_global(func.value, node, args, flow, depth, carried)
+            return self._call_name(func.value, resolved, node, args, env, flow, depth, carried)
         if isinstance(func, (cst.Subscript, cst.Name)):
             return self._call_value(self._eval(func, env, flow, depth), node, args, flow, depth, carried)
         if not isinstance(func, cst.Attribute):
@@ -186,6 +185,24 @@ class ForwardCalls:
         if added is not None:
             return added  # `x.add_(branch)`, `torch.add(x, branch, out=x)`
         return UNKNOWN if name in TENSOR_METADATA else tensor_call(receiver, name, args, carried)
+
+    def _call_name(
+        self, name: str, resolved: str, call: cst.Call, args: list[Any], env: Env, flow: _Flow, depth: int, carried: Any
+    ) -> Any:
+        """A name `forward` does not bind: `map(...)`, a function of the file or one it imports. A
+        torch or einops function imported by name (`from torch import einsum`) multiplies by the
+        weight it is handed, or mixes, as `torch.einsum(...)` does."""
+        mapped = self._mapped(call, args, env, flow, depth)
+        if mapped is not None:
+            return mapped
+        if resolved.partition(".")[0] in _TENSOR_LIBRARIES and name not in self.interp.index.functions:
+            function = resolved.rpartition(".")[2]
+            weights = [a for a in args if isinstance(a, ParamRef)]
+            product = self._weight_product(function, resolved, weights, carried, flow, depth)
+            if product is not None:
+                return product
+            carried = mixed(function, args, carried)
+        return self._call_global(name, call, args, flow, depth, carried)
 
     def _library_function(
         self, call: cst.Call, resolved: str, args: list[Any], env: Env, flow: _Flow, depth: int
@@ -549,6 +566,10 @@ class ForwardCalls:
         for child in list(module.children.values())[:MAX_UNROLL]:
             carried = self._apply_module(child, carried, depth)
         return carried
+
+
+#: Packages whose tensor functions a file imports by name (`from torch import einsum`).
+_TENSOR_LIBRARIES = ("torch", "einops")
 
 
 def _packing(packing: Packing, call: cst.Call, args: list[Any]) -> Any:
