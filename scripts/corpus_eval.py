@@ -713,6 +713,8 @@ UNTUNED_PACKAGES = (
     Package("brsx", "1.0.2", ("brsx/train_transformer/brsx_train.py", "brsx/hybrid/brsx_blocks.py")),
     Package("llm-scratch-lab", "0.0.3", ("llm_scratch_lab/attention.py", "llm_scratch_lab/model_utils.py")),
     Package("flexitransformers", "0.3.0", ("flexit/attention/multi_head.py", "flexit/core/feedforward.py")),
+    # opened_11n (round 11): the lead's never-opened check, labelled before any run
+    Package("agent-attention-pytorch", "0.1.7", ("agent_attention_pytorch/agent_transformer.py",)),
     # held_out_13 (round 11): two labellers read these before anyone ran initlint on them; opened as
     # opened_13 in round 12, its misses worked on
     Package("zenith-nlp", "1.1.0", ("zenith/models/decoder.py",)),

@@ -702,3 +702,57 @@ def test_a_connection_built_around_its_branch_adds_it(connect, switch):
         ["branch.down"] if adds else []
     )
     assert reported(source) == expected_findings(source)
+
+
+# ------------------------------------------------------------------- einops pack / unpack
+PACKED_MODEL = """
+import math
+
+import torch
+import torch.nn as nn
+from einops import pack, unpack
+
+
+class Mixer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.fc = nn.Linear(dim, 4 * dim)
+        self.back = nn.Linear(4 * dim, dim){mark}
+
+    def forward(self, x):
+        return self.back(self.fc(self.norm(x)).relu())
+
+
+class Net(nn.Module):
+    def __init__(self, dim=64, depth=4, n_summary=2):
+        super().__init__()
+        self.summary = nn.Parameter(torch.zeros(n_summary, dim))
+        self.blocks = nn.ModuleList([Mixer(dim) for _ in range(depth)])
+        for block in self.blocks:
+            nn.init.normal_(block.back.weight, std={std})
+
+    def forward(self, x):
+        summary = self.summary.expand(x.shape[0], -1, -1)
+        for block in self.blocks:
+            joined, shapes = pack([summary, x], "b * d")
+            summary_out, x_out = unpack(block(joined), shapes, "b * d")
+            x = x + x_out
+        return x
+"""
+
+
+def test_einops_pack_and_unpack_are_one_registry_entry_each():
+    assert static_files_naming("einops.pack") == ["analysis/knowledge/einops.py"]
+    assert static_files_naming("einops.unpack") == ["analysis/knowledge/einops.py"]
+
+
+@pytest.mark.parametrize("std, scaled", [("0.02 / math.sqrt(depth)", True), ("0.02", False)])
+def test_a_piece_unpack_hands_back_holds_what_the_packed_tensor_held(std, scaled):
+    """The block runs on the stream packed with summary tokens; `unpack` hands back, as its
+    second piece, the block's output on the stream's tokens: added back, its last linear writes."""
+    source = PACKED_MODEL.format(std=std, mark="" if scaled else "  # expect: INI001")
+    analysis = analyze(cst.parse_module(source))
+    assert [writer.ref.path for stack in analysis.stacks for writer in stack.writers] == ["back"]
+    assert reported(source) == expected_findings(source)
+    assert bool(expected_findings(source)) is not scaled

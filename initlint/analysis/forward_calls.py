@@ -41,9 +41,11 @@ from initlint.analysis.forward_tensors import (
     masked_scatter,
     mixed,
     of_streams,
+    packed,
     reset_if_stream,
     stream_beside,
     tensor_call,
+    unpacked,
 )
 from initlint.analysis.flow import (
     ACTIVATED,
@@ -72,7 +74,7 @@ from initlint.analysis.knowledge.conventions import (
 )
 from initlint.analysis.index import ClassInfo
 from initlint.analysis.call_arguments import bind_arguments
-from initlint.analysis.knowledge.specs import CallsArgument
+from initlint.analysis.knowledge.specs import CallsArgument, Packing
 from initlint.analysis.model import ModuleNode, ResidualAdd
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -144,8 +146,7 @@ class ForwardCalls:
         if described:
             return value
         if isinstance(func, cst.Name) and func.value not in env.names:
-            mapped = self._mapped(node, args, env, flow, depth)
-            return mapped if mapped is not None else self._call_global(func.value, node, args, flow, depth, carried)
+            return self._call_name(func.value, resolved, node, args, env, flow, depth, carried)
         if isinstance(func, (cst.Subscript, cst.Name)):
             return self._call_value(self._eval(func, env, flow, depth), node, args, flow, depth, carried)
         if not isinstance(func, cst.Attribute):
@@ -169,14 +170,8 @@ class ForwardCalls:
             return fed_raw_weights(name, args, carried)
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
-        if name in ("forward", "__call__") and _is_super(func.value) and flow.node.kind == "sequential":
-            # `return x + super().forward(x)` in a subclass of `nn.Sequential`: the library's
-            # forward runs the children in order.
-            return self._in_order(flow.node, carried, depth)
-        if name in ("forward", "__call__") and _is_super(func.value) and flow.node.kind == "norm":
-            # `super().forward(x) * (1 + scale) + shift` in a subclass of `nn.LayerNorm`: the
-            # library's forward normalises what it is handed.
-            return self._apply_module(flow.node, carried, depth)
+        if name in ("forward", "__call__") and _is_super(func.value) and flow.node.kind in ("sequential", "norm"):
+            return self._inherited_forward(flow.node, carried, depth)
         receiver = self._eval(func.value, env, flow, depth)
         if isinstance(receiver, ModRef):
             return self._module_call(receiver.node, name, node, args, flow, depth, carried)
@@ -187,23 +182,55 @@ class ForwardCalls:
             return added  # `x.add_(branch)`, `torch.add(x, branch, out=x)`
         return UNKNOWN if name in TENSOR_METADATA else tensor_call(receiver, name, args, carried)
 
+    def _inherited_forward(self, module: ModuleNode, carried: Any, depth: int) -> Any:
+        """`super().forward(x)` in a subclass of a library container or norm: `return x +
+        super().forward(x)` in a subclass of `nn.Sequential` runs the children in order;
+        `super().forward(x) * (1 + scale) + shift` in a subclass of `nn.LayerNorm` normalises
+        what it is handed."""
+        if module.kind == "sequential":
+            return self._in_order(module, carried, depth)
+        return self._apply_module(module, carried, depth)
+
     def _arguments(self, node: cst.Call, resolved: str, env: Env, flow: _Flow, depth: int) -> list[Any]:
         """The call's arguments, read with the names they read kept apart from those the
         statement read before the call: those are what a block of a loop is handed."""
         read_before, flow.runs.read = flow.runs.read, set()
+        joins, packs = resolved in CONCATENATING, self._packing(resolved) is not None
         try:
-            args = [self._argument(arg.value, resolved in CONCATENATING, env, flow, depth) for arg in node.args]
+            args = [self._argument(arg.value, joins, packs, env, flow, depth) for arg in node.args]
         finally:
             handed, flow.runs.read = flow.runs.read, read_before
             read_before |= handed
         note_loop_call(node.func, handed, flow)
         return args
 
+    def _call_name(
+        self, name: str, resolved: str, call: cst.Call, args: list[Any], env: Env, flow: _Flow, depth: int, carried: Any
+    ) -> Any:
+        """A name `forward` does not bind: `map(...)`, a function of the file or one it imports. A
+        torch or einops function imported by name (`from torch import einsum`) multiplies by the
+        weight it is handed, or mixes, as `torch.einsum(...)` does."""
+        mapped = self._mapped(call, args, env, flow, depth)
+        if mapped is not None:
+            return mapped
+        if resolved.partition(".")[0] in _TENSOR_LIBRARIES and name not in self.interp.index.functions:
+            function = resolved.rpartition(".")[2]
+            weights = [a for a in args if isinstance(a, ParamRef)]
+            product = self._weight_product(function, resolved, weights, carried, flow, depth)
+            if product is not None:
+                return product
+            carried = mixed(function, args, carried)
+        return self._call_global(name, call, args, flow, depth, carried)
+
     def _library_function(
         self, call: cst.Call, resolved: str, args: list[Any], env: Env, flow: _Flow, depth: int
     ) -> tuple[bool, Any]:
         """(whether the registry describes the called function, by its resolved name, what the call
-        gives): `typing.cast(T, x)` is `x`; `checkpoint(fn, x)` runs `fn(x)`."""
+        gives): `typing.cast(T, x)` is `x`; `checkpoint(fn, x)` runs `fn(x)`; `pack([cls, x], "b *
+        d")` joins its pieces."""
+        packing = self._packing(resolved)
+        if packing is not None:
+            return True, _packing(packing, call, args)
         returned = RETURNS_ARGUMENT.get(resolved, RUNS_AS_ARGUMENT.get(resolved))
         if returned is not None and len(args) > returned:
             bound = tuple(args[returned + 1 :])
@@ -215,6 +242,9 @@ class ForwardCalls:
         through = self.interp.knowledge.calls_argument(resolved) if resolved else None
         return (True, self._call_through(call, through, env, flow, depth)) if through is not None else (False, None)
 
+    def _packing(self, resolved: str) -> Packing | None:
+        return self.interp.knowledge.packing(resolved) if resolved else None
+
     def _call_through(self, call: cst.Call, through: CallsArgument, env: Env, flow: _Flow, depth: int) -> Any:
         """`checkpoint(self.attn, self.norm(x))`: the handed callable runs on the positional
         arguments after it, read as the direct call `self.attn(self.norm(x))` is."""
@@ -224,11 +254,16 @@ class ForwardCalls:
         direct = call.with_changes(func=positional[through.function].value, args=positional[through.inputs_from :])
         return self._call(direct, env, flow, depth)
 
-    def _argument(self, value: cst.BaseExpression, joins: bool, env: Env, flow: _Flow, depth: int) -> Any:
+    def _argument(self, value: cst.BaseExpression, joins: bool, items: bool, env: Env, flow: _Flow, depth: int) -> Any:
         """An argument's value; a sequence written out for a function that joins its tensors
-        (`torch.cat((memory_v, v), dim=-2)`) holds every part, not only the first."""
-        if joins and isinstance(value, (cst.Tuple, cst.List)):
-            return merge([self._eval(element.value, env, flow, depth) for element in value.elements])
+        (`torch.cat((memory_v, v), dim=-2)`) holds every part, not only the first; for one that
+        packs them (`pack([cls, x], "b * d")`), each part is kept as an item."""
+        if (joins or items) and isinstance(value, (cst.Tuple, cst.List)):
+            parts = [self._eval(element.value, env, flow, depth) for element in value.elements]
+            if not items:
+                return merge(parts)
+            starred = any(isinstance(element, cst.StarredElement) for element in value.elements)
+            return merge(parts) if starred else Seq(parts)
         return self._eval(value, env, flow, depth)
 
     def _module_call(
@@ -571,6 +606,21 @@ class ForwardCalls:
 def _streams_listed(value: Any) -> bool:
     """A tuple of values the reading follows, item by item (one input per stream)."""
     return isinstance(value, Seq) and value.repeat is None and any(of_streams(item) for item in value.items)
+
+
+#: Packages whose tensor functions a file imports by name (`from torch import einsum`).
+_TENSOR_LIBRARIES = ("torch", "einops")
+
+
+def _packing(packing: Packing, call: cst.Call, args: list[Any]) -> Any:
+    """`pack([cls, x], "b * d")` and `unpack(packed, shapes, "b * d")` by the registry's entry:
+    the positional arguments it names, as written."""
+    positional = [value for arg, value in zip(call.args, args) if arg.keyword is None and not arg.star]
+    if packing.kind == "packs":
+        return packed(positional[packing.tensors]) if len(positional) > packing.tensors else UNKNOWN
+    if len(positional) <= max(packing.tensors, packing.shapes):
+        return UNKNOWN
+    return unpacked(positional[packing.tensors], positional[packing.shapes])
 
 
 def _may_not_exist(module: ModuleNode, block: ModuleNode) -> bool:

@@ -71,6 +71,26 @@ def tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
     return carried
 
 
+def packed(tensors: Any) -> Seq:
+    """`packed, shapes = pack([cls, x], "b * d")`: the joined tensor holds every piece. The
+    stream joined with other tokens is still the stream (a branch computed from it and added
+    back adds into the stream); otherwise it holds what its pieces hold, as `torch.cat` does.
+    The shapes, one per piece, tell `unpack` how many pieces it hands back."""
+    parts = tensors.items if isinstance(tensors, Seq) and tensors.repeat is None else None
+    if parts is None:
+        return Seq([tensors if of_streams(tensors) or isinstance(tensors, Part) else UNKNOWN, UNKNOWN])
+    whole = STREAM if STREAM in parts else merge(parts)
+    return Seq([whole, Seq([UNKNOWN] * len(parts), written_as="list")], written_as="tuple")
+
+
+def unpacked(whole: Any, shapes: Any) -> Any:
+    """`cls, x = unpack(packed, shapes, "b * d")`: one piece per shape `pack` handed back, each
+    holding what the joined tensor holds; with shapes not known, the tensor as a whole."""
+    if isinstance(shapes, Seq) and shapes.repeat is None and shapes.items:
+        return Seq([whole] * len(shapes.items), written_as="list")
+    return whole
+
+
 def masked_scatter(
     written: cst.BaseExpression, mask: cst.BaseExpression, receiver: Any, source: Any, env: Env, flow: _Flow
 ) -> Any:

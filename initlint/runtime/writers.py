@@ -324,9 +324,12 @@ class ProvenanceMode(TorchDispatchMode):
         ltag, rtag = self.tag_of(left), self.tag_of(right)
         for key, tensor, other in ((left_key, left, rtag), (right_key, right, ltag)):
             if key is not None:
-                # A table added to the stream is a learned position embedding; anything else a bias.
+                # A table added to the stream is a learned position embedding, and so is one of
+                # several vectors added to a branch's output (a ViT's positions after the patch
+                # projection, learned tokens a branch writes into); anything else a bias.
                 beside_stream = other is not None and other.kind == "stream"
-                self._role(key, "position" if beside_stream and tensor.dim() >= 2 else "bias")
+                table = other is not None and other.kind == "branch" and _several_vectors(self.params[key])
+                self._role(key, "position" if beside_stream and tensor.dim() >= 2 or table else "bias")
         stream, branch = _pair(ltag, rtag, alpha)
         if stream is not None and branch is not None:
             for tag in (branch, *branch.joined):
@@ -384,19 +387,23 @@ class ProvenanceMode(TorchDispatchMode):
             other_tag is not None
             and other_tag.kind == "derived"
             and isinstance(other_tensor, torch.Tensor)
-            and other_tensor.numel() < stream[0].numel()
+            and (other_tensor.numel() < stream[0].numel() or _statistic_of(other_tag, stream[1]))
         ):
-            # x * rsqrt(mean(x**2)): a hand-written norm
+            # x * rsqrt(mean(x**2)): a hand-written norm; `F.normalize(x)` divides by the norm
+            # expanded to the stream's shape first.
             self._tag(out, Tag("stream", normed=True, version=stream[1].version))
         else:
             self._tag(out, Tag("derived"))
 
     def _join(self, tensors: list, out) -> None:
         """`torch.cat([y1, y2], dim=-1)`: pieces of the stream joined are the whole stream again
-        (a reversible block hands on its two halves so); anything else as any other op."""
+        (a reversible block hands on its two halves so); the stream joined with other tokens
+        (learned ones, a branch's output: einops' `pack([agents, x], "b * d")`) is still the
+        stream, normalised where each stream piece is, and what a branch adds into the joined
+        tensor it adds into the stream. Anything else as any other op."""
         tags = [self._stream_tag(tensor) for tensor in tensors if isinstance(tensor, torch.Tensor)]
         streams = [tag for tag in tags if tag is not None]
-        if tags and len(streams) == len(tags):
+        if streams:
             self._tag(out, self._new_stream(normed=all(tag.normed for tag in streams)))
         else:
             self._default(tensors, out)
@@ -413,6 +420,16 @@ class ProvenanceMode(TorchDispatchMode):
         )
         for item in out if isinstance(out, (tuple, list)) else (out,):
             self._tag(item, tag)
+
+
+def _several_vectors(param: torch.Tensor) -> bool:
+    """A parameter holding more than one vector (a table of rows), not one broadcast vector."""
+    return param.dim() >= 2 and param.numel() > param.shape[-1]
+
+
+def _statistic_of(tag: Tag, stream: Tag) -> bool:
+    """A reduction of that very stream state (or a map of one, or a view: `expand_as(x)`)."""
+    return tag.statistic and tag.version is not None and tag.version == stream.version
 
 
 def _renormalised(branch: Tag) -> Tag:

@@ -550,3 +550,114 @@ def test_a_reversible_stack_scaled_by_its_depth_is_right():
     assert report.ok, report
     report = verify(lambda: ReversibleLM(depth, writer_std=0.02), materialize=False)
     assert report.codes() == ["INI101"], report
+
+
+def pack_tokens(tensors):
+    """einops' `pack(tensors, "b * d")` as it runs on torch: each tensor reshaped to (b, -1, d),
+    then one `torch.cat` along the packed axis; the lengths stand in for the packed shapes."""
+    reshaped = [tensor.reshape(tensor.shape[0], -1, tensor.shape[-1]) for tensor in tensors]
+    return torch.cat(reshaped, dim=1), [tensor.shape[1] for tensor in reshaped]
+
+
+def unpack_tokens(packed, lengths):
+    """einops' `unpack(packed, shapes, "b * d")`: a slice of the packed axis per piece."""
+    starts = [sum(lengths[:i]) for i in range(len(lengths))]
+    return [packed[:, start : start + length] for start, length in zip(starts, lengths)]
+
+
+class MemoryBlock(nn.Module):
+    """Learned memory tokens packed with the normalised stream for the mixer, and with the stream
+    itself around the feed-forward, which then hands back both."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln1 = nn.LayerNorm(WIDTH)
+        self.mix = nn.Linear(WIDTH, WIDTH)
+        self.ln2 = nn.LayerNorm(WIDTH)
+        self.up = nn.Linear(WIDTH, 4 * WIDTH)
+        self.down = nn.Linear(4 * WIDTH, WIDTH)
+
+    def forward(self, x, memory):
+        h, lengths = pack_tokens([memory, self.ln1(x)])
+        _, out = unpack_tokens(self.mix(h), lengths)
+        x = x + out
+        h, lengths = pack_tokens([memory, x])
+        h = h + self.down(F.gelu(self.up(self.ln2(h))))
+        memory, x = unpack_tokens(h, lengths)
+        return x, memory
+
+
+class MemoryLM(nn.Module):
+    def __init__(self, depth: int = DEPTH) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, WIDTH)
+        self.memory = nn.Parameter(torch.zeros(3, WIDTH))
+        self.blocks = nn.ModuleList(MemoryBlock() for _ in range(depth))
+        self.head = nn.Linear(WIDTH, VOCAB, bias=False)
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        memory = self.memory.expand(ids.shape[0], -1, -1)
+        for block in self.blocks:
+            x, memory = block(x, memory)
+        return self.head(x)
+
+
+def test_the_stream_packed_with_other_tokens_is_still_the_stream():
+    """`torch.cat` of the stream with learned tokens (what einops' `pack` runs) holds the stream:
+    the feed-forward adds into it, and the slice `unpack` cuts back out is the stream the next
+    block reads. Read as a branch, only the first block's mixer was a writer."""
+    with torch.device("meta"):
+        model = MemoryLM(depth=3)
+    fmap = map_forward(model, (torch.zeros(1, 4, dtype=torch.long, device="meta"),))
+    assert fmap.writer_names == {f"blocks.{i}.{layer}.weight" for i in range(3) for layer in ("mix", "down")}
+    assert len(fmap.writes) == 2 * 3 and fmap.layers == 2 * 3
+
+
+class NormalizedParallelBlock(nn.Module):
+    """An RMSNorm written with `F.normalize` (a division by the norm expanded to the stream's
+    shape) feeding both branches of a parallel block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gain = nn.Parameter(torch.ones(WIDTH))
+        self.attn_out, self.fc, self.mlp_out = nn.Linear(WIDTH, WIDTH), nn.Linear(WIDTH, WIDTH), nn.Linear(WIDTH, WIDTH)
+
+    def forward(self, x):
+        h = F.normalize(x, dim=-1) * WIDTH**0.5 * self.gain
+        return x + self.attn_out(h) + self.mlp_out(F.gelu(self.fc(h)))
+
+
+def test_the_stream_divided_by_its_expanded_norm_is_normalised():
+    """Read as values derived from the stream, the branches' input had no stream state: each
+    write counted as a layer of its own (N = 2 * depth for a parallel block) and the norm's gain
+    was a plain gain."""
+    names, fmap = writers_of(NormalizedParallelBlock, depth=3)
+    assert names == ["attn_out.weight", "mlp_out.weight"]
+    assert fmap.layers == 3
+    assert fmap.roles["blocks.0.gain"] == "norm-gain"
+
+
+class ProjectedWithPositions(nn.Module):
+    """A ViT's start on an input seeded as the stream: the patches projected, then a table of
+    learned positions and a broadcast bias added to the projection's output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(WIDTH, WIDTH, bias=False)
+        self.positions = nn.Parameter(torch.zeros(4, WIDTH))
+        self.offset = nn.Parameter(torch.zeros(WIDTH))
+        self.head = nn.Linear(WIDTH, VOCAB)
+
+    def forward(self, patches):
+        return self.head(self.proj(patches) + self.positions + self.offset)
+
+
+def test_a_table_of_vectors_added_to_a_branch_is_a_position_table_not_a_bias():
+    """Judged as a bias, learned positions (or learned tokens a branch writes into, agent
+    attention's `agent_tokens`) were expected to start at zero."""
+    with torch.device("meta"):
+        model = ProjectedWithPositions()
+    fmap = map_forward(model, (torch.zeros(1, 4, WIDTH, device="meta"),))
+    assert fmap.roles["positions"] == "position"
+    assert fmap.roles["offset"] == "bias"

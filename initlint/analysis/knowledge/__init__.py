@@ -1,7 +1,7 @@
 """What the analyzer knows about library APIs, in one registry keyed by qualified name.
 
 Each library has its own module (`torch_nn`, `torch_init`, `huggingface`, `parallel_layers`,
-`timm`, `einops_utils`, `torchvision`, `fla`, `hyper_connections`, plus the naming
+`timm`, `einops`, `einops_utils`, `torchvision`, `fla`, `hyper_connections`, plus the naming
 `conventions`), each a `Library` of plain-data specs (`specs.py`).
 Everything else is derived from here: what a call to `torch.nn.init.normal_` does to a tensor
 and which argument is its std, which layers exist and how PyTorch initialises them, which base
@@ -31,6 +31,7 @@ from initlint.analysis.knowledge.specs import (
     LayerFactory,
     LayerSpec,
     Library,
+    Packing,
     TensorFactory,
 )
 from initlint.analysis.knowledge.timm import TIMM
@@ -90,6 +91,7 @@ class Registry:
     )
     _layer_factories: dict[str, LayerFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
     _calls_argument: dict[str, CallsArgument] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _packing: dict[str, Packing] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for library in self.libraries:
@@ -105,6 +107,7 @@ class Registry:
             self._init_method_factories.update(library.init_method_factories)
             self._layer_factories.update(library.layer_factories)
             self._calls_argument.update(library.calls_argument)
+            self._packing.update(library.packing)
         for user_class, known in self.layer_aliases:
             self._layers[user_class] = self._layers[known]
 
@@ -136,6 +139,7 @@ class Registry:
             or qualified in self._tensor_factories
             or qualified in self._init_method_factories
             or qualified in self._layer_factories
+            or qualified in self._packing
             or qualified in self.module_bases()
             or qualified in self.pretrained_bases()
         )
@@ -169,6 +173,10 @@ class Registry:
             return exact
         tail = "." + qualified.lstrip(".")
         return next((spec for name, spec in self._calls_argument.items() if name.endswith(tail)), None)
+
+    def packing(self, qualified: str) -> Packing | None:
+        """A function that joins tensors into one or cuts one into its pieces, by qualified name."""
+        return self._packing.get(qualified)
 
     def invisible_on_meta(self) -> dict[str, InitSpec]:
         """`torch.nn.init` functions that emit nothing on the meta device, by their name there."""

@@ -215,6 +215,22 @@ class CallsArgument:
 
 
 @dataclass(frozen=True)
+class Packing:
+    """A function that joins the tensors of a list into one and hands back, beside it, the shapes
+    it takes to cut them out again (einops' `packed, shapes = pack([cls, x], "b * d")`), or one
+    that cuts a tensor so joined back into its pieces (`cls, x = unpack(packed, shapes, "b * d")`).
+    Joined, the tensor holds every piece's values: what a layer computes from it, it computes
+    from each; cut again, each piece holds what the joined tensor held."""
+
+    #: "packs" or "unpacks".
+    kind: str
+    #: The positional argument cut or joined: the list of tensors packed, the tensor unpacked.
+    tensors: int = 0
+    #: Of "unpacks": the positional argument listing the shapes, one per piece.
+    shapes: int = 1
+
+
+@dataclass(frozen=True)
 class Library:
     """What one library contributes to the registry; every field is keyed by qualified name."""
 
@@ -256,3 +272,5 @@ class Library:
     init_argument_types: tuple[tuple[str, str], ...] = ()
     #: Functions that call one of their arguments with the others (`torch.utils.checkpoint`).
     calls_argument: tuple[tuple[str, CallsArgument], ...] = ()
+    #: Functions that join tensors into one or cut one back into its pieces (einops' `pack`).
+    packing: tuple[tuple[str, Packing], ...] = ()
