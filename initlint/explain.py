@@ -132,8 +132,13 @@ def _role(
 
 
 def constant_of(final: FinalInit) -> str | None:
-    """The value a constant init leaves (`"1"` for ones, `"?"` for a fill we cannot read), else None."""
-    return {"ones": "1", "zeros": "0", "constant": "?"}.get(final.kind)
+    """The value a constant init leaves (`"1"` for ones, `"1e-05"` for a fill of a known value,
+    `"?"` for one we cannot read), else None."""
+    constant = {"ones": "1", "zeros": "0", "constant": "?"}.get(final.kind)
+    support = final.op.support if final.op is not None and len(final.chain) == 1 else None
+    if constant is None or support is None or support[0] != support[1]:
+        return constant
+    return f"{support[0]:g}"
 
 
 def _std_text(final: FinalInit) -> str:

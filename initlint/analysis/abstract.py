@@ -57,6 +57,9 @@ class Opaque:
     #: Whether a root parameter's number default is nonzero (`ls_init_value=1e-6`): `if
     #: ls_init_value:` decides by it as the model built with its defaults does.
     nonzero: bool | None = field(default=None, compare=False, hash=False)
+    #: A root parameter's number default (`init_values=1.0`): the value the model built with its
+    #: defaults has, while arithmetic and comparisons keep the symbol.
+    number: float | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -257,6 +260,20 @@ def as_number(value: Any) -> Monomial | None:
         return Monomial.of(value.value)
     if isinstance(value, Opaque):
         return Monomial.atom(value.name)
+    return None
+
+
+def default_number(value: Any) -> float | None:
+    """The number a value is in the model built with its defaults: a number written out, or a
+    root parameter or config field by its number default (`layerscale_value: float = 1.0`)."""
+    if isinstance(value, Opaque) and value.number is not None:
+        return value.number
+    if isinstance(value, Opaque) and value.compared is not None:
+        value = value.compared
+    if isinstance(value, Num):
+        return value.value.const if value.value.is_constant else None
+    if isinstance(value, Const) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+        return float(value.value)
     return None
 
 

@@ -558,7 +558,9 @@ class ForwardCalls:
         if module.kind == "sequential" and module.children:
             return reset_if_stream(carried, self._in_order(module, carried, depth))
         if isinstance(carried, Branch) and is_gate(module) and not self._multiplies_by_matrix(module, depth):
-            return replace(carried, gated=True)
+            # A learned gate of its own (LayerScale): deliberate where it may start small, which
+            # its parameters' init decides once the plan is known (`gates.py`).
+            return replace(carried, gate_params=carried.gate_params + tuple(module.params.values()))
         normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
         if carried is MAYBE_NORMED or isinstance(carried, Branch) and carried.normed is None:
             normed = None

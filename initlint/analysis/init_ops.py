@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, Const, InitMethod, NewTensor, ParamRef, as_number
+from initlint.analysis.abstract import UNKNOWN, Const, InitMethod, NewTensor, ParamRef, as_number, default_number
 from initlint.analysis.knowledge.specs import Arg, InitMethodFactory, InitSpec
 from initlint.analysis.model import InitOp, Param
 from initlint.analysis.values import Monomial
@@ -117,10 +117,11 @@ def fill_support(kind: str, value: Arg | None, args: list[Any], kwargs: dict[Any
         one = 1.0 if kind == "ones" else 0.0
         return one, one
     given = value is not None and (any(k in kwargs for k in value.keywords) or len(args) > value.index)
-    number = as_number(argument(value, args, kwargs)) if kind == "constant" and value is not None and given else None
-    if number is None or not number.is_constant:
-        return None
-    return number.const, number.const
+    # (A config field or root parameter by its default: `torch.full((d,), init_values)`.)
+    number = (
+        default_number(argument(value, args, kwargs)) if kind == "constant" and value is not None and given else None
+    )
+    return (number, number) if number is not None else None
 
 
 def _inverse_normal_cdf_std(drawn: InitOp | None) -> Monomial | None:

@@ -31,6 +31,7 @@ from initlint.analysis.abstract import (
     Registry,
     Seq,
     as_number,
+    default_number,
     truth,
 )
 from initlint.analysis.knowledge.conventions import LAYER_INDEX
@@ -73,6 +74,8 @@ def binary(
         return Const(left.value + right.value) if isinstance(operator, (cst.Add, cst.AddAssign)) else UNKNOWN
     if isinstance(left, NewTensor) and not isinstance(right, NewTensor):
         return _scaled_tensor(interp, operator, left, right, node)
+    if isinstance(right, NewTensor) and not isinstance(left, NewTensor) and isinstance(operator, cst.Multiply):
+        return _scaled_tensor(interp, operator, right, left, node, swapped=True)  # `init_values * torch.ones(dim)`
     a, b = as_number(left), as_number(right)
     if a is None or b is None or _is_string(left) or _is_string(right):
         return _repeated_sequence(operator, left, right)
@@ -84,7 +87,12 @@ def _is_string(value: Any) -> bool:
 
 
 def _scaled_tensor(
-    interp: "Interpreter", operator: cst.BaseBinaryOp | cst.BaseAugOp, tensor: NewTensor, right: Any, node: cst.CSTNode
+    interp: "Interpreter",
+    operator: cst.BaseBinaryOp | cst.BaseAugOp,
+    tensor: NewTensor,
+    right: Any,
+    node: cst.CSTNode,
+    swapped: bool = False,
 ) -> Any:
     """`torch.randn(...) * std` or `/ scale`: the new tensor's init with its std scaled; any other
     operation on it is not an init we can describe."""
@@ -94,24 +102,39 @@ def _scaled_tensor(
     if factor is not None and isinstance(operator, (cst.Multiply, cst.Divide, cst.MultiplyAssign, cst.DivideAssign)):
         op = tensor.op
         std = op.std * factor if op.std is not None else None
-        label = f"{op.label} {_operator_text(operator)} {interp.code(_right_operand(node))}"
-        support = None
-        if op.support is not None and op.support[0] == op.support[1] and factor.is_constant:
-            # `ls_init * torch.ones(d)`: a constant tensor holds its value scaled.
-            value = op.support[0] * factor.const
-            support = (value, value)
-        return NewTensor(InitOp(op.kind, std, node, op.via, op.certain, label, support=support))
+        label = f"{op.label} {_operator_text(operator)} {interp.code(_factor_operand(node, swapped))}"
+        support = _scaled_fill(op, operator, right)
+        # `torch.ones(d) * init_values`: a constant fill, of the value the factor makes it.
+        kind = "constant" if op.kind == "ones" and support != (1.0, 1.0) else op.kind
+        return NewTensor(InitOp(kind, std, node, op.via, op.certain, label, support=support))
     return UNKNOWN
+
+
+def _scaled_fill(op: InitOp, operator: cst.BaseBinaryOp | cst.BaseAugOp, factor: Any) -> tuple[float, float] | None:
+    """`ls_init * torch.ones(d)`: a constant tensor holds its value scaled, where the model built
+    with its defaults knows the factor (a number, a config field's or root parameter's default)."""
+    if op.support is None or op.support[0] != op.support[1]:
+        return None
+    number = default_number(factor)
+    value: float | None = None
+    if op.support[0] == 0:
+        value = 0.0
+    elif number is not None and isinstance(operator, (cst.Divide, cst.DivideAssign)):
+        value = op.support[0] / number if number else None
+    elif number is not None:
+        value = op.support[0] * number
+    return (value, value) if value is not None else None
 
 
 def _operator_text(operator: cst.BaseBinaryOp | cst.BaseAugOp) -> str:
     return "/" if isinstance(operator, (cst.Divide, cst.DivideAssign)) else "*"
 
 
-def _right_operand(node: cst.CSTNode) -> cst.CSTNode:
-    """The factor of `tensor * factor` or `tensor *= factor`: the tensor's own label says the rest."""
+def _factor_operand(node: cst.CSTNode, swapped: bool) -> cst.CSTNode:
+    """The factor of `tensor * factor`, `factor * tensor` or `tensor *= factor`: the tensor's own
+    label says the rest."""
     if isinstance(node, cst.BinaryOperation):
-        return node.right
+        return node.left if swapped else node.right
     if isinstance(node, cst.AugAssign):
         return node.value
     return node

@@ -20,7 +20,9 @@ def root_parameter(index: ModuleIndex, param: cst.Param, typed: ClassInfo | None
     if default is None or param.default is None:
         number = _number_default(param.default)
         nonzero = number != 0 if number is not None else None
-        return Opaque(param.name.value, None, fields, default_type=_number_type(param.default), nonzero=nonzero)
+        return Opaque(
+            param.name.value, None, fields, default_type=_number_type(param.default), nonzero=nonzero, number=number
+        )
     # Comparisons decide by the string default, as the model built with its defaults does.
     assumed = (f"{param.name.value}={cst.Module([]).code_for_node(param.default)}", param.default)
     return Opaque(param.name.value, default, fields, compared=Const(default), assumed=assumed)

@@ -107,9 +107,7 @@ def gate_steps(add: ResidualAdd) -> list[EvidenceSpec]:
     for param in add.gate_params:
         op, start = final_init(param).op, gate_start(param)
         if op is not None and op.node is not None and start is not None:
-            message = (
-                f"the branch's learned gate `{param.name}` starts at {start:g}: a mixing weight, not a small start"
-            )
+            message = f"the branch's learned gate `{param.name}` starts at {start:g}, not small: the branch keeps its writer's scale"
             steps.append(EvidenceSpec(message, op.node))
     return steps
 
