@@ -55,6 +55,7 @@ SEEN_PARTS = (
     "opened_10n",
     "seen_13a",
     "opened_13",
+    "seen_14b",
 )
 
 
