@@ -17,6 +17,7 @@ from initlint.analysis.abstract import (
     Env,
     Mapping,
     ModRef,
+    Namespace,
     Num,
     Opaque,
     Seq,
@@ -79,6 +80,7 @@ BUILTIN_NAMES = frozenset(
         "frozenset",
         "issubclass",
         "callable",
+        "globals",
     }
 )
 
@@ -105,6 +107,8 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
     if isinstance(base, Opaque) and isinstance(key, Const) and type(key.value) is int:
         # `depths[0]` of a root's per-stage list, each stage built on its own.
         return stage_entry(base)
+    if isinstance(base, Namespace):
+        return global_entry(interp, key)
     if isinstance(base, (Mapping, Opaque)):
         return config_entry(interp, base, key, UNKNOWN)
     if isinstance(base, ModRef):
@@ -127,6 +131,17 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         except IndexError:
             return UNKNOWN
     return UNKNOWN
+
+
+def global_entry(interp: "Interpreter", key: Any) -> Any:
+    """`globals()[name]`: what the module binds to that name (a string, or a parameter by its
+    string default, as a class table is read); a name the module does not bind is unknown."""
+    if isinstance(key, Opaque) and key.default is not None:
+        key = Const(key.default)
+    if not isinstance(key, Const) or not isinstance(key.value, str):
+        return UNKNOWN
+    value = interp.global_value(key.value)
+    return UNKNOWN if isinstance(value, Opaque) else value
 
 
 def as_index(value: Any) -> Any:
