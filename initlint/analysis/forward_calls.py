@@ -102,8 +102,6 @@ class ForwardCalls:
 
         def _passes_through(self, module: ModuleNode) -> bool: ...
 
-        def _ignores_input(self, module: ModuleNode) -> bool: ...
-
         def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool: ...
 
         def _normalises(self, module: ModuleNode, depth: int) -> bool: ...
@@ -478,8 +476,6 @@ class ForwardCalls:
         aside = self._apply_aside(module, carried, depth)
         if aside is not None:
             return aside
-        if of_streams(carried) and self._ignores_input(module):
-            return UNKNOWN  # `pos = self.rotary(x)`: a table made from the stream's shape alone
         if is_norm(module):
             if carried is STREAM:
                 return NORMED

@@ -534,12 +534,6 @@ class LinkedForwardReader(ForwardReader):
             return ForwardReader._passes_through(self, module)
         return self.linked_interp.inside(module.cls, lambda: ForwardReader._passes_through(self, module))
 
-    def _ignores_input(self, module: ModuleNode) -> bool:
-        # So does a rotary table of another file.
-        if module.cls is None:
-            return ForwardReader._ignores_input(self, module)
-        return self.linked_interp.inside(module.cls, lambda: ForwardReader._ignores_input(self, module))
-
 
 def interpreter(
     module: cst.Module, index: ModuleIndex, options: AnalysisOptions, context: ProjectContext | None

@@ -48,7 +48,7 @@ from initlint.analysis.knowledge.conventions import WRITER_NAMES
 from initlint.analysis.knowledge.specs import ResidualBlock
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, RuntimeScale, WriterRef
-from initlint.analysis.scaled_input import returns_independent_value, returns_scaled_input
+from initlint.analysis.scaled_input import returns_scaled_input
 from initlint.analysis.statements import StatementWalker
 
 #: A writer found: the layer (or the module owning a matrix parameter), how it was found, the
@@ -61,7 +61,6 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
         self.interp = interp
         self._writers: dict[int, tuple[Any, ...]] = {}
         self._scales_input: dict[tuple[int, frozenset[str]], bool] = {}
-        self._ignores: dict[int, bool] = {}
         self._normalising: dict[int, str | None] = {}
         self._roots: dict[int, _Flow | None] = {}
 
@@ -236,18 +235,6 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
             scales = found is not None and returns_scaled_input(found[1], self.interp.index, cls, handing_on)
             self._scales_input[key] = scales
         return self._scales_input[key]
-
-    def _ignores_input(self, module: ModuleNode) -> bool:
-        """A module that reads its input for its size and device alone (`self.rotary(x)` making
-        a sin/cos table from `x.shape`): what it hands back carries nothing of the stream."""
-        cls = module.cls
-        if module.kind != "module" or cls is None:
-            return False
-        key = id(cls.node)
-        if key not in self._ignores:
-            found = self.interp.index.find_method(cls, "forward")
-            self._ignores[key] = found is not None and returns_independent_value(found[1], self.interp.index, cls)
-        return self._ignores[key]
 
     def _normalises(self, module: ModuleNode, depth: int) -> bool:
         """A module whose `forward` hands back its input normalised, at most modulated by values

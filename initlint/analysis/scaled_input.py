@@ -67,16 +67,6 @@ def returns_scaled_input(
     return bool(returned & {Kind.INPUT, Kind.MOVED}) and returned <= frozenset(_CARRIES_INPUT)
 
 
-def returns_independent_value(forward: cst.FunctionDef, index: ModuleIndex, cls: ClassInfo | None) -> bool:
-    """Whether `forward(self, x)` hands back, on every path, only values computed without reading
-    `x`'s values: a rotary table or positions made from its shape and device alone."""
-    params = forward.params.params
-    if len(params) < 2:
-        return False
-    returned = _Reader(index, cls).returns_of(forward, {params[1].name.value: frozenset({Kind.INPUT})})
-    return returned == INDEPENDENT
-
-
 @dataclass
 class _Reading:
     depth: int
