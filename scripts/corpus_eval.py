@@ -779,6 +779,13 @@ UNTUNED_PACKAGES = (
     Package("tror-yong-lm", "0.0.1", ("tror_yong_lm/slm.py",)),
     Package("torchmamba", "0.1.2", ("torchmamba/mamba1/block.py",)),
     Package("mambatransformer", "0.0.4", ("mamba_transformer/model.py",)),
+    # seen_14b (round 12 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("marlin-pytorch", "0.3.4", ("marlin_pytorch/model/modules.py",)),
+    Package("grelu", "1.1.0", ("grelu/model/layers.py", "grelu/model/blocks.py")),
+    Package("uformer-pytorch", "0.0.8", ("uformer_pytorch/uformer_pytorch.py",)),
+    Package("igfold-pytorch", "0.0.2", ("igfold_pytorch/igfold_pytorch.py",)),
+    Package("fluidflow", "1.0.0", ("fluidFlow/dit.py",)),
+    Package("dasheng", "0.0.9", ("dasheng/train/models.py",)),
     # held_out_14 (round 12): two labellers read these before anyone ran initlint on them; held out
     Package("openelm-pytorch", "0.1.0", ("openelm_pytorch/openelm.py",)),
     Package("bitnet", "0.2.5", ("bitnet/bit_mamba.py",)),

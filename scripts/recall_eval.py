@@ -57,6 +57,7 @@ SEEN_PARTS = (
     "opened_13",
     "seen_14a",
     "opened_11n",
+    "seen_14b",
 )
 
 

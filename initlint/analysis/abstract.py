@@ -196,6 +196,12 @@ class Registry:
 
 
 @dataclass(frozen=True)
+class Namespace:
+    """The module's own globals, as `globals()` hands them back: `globals()[block_type]` is the
+    class or function the module defines (or imports) under that name."""
+
+
+@dataclass(frozen=True)
 class ExtRef:
     """Something imported: a function, class or module, by qualified name."""
 

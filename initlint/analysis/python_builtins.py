@@ -22,6 +22,7 @@ from initlint.analysis.abstract import (
     FuncRef,
     Mapping,
     ModRef,
+    Namespace,
     Num,
     Opaque,
     Seq,
@@ -397,6 +398,12 @@ def _copy(
     return copied(args[0]) if len(args) == 1 and isinstance(args[0], (Const, Num, Seq, Mapping)) else None
 
 
+def _globals(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    return Namespace() if not args and not kwargs else None
+
+
 def copied(value: Any) -> Any:
     if isinstance(value, Mapping):
         return Mapping({key: copied(item) for key, item in value.items.items()})
@@ -429,5 +436,6 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     "functools.partial": _partial,
     "partial": _partial,
     "callable": _callable,
+    "globals": _globals,
     **dict.fromkeys(("copy.copy", "copy.deepcopy"), _copy),
 }

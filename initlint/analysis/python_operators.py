@@ -76,6 +76,8 @@ def binary(
         return _scaled_tensor(interp, operator, left, right, node)
     if isinstance(right, NewTensor) and not isinstance(left, NewTensor) and isinstance(operator, cst.Multiply):
         return _scaled_tensor(interp, operator, right, left, node, swapped=True)  # `init_values * torch.ones(dim)`
+    if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(operator, (cst.Add, cst.AddAssign)):
+        return _concatenated(left, right)
     a, b = as_number(left), as_number(right)
     if a is None or b is None or _is_string(left) or _is_string(right):
         return _repeated_sequence(operator, left, right)
@@ -138,6 +140,18 @@ def _factor_operand(node: cst.CSTNode, swapped: bool) -> cst.CSTNode:
     if isinstance(node, cst.AugAssign):
         return node.value
     return node
+
+
+def _concatenated(left: Seq, right: Seq) -> Any:
+    """`[Linear(d, h, act)] + [Linear(h, d)]`: the items of both lists, in order. A list a
+    comprehension over a count we cannot unroll fills stands for all its items at once: it joins
+    an empty list only."""
+    if left.repeat is None and right.repeat is None:
+        return Seq(left.items + right.items, written_as=left.written_as)
+    if not left.items or not right.items:
+        kept = right if not left.items else left
+        return Seq(list(kept.items), kept.repeat, kept.written_as)
+    return UNKNOWN
 
 
 def _repeated_sequence(operator: cst.BaseBinaryOp | cst.BaseAugOp, left: Any, right: Any) -> Any:

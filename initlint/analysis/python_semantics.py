@@ -17,6 +17,7 @@ from initlint.analysis.abstract import (
     Env,
     Mapping,
     ModRef,
+    Namespace,
     Num,
     Opaque,
     Seq,
@@ -80,6 +81,7 @@ BUILTIN_NAMES = frozenset(
         "frozenset",
         "issubclass",
         "callable",
+        "globals",
     }
 )
 
@@ -92,9 +94,12 @@ class BoundMethod:
 
 def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") -> Any:
     base = interp.eval(node.value, env, ctx)
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+    part = node.slice[0].slice if len(node.slice) == 1 else None
+    if isinstance(part, cst.Slice):
+        return _sliced(interp, base, part, env, ctx)
+    if not isinstance(part, cst.Index):
         return UNKNOWN
-    key = as_index(interp.eval(node.slice[0].slice.value, env, ctx))
+    key = as_index(interp.eval(part.value, env, ctx))
     if isinstance(base, Seq):
         if base.repeat is not None:
             return base.items[0] if base.items else UNKNOWN
@@ -106,17 +111,12 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
     if isinstance(base, Opaque) and isinstance(key, Const) and type(key.value) is int:
         # `depths[0]` of a root's per-stage list, each stage built on its own.
         return stage_entry(base)
+    if isinstance(base, Namespace):
+        return global_entry(interp, key)
     if isinstance(base, (Mapping, Opaque)):
         return config_entry(interp, base, key, UNKNOWN)
     if isinstance(base, ModRef):
-        children = base.node.children
-        if isinstance(key, Const) and str(key.value) in children:
-            return ModRef(children[str(key.value)])
-        if isinstance(key, Const) and isinstance(key.value, int) and key.value < 0 and children:
-            return ModRef(list(children.values())[key.value]) if -len(children) <= key.value else UNKNOWN
-        if not isinstance(key, Const) and len(children) == 1:
-            return ModRef(next(iter(children.values())))
-        return UNKNOWN
+        return _child_entry(base, key)
     if (
         isinstance(base, Const)
         and isinstance(base.value, str)
@@ -128,6 +128,45 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         except IndexError:
             return UNKNOWN
     return UNKNOWN
+
+
+def _child_entry(base: ModRef, key: Any) -> Any:
+    """`self.layers[-1]`, `blocks["0"]`: a child of a container by its name or position."""
+    children = base.node.children
+    if isinstance(key, Const) and str(key.value) in children:
+        return ModRef(children[str(key.value)])
+    if isinstance(key, Const) and isinstance(key.value, int) and key.value < 0 and children:
+        return ModRef(list(children.values())[key.value]) if -len(children) <= key.value else UNKNOWN
+    if not isinstance(key, Const) and len(children) == 1:
+        return ModRef(next(iter(children.values())))
+    return UNKNOWN
+
+
+def _sliced(interp: "Interpreter", base: Any, part: cst.Slice, env: Env, ctx: "Ctx") -> Any:
+    """`neurons[1:]`, `dims[:-1]`: the items of a list we know item by item, cut by constant
+    bounds; a list standing for a symbolic number of items is not cut."""
+    if not isinstance(base, Seq) or base.repeat is not None:
+        return UNKNOWN
+    bounds: list[int | None] = []
+    for bound in (part.lower, part.upper, part.step):
+        value = as_index(interp.eval(bound, env, ctx)) if bound is not None else Const(None)
+        if not isinstance(value, Const) or not (value.value is None or type(value.value) is int):
+            return UNKNOWN
+        bounds.append(value.value)
+    if bounds[2] == 0:
+        return UNKNOWN
+    return Seq(base.items[bounds[0] : bounds[1] : bounds[2]], written_as=base.written_as)
+
+
+def global_entry(interp: "Interpreter", key: Any) -> Any:
+    """`globals()[name]`: what the module binds to that name (a string, or a parameter by its
+    string default, as a class table is read); a name the module does not bind is unknown."""
+    if isinstance(key, Opaque) and key.default is not None:
+        key = Const(key.default)
+    if not isinstance(key, Const) or not isinstance(key.value, str):
+        return UNKNOWN
+    value = interp.global_value(key.value)
+    return UNKNOWN if isinstance(value, Opaque) else value
 
 
 def as_index(value: Any) -> Any:
