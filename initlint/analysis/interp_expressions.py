@@ -9,6 +9,7 @@ expression the table does not name evaluates to UNKNOWN.
 from __future__ import annotations
 
 import ast
+import operator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, cast
 
@@ -30,6 +31,7 @@ from initlint.analysis.abstract import (
     Opaque,
     Seq,
     as_number,
+    default_number,
     truth,
 )
 from initlint.analysis.index import ModuleIndex
@@ -105,6 +107,10 @@ class InterpExpressions:
         if decided is None and isinstance(test, Opaque) and _has_none_arm(node):
             # `nn.Parameter(torch.zeros(n)) if bias else None`: as the config's default builds it.
             decided = self.index.config_flag(test.name)
+        if decided is None and _has_none_arm(node):
+            # `nn.Parameter(ls_init_value * torch.ones(d)) if ls_init_value > 0 else None`
+            # (LayerScale): as the model built with the setting's number default has it.
+            decided = _compared_by_default(node.test, lambda part: self.eval(part, env, ctx))
         if decided is True:
             return self.eval(node.body, env, ctx)
         if decided is False:
@@ -243,6 +249,31 @@ _WRITTEN_AS: dict[type, str] = {cst.Tuple: "tuple", cst.List: "list"}
 #: Expressions that name or write a number without calling anything: evaluating one on a path
 #: that may not run has no effect.
 _PLAIN_NUMBER_NODES = (cst.Integer, cst.Float, cst.Name, cst.Attribute)
+
+
+_COMPARISONS: dict[type, Callable[[float, float], bool]] = {
+    cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge,
+    cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le,
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+}
+
+
+def _compared_by_default(test: cst.BaseExpression, evaluate: Callable[[cst.BaseExpression], Any]) -> bool | None:
+    """A comparison of a setting with a number (`ls_init_value > 0`) decided by the number
+    default the setting has where nothing passes it (`ls_init_value: float = 1e-6`); None for
+    any other test, or where a side has no number."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    target = test.comparisons[0]
+    compare = _COMPARISONS.get(type(target.operator))
+    left, right = evaluate(test.left), evaluate(target.comparator)
+    if compare is None or not isinstance(left, Opaque) and not isinstance(right, Opaque):
+        return None
+    a, b = default_number(left), default_number(right)
+    return compare(a, b) if a is not None and b is not None else None
 
 
 def _has_none_arm(node: cst.IfExp) -> bool:
