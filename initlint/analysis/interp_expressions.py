@@ -9,13 +9,12 @@ expression the table does not name evaluates to UNKNOWN.
 from __future__ import annotations
 
 import ast
-import operator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 import libcst as cst
 
-from initlint.analysis import python_semantics, torch_semantics
+from initlint.analysis import python_operators, python_semantics, torch_semantics
 from initlint.analysis.abstract import (
     UNKNOWN,
     Choice,
@@ -251,16 +250,6 @@ _WRITTEN_AS: dict[type, str] = {cst.Tuple: "tuple", cst.List: "list"}
 _PLAIN_NUMBER_NODES = (cst.Integer, cst.Float, cst.Name, cst.Attribute)
 
 
-_COMPARISONS: dict[type, Callable[[float, float], bool]] = {
-    cst.GreaterThan: operator.gt,
-    cst.GreaterThanEqual: operator.ge,
-    cst.LessThan: operator.lt,
-    cst.LessThanEqual: operator.le,
-    cst.Equal: operator.eq,
-    cst.NotEqual: operator.ne,
-}
-
-
 def _compared_by_default(test: cst.BaseExpression, evaluate: Callable[[cst.BaseExpression], Any]) -> bool | None:
     """A comparison of a setting with a number (`ls_init_value > 0`) decided by the number
     default the setting has where nothing passes it (`ls_init_value: float = 1e-6`); None for
@@ -268,7 +257,7 @@ def _compared_by_default(test: cst.BaseExpression, evaluate: Callable[[cst.BaseE
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     target = test.comparisons[0]
-    compare = _COMPARISONS.get(type(target.operator))
+    compare = python_operators.ORDERINGS.get(type(target.operator))
     left, right = evaluate(test.left), evaluate(target.comparator)
     if compare is None or not isinstance(left, Opaque) and not isinstance(right, Opaque):
         return None

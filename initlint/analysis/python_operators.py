@@ -397,7 +397,7 @@ def _operands(left: Any, right: Any) -> tuple[Any, Any] | None:
     return None
 
 
-_ORDERINGS: dict[type, Callable[[Any, Any], Any]] = {
+ORDERINGS: dict[type, Callable[[Any, Any], Any]] = {
     cst.Equal: operator.eq,
     cst.NotEqual: operator.ne,
     cst.LessThan: operator.lt,
@@ -438,7 +438,7 @@ def _compare_one(comparison: cst.BaseCompOp, left: Any, right: Any) -> bool | No
         return _negated(_identity(left, right), isinstance(comparison, cst.IsNot))
     if isinstance(comparison, (cst.In, cst.NotIn)):
         return _negated(_membership(left, right), isinstance(comparison, cst.NotIn))
-    ordering = _ORDERINGS.get(type(comparison))
+    ordering = ORDERINGS.get(type(comparison))
     operands = _operands(left, right)
     if ordering is None or operands is None:
         return None
