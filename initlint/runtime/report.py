@@ -216,7 +216,13 @@ def render_table(rows: list[Row]) -> str:
                 verdict + (f" / measured {', '.join(sorted(flags))}" if flags else ""),
             )
         )
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "\n".join(
-        "  " + "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines
+    note = ""
+    if all(row.measured_std is None for row in rows):
+        # Without --materialize no tensor is built: a column of dashes would read as a failed measurement.
+        lines = [line[:5] + line[6:] for line in lines]
+        note = "\n  (std read off the init calls; --materialize also builds and measures real tensors)"
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    return (
+        "\n".join("  " + "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)
+        + note
     )

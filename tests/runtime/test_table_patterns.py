@@ -69,3 +69,13 @@ def test_the_table_shows_each_position_on_its_own_line():
     report = verify(lambda: Stack(), materialize=False, label="Stack")
     table = report.models[0].table()
     assert "layers.*.mlp.0.weight" in table and "layers.*.mlp.2.weight" in table
+
+
+def test_the_measured_column_appears_only_when_tensors_were_measured():
+    requested_only = verify(lambda: Stack(), materialize=False, label="Stack").models[0].table()
+    header = requested_only.splitlines()[0].split()
+    assert "measured" not in header and "requested" in header
+    assert "--materialize also builds and measures real tensors" in requested_only.splitlines()[-1]
+    measured = verify(lambda: Stack(), materialize=True, label="Stack").models[0].table()
+    assert "measured" in measured.splitlines()[0].split()
+    assert "--materialize" not in measured
