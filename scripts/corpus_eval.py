@@ -821,6 +821,17 @@ UNTUNED_PACKAGES = (
     Package("agi-transformer", "5.1.0", ("agi_core/layers/parallel_block.py", "agi_core/layers/mamba.py")),
     Package("speculative-decoding", "0.2.0", ("speculative_decoding/speculative_decoding.py",)),
     Package("mtst-forecasting", "0.3.0", ("mtst/Models/transformer_basis.py",)),
+    # seen_15a (round 13 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("latent-moe", "0.0.3", ("latent_moe/transformer.py", "latent_moe/main.py")),
+    Package("vaayu", "1.1.0", ("vaayu/model/architecture.py",)),
+    Package("voxyne", "0.1.0", ("voxyne/model.py",)),
+    Package("torchxlstm", "0.0.3", ("torchxlstm/xlstm.py",)),
+    Package(
+        "gemma4-pt-claude",
+        "0.2.0",
+        ("gemma4_pt_claude/transformer.py", "gemma4_pt_claude/layers.py", "gemma4_pt_claude/attention.py"),
+    ),
+    Package("bclm-pytorch", "1.0.7", ("bclm/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
