@@ -832,6 +832,7 @@ UNTUNED_PACKAGES = (
         ("gemma4_pt_claude/transformer.py", "gemma4_pt_claude/layers.py", "gemma4_pt_claude/attention.py"),
     ),
     Package("bclm-pytorch", "1.0.7", ("bclm/model.py",)),
+    Package("clyxbox", "2026.9.25", ("clyxbox/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
