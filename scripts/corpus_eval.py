@@ -844,6 +844,18 @@ UNTUNED_PACKAGES = (
     Package("cn-clip", "1.6.0", ("cn_clip/clip/model.py", "cn_clip/clip/modeling_bert.py")),
     Package("rudalle", "1.1.3", ("rudalle/dalle/transformer.py",)),
     Package("d3rlpy", "2.8.1", ("d3rlpy/models/torch/transformers.py",)),
+    # seen_15a (round 13 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("latent-moe", "0.0.3", ("latent_moe/transformer.py", "latent_moe/main.py")),
+    Package("vaayu", "1.1.0", ("vaayu/model/architecture.py",)),
+    Package("voxyne", "0.1.0", ("voxyne/model.py",)),
+    Package("torchxlstm", "0.0.3", ("torchxlstm/xlstm.py",)),
+    Package(
+        "gemma4-pt-claude",
+        "0.2.0",
+        ("gemma4_pt_claude/transformer.py", "gemma4_pt_claude/layers.py", "gemma4_pt_claude/attention.py"),
+    ),
+    Package("bclm-pytorch", "1.0.7", ("bclm/model.py",)),
+    Package("clyxbox", "2026.9.25", ("clyxbox/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

@@ -266,11 +266,25 @@ class ModelBuilder:
             if self.borrows_list_class(node):
                 node.kind = "module"
         elif is_dataclass(cls):
-            _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
+            self.init_dataclass(cls, node, args, kwargs, ctx)
         else:
             # No `__init__` of its own: a subclass of `nn.Sequential` is built by the library's.
             self.init_library_container(node, args, kwargs)
         return ModRef(node)
+
+    def init_dataclass(
+        self, cls: ClassInfo, node: ModuleNode, args: list[Any], kwargs: dict[Any, Any], ctx: Ctx
+    ) -> None:
+        """The `__init__` a dataclass decorator writes: it stores the fields given, then calls
+        `__post_init__`, so the fields that derives (`self.n_routed = self.alpha * self.n_experts`)
+        hold what it stores, whatever placeholder their declaration names."""
+        _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
+        found = self.index.find_method(cls, "__post_init__")
+        if found is None:
+            return
+        owner, func = found
+        via = replace(ctx.constructing(node), via=ctx.via + (f"{owner.name}.__post_init__",))
+        self.call_function(FuncRef(func, owner, ModRef(node)), [], {}, via)
 
     def init_argument_type(self, cls: ClassInfo) -> ClassInfo | None:
         """The config class a library model's loaders build it from (`config_class = XConfig` on
