@@ -20,6 +20,7 @@ from initlint.analysis.abstract import (
     Lambda,
     MethodChoice,
     ModRef,
+    Opaque,
     ParamRef,
     Seq,
     as_number,
@@ -57,6 +58,7 @@ from initlint.analysis.knowledge.conventions import (
     TRANSPOSED_VIEWS,
 )
 from initlint.analysis.model import ModuleNode, RuntimeScale
+from initlint.analysis.python_operators import string_value
 from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -191,6 +193,17 @@ class ForwardExpressions:
 
     def _number(self, node: cst.BaseExpression, env: Env) -> Monomial | None:
         return as_number(self._value(node, env))
+
+    def _walked(self, node: cst.BaseExpression, env: Env, flow: _Flow) -> Any:
+        """What a `for` walks. A string the module holds (`for step in self.sequence:`, a
+        config's `"dr"`) is walked character by character, as Python does, so that each pass's
+        `if step == "r":` is decided; a string the interpreter cannot see stays unknown."""
+        walked = self._eval(node, env, flow, flow.depth)
+        if walked is not UNKNOWN or not isinstance(node, (cst.Name, cst.Attribute)):
+            return walked  # (a call is not evaluated twice)
+        value = self._value(node, env)
+        text = string_value(self.interp, value) if isinstance(value, (Const, Opaque)) else None
+        return Seq([Const(character) for character in text]) if text is not None else walked
 
     def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any:
         self.interp.tick()

@@ -163,6 +163,8 @@ class ForwardStatements:
 
         def _value(self, node: cst.BaseExpression, env: Env) -> Any: ...
 
+        def _walked(self, node: cst.BaseExpression, env: Env, flow: _Flow) -> Any: ...
+
         def _number(self, node: cst.BaseExpression, env: Env) -> Monomial | None: ...
 
         def _comprehended(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Seq | None: ...
@@ -295,7 +297,7 @@ class ForwardStatements:
     def on_for(self, stmt: cst.For, env: Env, flow: _Flow) -> None:
         # `for i, ((attn, ff), p) in enumerate(zip(self.layers, drops))`: each target with what it walks.
         walks = walked_by_loop(stmt.target, stmt.iter, current_literals(flow))
-        loops = [(target, None if node is None else self._eval(node, env, flow, flow.depth)) for target, node in walks]
+        loops = [(target, None if node is None else self._walked(node, env, flow)) for target, node in walks]
         forget_literals(target_names(stmt.target), flow)
         for target, iterable in loops:
             # What is zipped beside the layers is handed in with each (LayerScale gains in a

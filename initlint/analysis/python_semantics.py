@@ -31,6 +31,7 @@ from initlint.analysis.python_operators import binary as binary
 from initlint.analysis.python_operators import boolean as boolean
 from initlint.analysis.python_operators import compare as compare
 from initlint.analysis.python_operators import pattern_matches as pattern_matches
+from initlint.analysis.python_operators import string_value
 from initlint.analysis.python_operators import unary as unary
 from initlint.analysis.values import Monomial
 
@@ -243,8 +244,14 @@ def extend_list(receiver: Seq, added: Any, ctx: "Ctx") -> Const:
 
 
 def iterate(interp: "Interpreter", value: Any) -> Seq | None:
+    """What a loop walks, item by item: a list, a dict's keys, a container's layers, a string's
+    characters (`for step in sequence:` over a config's `"dr"`, by its default as comparisons
+    decide)."""
     if isinstance(value, Seq):
         return value
+    text = string_value(interp, value)
+    if text is not None:
+        return Seq([Const(character) for character in text])
     if isinstance(value, Mapping):
         return Seq([Const(key) for key in value.items])
     if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):

@@ -1,0 +1,48 @@
+"""bad.py with the strings required, no default (`pre`, `post`): whoever builds the model
+chooses them, and `pre=""`, `post="drn"` would make it post-norm. Undecided, so not reported."""
+
+import torch
+from torch import nn
+
+
+class Process(nn.Module):
+    def __init__(self, steps, width):
+        super().__init__()
+        self.steps = steps
+        self.norm = nn.LayerNorm(width) if "n" in steps else None
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x, prev=None):
+        for step in self.steps:
+            if step == "n":
+                x = self.norm(x)
+            elif step == "d":
+                x = self.drop(x)
+            elif step == "r":
+                x = x + prev
+        return x
+
+
+class Block(nn.Module):
+    def __init__(self, width, pre, post):
+        super().__init__()
+        self.before, self.after = Process(pre, width), Process(post, width)
+        self.up = nn.Linear(width, 4 * width)
+        self.down = nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        return self.after(self.down(torch.relu(self.up(self.before(x)))), x)
+
+
+class Net(nn.Module):
+    def __init__(self, pre, post, width=128, n_layer=8):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(width, pre, post) for _ in range(n_layer)])
+        for block in self.blocks:
+            nn.init.normal_(block.up.weight, std=0.02)
+            nn.init.normal_(block.down.weight, std=0.02)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
