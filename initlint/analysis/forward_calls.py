@@ -274,8 +274,8 @@ class ForwardCalls:
         if isinstance(member, (ModRef, Lambda, FuncRef, MethodChoice)):
             return self._call_value(member, call, args, flow, depth, carried)
         if name in ("forward", "__call__") and module is not flow.node:
-            flow.runs.block_called(module)
-            return self._apply_module(module, carried, depth)  # `self.attention.forward(h)`
+            # `self.attention.forward(h)` is the call `self.attention(h)`: its own adds included.
+            return self._call_value(ModRef(module), call, args, flow, depth, carried)
         if name in ("values", "children") and module.kind in ("container", "sequential"):
             return Seq([ModRef(child) for child in module.children.values()])
         if (module is flow.node or module is flow.inlined) and module.cls is not None:
