@@ -532,7 +532,9 @@ class ForwardCalls:
         # A module of another package handed the values' share (an attention kernel: `self.attend(q,
         # k, v)`) computes content from it as well.
         kinds = ("linear", "module", "sequential", "unknown")
-        layer = module.kind in kinds and not is_norm(module) and not is_gate(module)
+        # (A module of bare parameters that multiplies by a matrix of them is a layer: a custom linear.)
+        gate = is_gate(module) and not self._multiplies_by_matrix(module, depth)
+        layer = module.kind in kinds and not is_norm(module) and not gate
         return self._apply_module(module, share.whole if layer else CONDITIONED, depth)
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:
