@@ -46,8 +46,8 @@ class Opaque:
     fields: ClassInfo | None = field(default=None, compare=False, hash=False)
     #: The default comparisons decide by, as the default model does, while arithmetic and
     #: attributes keep the symbol: a numeric config field's (`block_group_size: int = 1`), a root
-    #: parameter's None (`ls_init_value=None`).
-    compared: Const | None = field(default=None, compare=False, hash=False)
+    #: parameter's None (`ls_init_value=None`) or empty list (`use_ckpting=[]`).
+    compared: Const | Seq | None = field(default=None, compare=False, hash=False)
     #: Where a string default a comparison decides by is written (`init_device: str = "cpu"`):
     #: the label and node the finding's evidence names as the assumed default.
     assumed: tuple[str, cst.CSTNode] | None = field(default=None, compare=False, hash=False)

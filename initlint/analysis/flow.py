@@ -169,10 +169,18 @@ def merge(values: list[Any]) -> object:
             gate_layers=tuple(dict.fromkeys(m for b in branches for m in b.gate_layers)),
             gate_params=tuple(dict.fromkeys(p for b in branches for p in b.gate_params)),
         )
-    for marker in (STREAM, NORMED, MAYBE_NORMED, CONDITIONED, SECOND):
+    for marker in (STREAM, NORMED, MAYBE_NORMED):
         if marker in values:
             return marker
-    return next((v for v in values if isinstance(v, Part)), UNKNOWN)
+    part = next((v for v in values if isinstance(v, Part)), None)
+    if part is not None and SECOND not in values:
+        # `attention(q, k, v, mask)`: a share of a branch mixed with a value handed in (the mask)
+        # still holds the branch's content.
+        return part
+    for elsewhere in (CONDITIONED, SECOND):
+        if elsewhere in values:
+            return elsewhere
+    return UNKNOWN if part is None else part
 
 
 def join(a: object, b: object) -> object:

@@ -274,8 +274,8 @@ class ForwardCalls:
         if isinstance(member, (ModRef, Lambda, FuncRef, MethodChoice)):
             return self._call_value(member, call, args, flow, depth, carried)
         if name in ("forward", "__call__") and module is not flow.node:
-            flow.runs.block_called(module)
-            return self._apply_module(module, carried, depth)  # `self.attention.forward(h)`
+            # `self.attention.forward(h)` is the call `self.attention(h)`: its own adds included.
+            return self._call_value(ModRef(module), call, args, flow, depth, carried)
         if name in ("values", "children") and module.kind in ("container", "sequential"):
             return Seq([ModRef(child) for child in module.children.values()])
         if (module is flow.node or module is flow.inlined) and module.cls is not None:
@@ -532,7 +532,9 @@ class ForwardCalls:
         # A module of another package handed the values' share (an attention kernel: `self.attend(q,
         # k, v)`) computes content from it as well.
         kinds = ("linear", "module", "sequential", "unknown")
-        layer = module.kind in kinds and not is_norm(module) and not is_gate(module)
+        # (A module of bare parameters that multiplies by a matrix of them is a layer: a custom linear.)
+        gate = is_gate(module) and not self._multiplies_by_matrix(module, depth)
+        layer = module.kind in kinds and not is_norm(module) and not gate
         return self._apply_module(module, share.whole if layer else CONDITIONED, depth)
 
     def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any:

@@ -331,7 +331,7 @@ def string_default(value: Any) -> str | None:
     """The string a root parameter or config field defaults to (`norm: str = "rmsnorm"`): its
     methods answer as the default's do."""
     compared = value.compared if isinstance(value, Opaque) else None
-    return compared.value if compared is not None and isinstance(compared.value, str) else None
+    return compared.value if isinstance(compared, Const) and isinstance(compared.value, str) else None
 
 
 def string_default_method(receiver: Opaque, name: str, args: list[Any]) -> Any:

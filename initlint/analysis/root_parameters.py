@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from initlint.analysis.abstract import Const, Opaque
+from initlint.analysis.abstract import Const, Opaque, Seq
 from initlint.analysis.index import ClassInfo, ModuleIndex, dotted_name
 from initlint.analysis.knowledge import REGISTRY
 
@@ -17,6 +17,12 @@ def root_parameter(index: ModuleIndex, param: cst.Param, typed: ClassInfo | None
     cls = annotated_class(index, annotation) if annotation is not None else typed
     fields = cls if cls is not None and is_config_class(index, cls) else None
     default = _string_default(param)
+    empty = _empty_container_default(param.default)
+    if empty is not None and param.default is not None:
+        # `use_ckpting=[]`: nothing is in it (`"ffn" in use_ckpting`), as in the model built with
+        # its defaults.
+        assumed = (f"{param.name.value}={cst.Module([]).code_for_node(param.default)}", param.default)
+        return Opaque(param.name.value, None, fields, compared=empty, assumed=assumed)
     if default is None or param.default is None:
         number = _number_default(param.default)
         nonzero = number != 0 if number is not None else None
@@ -123,6 +129,13 @@ def is_dataclass(cls: ClassInfo) -> bool:
         if name in REGISTRY.dataclass_decorator_names():
             return True
     return False
+
+
+def _empty_container_default(default: cst.BaseExpression | None) -> Seq | None:
+    """An empty list or tuple default (`layers=[]`, `skip=()`), as a value; None for anything else."""
+    if isinstance(default, (cst.List, cst.Tuple)) and not default.elements:
+        return Seq([], written_as="list" if isinstance(default, cst.List) else "tuple")
+    return None
 
 
 def _string_default(param: cst.Param) -> str | None:

@@ -295,12 +295,21 @@ def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode, uses: NameUses 
     `root.redrawn_by_uncalled` for the evidence). So is a method of the model the file never names
     (`uses`): a transformers model whose constructor leaves out `post_init()` leaves its
     `_init_weights` to a loader. A method the file does name keeps the stricter test: that
-    caller's analysis answers (the single-file fallback runs the others where it can)."""
+    caller's analysis answers (the single-file fallback runs the others where it can). A part's
+    per-module method (a wrapper holding the GPT whose `_init_weights` no one applies) is run so
+    over that part's modules."""
     methods = []
     reached: set[int] = set()  # parameters of the parts whose own uncalled methods may redraw them
+    by_parts: list[tuple[FuncRef, str]] = []  # the parts' per-module methods, run over their modules
+    by_parts_reach: set[int] = set()
     for qualified in root.uncalled_init:
         owner_name, _, name = qualified.rpartition(".")
         part = _reach_of_part_method(interp, root, owner_name, name) if owner_name else None
+        per_module = _per_module_part_method(interp, root, owner_name, name) if part is not None else None
+        if part is not None and per_module is not None:
+            by_parts.extend((method, qualified) for method in per_module)
+            by_parts_reach |= part
+            continue
         if part is not None:
             reached |= part
             continue
@@ -330,6 +339,11 @@ def unchanged_by_uncalled(interp: Interpreter, root: ModuleNode, uses: NameUses 
         if methods
         else {id(p) for _, p in root.named_parameters()}
     )
+    if by_parts:
+        named = uses is not None and uses.is_used(by_parts[0][1].rpartition(".")[2])
+        held_by_parts = _unchanged_when_run(interp, root, by_parts, len(by_parts) == 1 and not named and not methods)
+        # (A run that could not be followed leaves the parts' parameters to whatever it may do.)
+        held = held & held_by_parts if held_by_parts else held - by_parts_reach
     return held - reached
 
 
@@ -347,6 +361,22 @@ def _reach_of_part_method(interp: Interpreter, root: ModuleNode, owner: str, nam
     return {id(param) for part in parts for _, param in part.named_parameters()}
 
 
+def _per_module_part_method(interp: Interpreter, root: ModuleNode, owner: str, name: str) -> list[FuncRef] | None:
+    """A part's per-module method (`GPT._init_weights(self, module)`, the root holding the GPT),
+    bound to each part of its class, to be run over that part's modules as `part.apply(
+    part._init_weights)` runs it. None for another kind of method."""
+    parts = [node for _, node in root.named_modules() if node is not root and node.cls is not None]
+    methods = []
+    for part in parts:
+        assert part.cls is not None
+        found = interp.index.find_method(part.cls, name)
+        if found is not None and found[0].name == owner:
+            if len(found[1].params.params) != 2 or isinstance(found[1].params.star_arg, cst.Param):
+                return None
+            methods.append(FuncRef(found[1], found[0], ModRef(part)))
+    return methods or None
+
+
 def _unchanged_when_run(
     interp: Interpreter, root: ModuleNode, methods: list[tuple[FuncRef, str]], redraw_holds: bool
 ) -> set[int]:
@@ -358,7 +388,9 @@ def _unchanged_when_run(
     try:
         for method, name in methods:
             ctx = replace(interp.root_context(), via=(f"{name}, if a trainer applies it",))
-            for node in list(root.post_order()):
+            # (A part's method reaches that part's modules only.)
+            applied_to = method.bound.node if isinstance(method.bound, ModRef) else root
+            for node in list(applied_to.post_order()):
                 interp.call_function(method, [ModRef(node)], {}, ctx)
         if not interp.incomplete:  # a call it makes could not be followed: it may do anything
             after = {id(param): final_init(param) for param in params}
