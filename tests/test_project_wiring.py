@@ -212,6 +212,20 @@ def test_a_model_that_may_not_build_the_layer_has_no_say(monkeypatch):
     assert rows(lint_file("pkg/layers.py", SETTINGS)) == []
 
 
+def test_an_init_loop_of_the_builder_is_the_init_of_uninitialised_layers(monkeypatch):
+    # Decoder (model.py) builds its linears with skip_init; builder.py's build_model draws every
+    # parameter of the model build_base_model returns: that loop is its init, named in the evidence.
+    pattern = IDIOM.parent / "init_loop_in_builder"
+    monkeypatch.chdir(pattern / "bad")
+    found = lint_file("nmt/model.py", SETTINGS)
+    assert rows(found) == [("model.py", 15, "INI001")]
+    assert "uninitialised" not in found[0].message
+    routes = [step.message for step in found[0].evidence]
+    assert any("builder.py:14 `for ... in model.parameters()`" in route for route in routes)
+    monkeypatch.chdir(pattern / "good")
+    assert rows(lint_file("nmt/model.py", SETTINGS)) == []
+
+
 # -------------------------------------------------------------- written projects
 def test_entry_point_called_from_a_script_with_the_depth(tmp_path):
     model = write_project(tmp_path / "good")

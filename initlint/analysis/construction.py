@@ -35,6 +35,7 @@ from initlint.analysis.abstract import (
     as_number,
     truth,
 )
+from initlint.analysis.factories import factory_ref
 from initlint.analysis.index import ClassInfo, ModuleIndex, dotted_name
 from initlint.analysis.knowledge import Registry
 from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
@@ -151,6 +152,30 @@ class ModelBuilder:
             return built.node
         if built.node.cls is not None and (own_class or not self.defined_here(built.node.cls)):
             return built.node
+        return None
+
+    def has_factory(self, cls: ClassInfo) -> bool:
+        return any(factory_ref(cls, func) is not None for func in cls.methods.values())
+
+    def build_factory_root(self, cls: ClassInfo) -> ModuleNode | None:
+        """A class whose `__init__` is handed its parts, assembled by a factory of its own
+        (`@classmethod def from_config(cls, config): layers = nn.ModuleList([...]); return
+        cls(embed, layers)`): the first such factory's model of the class, its parameters symbols
+        as a root's are. A factory handing back anything else (a loaded model) is none."""
+        for func in cls.methods.values():
+            ref = factory_ref(cls, func)
+            if ref is None:
+                continue
+            params = func.params.params[1 if ref.bound is not None else 0 :]
+            args = [self.root_argument(p) for p in params]
+            kwargs = {p.name.value: self.root_argument(p) for p in func.params.kwonly_params}
+            ctx = replace(self.root_context(), via=(f"{cls.name}.{func.name.value}()",))
+            built_before = cls.name in self.instantiated
+            built = self.call_function(ref, args, kwargs, ctx)
+            if not built_before:
+                self.instantiated.discard(cls.name)  # the model itself, no part of another
+            if isinstance(built, ModRef) and built.node.parent is None and built.node.cls is cls:
+                return built.node
         return None
 
     def defined_here(self, cls: ClassInfo) -> bool:

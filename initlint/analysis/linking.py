@@ -47,6 +47,7 @@ from initlint.project import (
     Project,
     Symbol,
 )
+from initlint.project.callers import init_statement
 from initlint.project.layout import Location
 from initlint.project.registries import Registration
 
@@ -439,6 +440,27 @@ class LinkedInterpreter(Interpreter):
                 self.linker.module(sites[0].path, sites[0].parsed)
                 why = f"{cls.name}.{name} called with different arguments in the project"
                 self.mark_unknown_targets([ModRef(root)], {}, Ctx(), sites[0].call, why)
+        self._run_parameter_inits(root, symbol)
+
+    def _run_parameter_inits(self, root: ModuleNode, symbol: Symbol) -> None:
+        """A model that leaves parameters uninitialised (`skip_init(nn.Linear, ...)`) leaves its
+        init to whoever builds it: a loop of the project that inits every parameter of a built
+        model (`for p in model.parameters(): uniform_(p, -a, a)` in a builder or a training
+        script) is that init where it is the project's only one that may be this model's (its
+        receiver built from this class, or by a function), run on it in its own file."""
+        if not any(op.kind == "empty" for _, param in root.named_parameters() for op in param.ops[-1:]):
+            return
+        inits = self.linker.project.find_parameter_inits(symbol)
+        statement = init_statement(inits) if inits else None
+        if statement is None or not all(found.site.receiver.isidentifier() for found in inits):
+            return
+        site = inits[0].site
+        env = Env({param.name.value: Opaque(param.name.value) for param in _parameters(inits[0].function)})
+        # A receiver a loop of the statement binds (`for _, module in model.named_modules()`) is rebound there.
+        env.names.update((found.site.receiver, ModRef(root)) for found in inits)
+        where = f"{self.linker.in_project(site.path)}:{site.line} `for ... in {site.receiver}.{site.method}()`"
+        caller = self.linker.module(site.path, site.parsed)
+        self._in_module(caller, lambda: self.exec_block([statement], env, Ctx(via=(where,))))
 
     def _run_site(self, root: ModuleNode, found: tuple[ClassInfo, cst.FunctionDef], site: CallSite) -> None:
         owner, func = found
@@ -468,6 +490,13 @@ class LinkedInterpreter(Interpreter):
             elif not arg.star:
                 args.append(value)
         return args, kwargs
+
+
+def _parameters(function: cst.FunctionDef | None) -> list[cst.Param]:
+    if function is None:
+        return []
+    params = function.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
 
 
 def _from_outside(site: CallSite) -> bool:

@@ -190,6 +190,8 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
         if cls.name in interp.instantiated:
             continue
         root = _keeping_parts(interp, index, uses, cls, foreign)
+        if root is not None and not _holds_blocks(root):
+            root = _assembled_by_factory(interp, index, uses, cls, foreign) or root
         declining = declined_by_initialising.get(cls.name)
         if root is None or declining is not None:
             if declining is not None and _holds_blocks(root) and id(declining[1]) not in arms_taken:
@@ -214,6 +216,24 @@ def _keeping_parts(
     if root is not None and not _has_parameters(root):
         interp.instantiated = built_before
     return root
+
+
+def _assembled_by_factory(
+    interp: Interpreter, index: ModuleIndex, uses: NameUses, cls: ClassInfo, foreign: bool
+) -> ModuleNode | None:
+    """A class that holds no blocks built alone, handed them by a factory of its own that builds
+    them and passes them to its `__init__` (`LM.from_config(config)`): the model that factory
+    builds, where it holds blocks. One that holds none leaves no trace."""
+    if not interp.has_factory(cls):
+        return None
+    saved = (set(interp.instantiated), dict(interp.branch_taken), dict(interp.skipped_inits), interp.steps)
+    started = (interp.executed, interp.declined_names, interp.decided_choices, interp.incomplete)
+    root = _build_class_root(interp, index, uses, cls, foreign, factory=True)
+    if _holds_blocks(root):
+        return root
+    interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.steps = saved
+    interp.executed, interp.declined_names, interp.decided_choices, interp.incomplete = started
+    return None
 
 
 def _has_parameters(root: ModuleNode) -> bool:
@@ -282,13 +302,20 @@ def _restore_branches_taken(interp: Interpreter, taken: dict[int, bool]) -> None
 
 
 def _build_class_root(
-    interp: Interpreter, index: ModuleIndex, uses: NameUses, cls: ClassInfo, foreign: bool = False
+    interp: Interpreter,
+    index: ModuleIndex,
+    uses: NameUses,
+    cls: ClassInfo,
+    foreign: bool = False,
+    factory: bool = False,
 ) -> ModuleNode | None:
-    """One class built as a model, its arguments symbols, with the inits its users would run;
-    None where that runs out of steps (or recursion)."""
+    """One class built as a model (by a factory of its own, with `factory`), its arguments
+    symbols, with the inits its users would run; None where that runs out of steps (or recursion)."""
     _start_root(interp)
     try:
-        root = interp.build_root(cls)
+        root = interp.build_factory_root(cls) if factory else interp.build_root(cls)
+        if root is None:
+            return None
         root.foreign = foreign
         # A caller found in the project wins; with none, the single-file fallback runs it.
         linking.after_construction(interp, root)

@@ -42,6 +42,9 @@ class _Collector(ast.NodeVisitor):
         self.statement_count = 0
         #: every import, in any block, as the index writes them (`.blocks.Block`, `..x`, `pkg`)
         self.imports: list[str] = []
+        #: attribute name -> how many of its uses are a constructor's on its own module
+        #: (`self.reset_parameters()` in `__init__`): run as that module is built
+        self.constructing: dict[str, int] = defaultdict(int)
         #: functions called by name on a part of `self` (`zero_init_(self.to_out)`)
         self.on_parts: set[str] = set()
         self._enclosing: list[str] = []
@@ -110,6 +113,8 @@ class _Collector(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.uses[node.attr].append(frozenset(self._enclosing))
+        if self._enclosing[-1:] == ["__init__"] and isinstance(node.value, ast.Name) and node.value.id == "self":
+            self.constructing[node.attr] += 1
         self.attribute_statements[node.attr].add(self._statement)
         self.generic_visit(node)
 
@@ -204,9 +209,14 @@ class NameUses:
     def is_used(self, name: str) -> bool:
         """Whether `name` is called or passed on as a name or an attribute
         (`model.apply(model._init_weights)`) outside functions of that same name, which delegate
-        to the children's entry points rather than call the model's."""
+        to the children's entry points rather than call the model's, and outside a constructor
+        calling it on its own module (`self.reset_parameters()` in a layer's `__init__`), which
+        runs as that module is built and applies no model's entry point."""
         collected = self._collected()
-        return collected is None or any(name not in enclosing for enclosing in collected.uses.get(name, ()))
+        if collected is None:
+            return True
+        outside = sum(name not in enclosing for enclosing in collected.uses.get(name, ()))
+        return outside > collected.constructing.get(name, 0)
 
     def applied_to_a_part(self, name: str) -> bool:
         """Whether the module calls a function of that name on a part of the module a method

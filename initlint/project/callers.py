@@ -14,6 +14,7 @@ import fnmatch
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import libcst as cst
 
@@ -287,8 +288,153 @@ def find_calls(project, method: str, cls=None, mentioning: str | None = None) ->
             sites.extend(found)
     if cls is None:
         return list(sites)
-    return [site for site in sites if not _other_class(site.receiver_class, cls)]
+    return [site for site in sites if of_class(site, cls)]
+
+
+def of_class(site: CallSite, cls: Symbol) -> bool:
+    """Whether the site's receiver may be built from `cls`: built from it, or the file does not say."""
+    return not _other_class(site.receiver_class, cls)
 
 
 def _other_class(owner: Symbol | None, cls: Symbol) -> bool:
     return owner is not None and owner.kind == CLASS and owner.qualified != cls.qualified
+
+
+#: The module methods whose values a loop inits one by one: `for p in model.parameters()`.
+PARAMETER_VIEWS = ("parameters", "named_parameters")
+
+
+@dataclass(frozen=True)
+class ParameterInit:
+    """`for p in model.parameters(): uniform_(p, -a, a)` outside the model's class (a builder, a
+    training script): an init applied to every parameter of a built model."""
+
+    #: the `model.parameters()` call the loop walks
+    site: CallSite
+    loop: cst.For
+    #: the function the loop stands in, whose parameters are its inputs; None at module level
+    function: cst.FunctionDef | None
+
+
+class _Loops(cst.CSTVisitor):
+    """The loop whose iterable is one call, with the innermost function around it."""
+
+    def __init__(self, call: cst.Call) -> None:
+        self.call = call
+        self.functions: list[cst.FunctionDef] = []
+        self.found: tuple[cst.For, cst.FunctionDef | None] | None = None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+
+    def leave_FunctionDef(self, _original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
+    def visit_For(self, node: cst.For) -> None:
+        if node.iter is self.call and self.found is None:
+            self.found = (node, self.functions[-1] if self.functions else None)
+
+
+class _InitsOf(cst.CSTVisitor):
+    """Whether a loop's body calls an in-place op on its parameter: `uniform_(p, ...)`,
+    `nn.init.normal_(p)`, `p.data.uniform_(...)`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.inits = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        called = (
+            func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        )
+        if not called.endswith("_") or called.startswith("_"):
+            return
+        on = func.value if isinstance(func, cst.Attribute) else node.args[0].value if node.args else None
+        while isinstance(on, cst.Attribute) and on.attr.value == "data":
+            on = on.value
+        if isinstance(on, cst.Name) and on.value == self.name or node.args and _names(node.args[0].value, self.name):
+            self.inits = True
+
+
+def _names(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _loop_parameter(loop: cst.For) -> str | None:
+    """`p` in `for p in ...` and in `for name, p in ...`."""
+    target: cst.BaseExpression = loop.target
+    if isinstance(target, cst.Tuple) and target.elements:
+        target = target.elements[-1].value
+    return target.value if isinstance(target, cst.Name) else None
+
+
+def find_parameter_inits(project) -> list[ParameterInit]:
+    """Every loop of the project that inits each parameter a module's `parameters()` or
+    `named_parameters()` hands it, on a module other than `self` (a model's own method is its
+    own init code). Searched once per run: a byte search, then the caller search's sites."""
+    cached: list[ParameterInit] | None = project.call_sites.get(("for", "parameters"))
+    if cached is not None:
+        return cached
+    found: list[ParameterInit] = []
+    project.call_sites["for", "parameters"] = found
+    for method in PARAMETER_VIEWS:
+        for site in find_calls(project, method):
+            if site.receiver == "self" or site.via != "call":
+                continue
+            statement = site.parsed.top_statement(site.call)
+            loops = _Loops(site.call)
+            if statement is not None:
+                walk(statement, loops)
+            if loops.found is None:
+                continue
+            loop, function = loops.found
+            parameter = _loop_parameter(loop)
+            inits = _InitsOf(parameter or "")
+            if parameter is not None:
+                walk(loop.body, inits)
+            if inits.inits:
+                found.append(ParameterInit(site, loop, function))
+    return found
+
+
+class _LoopsIn(cst.CSTVisitor):
+    def __init__(self, wanted: set[int]) -> None:
+        self.wanted = wanted
+        self.found: set[int] = set()
+
+    def visit_For(self, node: cst.For) -> None:
+        if id(node) in self.wanted:
+            self.found.add(id(node))
+
+
+def _holds(statement: cst.CSTNode, loops: set[int]) -> bool:
+    finder = _LoopsIn(loops)
+    walk(statement, finder)
+    return finder.found == loops
+
+
+def init_statement(inits: list[ParameterInit]) -> cst.BaseStatement | None:
+    """The innermost statement that holds every loop of `inits`, all of one function (`if
+    opt.param_init: for p in model.parameters(): ... elif opt.glorot: ...`): the init of a built
+    model as that function chooses it; None where the loops stand in different functions."""
+    function = inits[0].function
+    if function is None or any(found.function is not function for found in inits):
+        return None
+    loops = {id(found.loop) for found in inits}
+    body: Sequence[cst.BaseStatement] = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    chosen: cst.BaseStatement | None = None
+    while True:
+        holding = [statement for statement in body if _holds(statement, loops)]
+        if len(holding) != 1:
+            return chosen
+        chosen = holding[0]
+        if (
+            id(chosen) in loops
+            or not isinstance(chosen, (cst.If, cst.With))
+            or isinstance(chosen, cst.If)
+            and chosen.orelse
+        ):
+            return chosen
+        inner = chosen.body
+        body = inner.body if isinstance(inner, cst.IndentedBlock) else ()

@@ -297,6 +297,18 @@ class Project:
 
         return find_calls(self, method, cls, mentioning)
 
+    def find_parameter_inits(self, cls: Symbol) -> list:
+        """Loops of the project that init every parameter of a model not built from another class
+        than `cls`, in files whose imports reach `cls`; see `callers.find_parameter_inits`."""
+        from initlint.project.callers import find_parameter_inits, of_class
+        from initlint.project.users import imports_class
+
+        return [
+            found
+            for found in find_parameter_inits(self)
+            if of_class(found.site, cls) and imports_class(self, found.site.path, cls)
+        ]
+
     def find_presets(self, target: Symbol, signature, wanted: frozenset[str]) -> list:
         """The module-level functions that build `target` with literal flags; see `presets.py`."""
         from initlint.project.presets import find_presets

@@ -175,3 +175,30 @@ def users(project, path: Path) -> list[Path]:
         if not frontier:
             break
     return found
+
+
+#: How many files the import search of `imports_class` reads at most.
+MAX_IMPORT_SEARCH = 32
+
+
+def imports_class(project, path: Path, cls: Symbol) -> bool:
+    """Whether `path` reaches the class `cls` through its imports, at most `MAX_DISTANCE` files
+    away: it imports the class, or a name of a file that does (a builder function, a table
+    `str2dec = {"transformer": TransformerDecoder}` in a package's `__init__.py`)."""
+    home = _defined_in(cls)
+    frontier, seen = [Path(os.path.realpath(path))], set()
+    for _ in range(MAX_DISTANCE):
+        following: list[Path] = []
+        for importer in frontier:
+            seen.add(importer)
+            summary = project.store.summary(importer)
+            if summary.error is not None or project.layout.location_of(importer) is None:
+                continue
+            for qualified in summary.imports.values():
+                symbol, defined = _resolved_import(project, importer, qualified)
+                if symbol.qualified == cls.qualified and defined == home:
+                    return True
+                if defined is not None and defined not in seen and len(seen) + len(following) < MAX_IMPORT_SEARCH:
+                    following.append(defined)
+        frontier = list(dict.fromkeys(following))
+    return False
