@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -212,17 +213,22 @@ def test_a_model_that_may_not_build_the_layer_has_no_say(monkeypatch):
     assert rows(lint_file("pkg/layers.py", SETTINGS)) == []
 
 
-def test_an_init_loop_of_the_builder_is_the_init_of_uninitialised_layers(monkeypatch):
+def test_an_init_loop_of_the_builder_is_the_init_of_uninitialised_layers(monkeypatch, tmp_path):
     # Decoder (model.py) builds its linears with skip_init; builder.py's build_model draws every
     # parameter of the model build_base_model returns: that loop is its init, named in the evidence.
+    # Each variant is its own project (a copy with a pyproject.toml): in place, the project would
+    # be this repository, and the search for `.parameters()` loops would read all of it.
     pattern = IDIOM.parent / "init_loop_in_builder"
-    monkeypatch.chdir(pattern / "bad")
+    for variant in ("bad", "good"):
+        shutil.copytree(pattern / variant, tmp_path / variant)
+        (tmp_path / variant / "pyproject.toml").write_text('[project]\nname = "nmt"\n')
+    monkeypatch.chdir(tmp_path / "bad")
     found = lint_file("nmt/model.py", SETTINGS)
     assert rows(found) == [("model.py", 15, "INI001")]
     assert "uninitialised" not in found[0].message
     routes = [step.message for step in found[0].evidence]
     assert any("builder.py:14 `for ... in model.parameters()`" in route for route in routes)
-    monkeypatch.chdir(pattern / "good")
+    monkeypatch.chdir(tmp_path / "good")
     assert rows(lint_file("nmt/model.py", SETTINGS)) == []
 
 
