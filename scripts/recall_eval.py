@@ -59,6 +59,7 @@ SEEN_PARTS = (
     "opened_11n",
     "seen_14b",
     "opened_14",
+    "seen_15b",
 )
 
 
