@@ -1,7 +1,8 @@
 """A speech encoder whose three pre-norm blocks are separate attributes chained by hand:
 the writers are drawn with std 0.02/sqrt(2 * 3), the two adds of each of the three blocks.
 A pair of blocks chained with a layer between them (`self.down`) is no stack of copies, nor are
-blocks applied to other inputs, nor two applied side by side in one statement."""
+blocks applied to other inputs, two applied side by side in one statement, or one wrapper class
+around different branches (`Residual(attn)`, `Residual(mlp)`)."""
 import math
 
 import torch.nn as nn
@@ -78,4 +79,34 @@ class SideBySide(nn.Module):
 
     def forward(self, x):
         x = self.left(x) + self.right(x)
+        return x
+
+
+class Residual(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return x + self.fn(x)
+
+
+class PreNormMlp(nn.Module):
+    def __init__(self, dim, mult=4):
+        super().__init__()
+        self.net = nn.Sequential(nn.LayerNorm(dim), nn.Linear(dim, dim * mult), nn.GELU(), nn.Linear(dim * mult, dim))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class MidBlock(nn.Module):
+    def __init__(self, dim=64):
+        super().__init__()
+        self.wide = Residual(PreNormMlp(dim, mult=4))
+        self.narrow = Residual(PreNormMlp(dim, mult=2))
+
+    def forward(self, x):
+        x = self.wide(x)
+        x = self.narrow(x)
         return x
