@@ -856,6 +856,14 @@ UNTUNED_PACKAGES = (
     ),
     Package("bclm-pytorch", "1.0.7", ("bclm/model.py",)),
     Package("clyxbox", "2026.9.25", ("clyxbox/model.py",)),
+    # seen_15b (round 13 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("metaformer-gpt", "0.0.5", ("metaformer_gpt/metaformer_gpt.py",)),
+    Package("image-mixer", "0.0.1", ("mlpmixer/MLPBlock.py",)),
+    Package("azula", "0.11.1", ("azula/nn/dit.py", "azula/plugins/jit/_src/model.py")),
+    Package("angular-deviation-diffuser", "1.0.9", ("Angular_Deviation_Diffuser/model.py",)),
+    Package("arthemis-tts", "0.1.2", ("arthemis_tts/tts.py",)),
+    Package("aurora-model", "0.2.0", ("aurora/modeling_aurora.py", "aurora/flow_loss.py")),
+    Package("earthformer", "0.2.1", ("earthformer/cuboid_transformer/cuboid_transformer.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

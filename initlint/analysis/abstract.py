@@ -60,6 +60,9 @@ class Opaque:
     #: A root parameter's number default (`init_values=1.0`): the value the model built with its
     #: defaults has, while arithmetic and comparisons keep the symbol.
     number: float | None = field(default=None, compare=False, hash=False)
+    #: A root parameter's default list of settings written out one tuple per layer or stage
+    #: (`window_sizes=[(4, 4), (8, 8)]`): its entries as written, while its length keeps the symbol.
+    entries: tuple[Any, ...] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

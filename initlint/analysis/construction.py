@@ -108,6 +108,13 @@ class ModelBuilder:
             return replace(symbol, compared=value)
         if isinstance(value, Const) and isinstance(value.value, bool) or isinstance(value, _CALLABLES):
             return value
+        if (
+            isinstance(value, Seq)
+            and value.repeat is None
+            and value.items
+            and all(isinstance(item, Seq) for item in value.items)
+        ):
+            return replace(symbol, entries=tuple(value.items))  # settings, a tuple per layer or stage
         if isinstance(value, Const) and value.value == ():
             # The layers picked out for something else (`moe_layers=()`): none, as the model built
             # with its defaults has it.

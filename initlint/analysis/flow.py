@@ -218,9 +218,13 @@ class StreamRuns:
         self.passed.clear()
 
     def block_called(self, block: ModuleNode) -> None:
-        """A block of a container applied: the value handed in runs through that container."""
+        """A block of a container applied: the value handed in runs through that container. A
+        module held as an attribute of its own (`self.block_1`, `self.norm`) is met itself: copies
+        of one block chained by hand are a stack too (`streams.unrolled_copies`)."""
         if block.parent is not None and block.parent.kind in ("container", "sequential"):
             self.passed.append(block.parent)
+        elif block.parent is not None:
+            self.passed.append(block)
 
     def bound(self, names: set[str]) -> None:
         """The names the statement just read binds."""
@@ -231,7 +235,22 @@ class StreamRuns:
                 if name not in self.carried:
                     self.carried[name] = len(self.runs)
                     self.runs.append([])
-                self.runs[self.carried[name]].extend(self.passed)
+                self.runs[self.carried[name]].extend(_in_order(self.passed))
+
+
+#: Stands in a run for copies of one block one statement applies (`self.a(x) + self.b(x)`, or
+#: `self.b(self.a(x))`): side by side or one after the other, the reading cannot tell.
+UNORDERED = ModuleNode("", "unordered", "")
+
+
+def _in_order(passed: list[ModuleNode]) -> list[ModuleNode]:
+    """The modules one statement applied, as a run keeps them: copies of one class (held as
+    attributes of their own) in one statement are no chain (`streams.unrolled_copies`)."""
+    classes = [id(node.cls) for node in passed if node.kind == "module" and node.cls is not None]
+    return [
+        UNORDERED if node.kind == "module" and node.cls is not None and classes.count(id(node.cls)) > 1 else node
+        for node in passed
+    ]
 
 
 def stored_key(owner: str, attribute: str) -> str:

@@ -107,6 +107,8 @@ def subscript(interp: "Interpreter", node: cst.Subscript, env: Env, ctx: "Ctx") 
         if isinstance(key, Const) and isinstance(key.value, int) and -len(base.items) <= key.value < len(base.items):
             return base.items[key.value]
         return UNKNOWN
+    if isinstance(base, Opaque) and base.entries is not None and isinstance(key, Const) and type(key.value) is int:
+        return base.entries[key.value] if -len(base.entries) <= key.value < len(base.entries) else UNKNOWN
     if isinstance(base, Opaque) and _is_loop_index(key) and (ctx.repeat is not None or ctx.in_repeat):
         return stage_entry(base)
     if isinstance(base, Opaque) and isinstance(key, Const) and type(key.value) is int:
@@ -182,13 +184,16 @@ def _is_loop_index(value: Any) -> bool:
     return isinstance(value, Num) and value.value == Monomial.atom(LAYER_INDEX)
 
 
-def stage_entry(per_stage: Opaque) -> Num:
+def stage_entry(per_stage: Opaque) -> Any:
     """`depths[i]` in `for i in range(len(depths))` (or `range(config.num_stages)`, a count the
     list has an entry for each of), or in the `__init__` of a stage built per `i`: one stage's
     block count. That loop runs its body once, for
     every stage; a loop nested in it that builds `depths[i]` blocks therefore builds `sum(depths)`
     of them in all, the depth the residual stream runs through (the stages share one stream: a
-    down-sampling layer between them is no residual add)."""
+    down-sampling layer between them is no residual add). Of a list of settings its default writes
+    out (`[(4, 4), (8, 8)]`), the first entry stands for each."""
+    if per_stage.entries is not None:
+        return per_stage.entries[0]
     return Num(Monomial.atom(f"sum({per_stage.name})"))
 
 

@@ -112,7 +112,13 @@ def reference_std(root: ModuleNode, writers: set[int]) -> Monomial | None:
 def stack_scaling(analysis: Analysis, stack: Stack, std: Monomial | None) -> DepthScaling:
     # The std ordinary linears get in this model (found once per stack), else the configured `base-std`.
     base = stack.reference_std or Monomial.of(analysis.options.base_std)
-    return classify(std, analysis.depth_atoms, base)
+    scaling = classify(std, analysis.depth_atoms, base)
+    if scaling.kind == "none" and stack.depth.is_constant and std is not None and std.is_constant:
+        # A stack of a number of blocks (copies chained by hand) owes a depth factor that is a
+        # number too: a number other than the model's ordinary std may well hold it.
+        if not (base.is_constant and base.const != 0 and _close(std.const / base.const, 1.0)):
+            return DepthScaling("unknown")
+    return scaling
 
 
 def scale_atoms(analysis: Analysis, factor: Monomial) -> list[str]:

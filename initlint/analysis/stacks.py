@@ -26,9 +26,10 @@ from initlint.analysis.model import (
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.scaling import reference_std
 from initlint.analysis.block_loops import repeat_runs, runs_side_by_side
-from initlint.analysis.streams import join_streams
+from initlint.analysis.streams import join_streams, unrolled_copies
 from initlint.analysis.uncalled_inits import may_write_weights, unchanged_by_uncalled, uncalled_init_functions
 from initlint.analysis.usage import NameUses
+from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
 
 
@@ -136,11 +137,23 @@ def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
     for _, container in root.named_modules():
         for block in _repeated_kinds(container):
             stacks.extend(_stack_of(root, container, block, reader))
+    for copies in unrolled_copies(reader.stream_runs(root)):
+        unrolled = _stack_of(root, copies[0].parent or root, copies[0], reader, copies)
+        stacks.extend(stack for stack in unrolled if stack.adds)
     return stacks
 
 
-def _stack_of(root: ModuleNode, container: ModuleNode, block: ModuleNode, reader: ForwardReader) -> list[Stack]:
-    if block.repeat is None or not (
+def _stack_of(
+    root: ModuleNode,
+    container: ModuleNode,
+    block: ModuleNode,
+    reader: ForwardReader,
+    copies: list[ModuleNode] | None = None,
+) -> list[Stack]:
+    """The stack of `block`, repeated in `container`; or, of `copies` (of it) chained by hand,
+    where the block is no list's, the first standing for them all."""
+    depth = Monomial.of(len(copies)) if copies else block.repeat
+    if depth is None or not (
         block.kind == "module"
         and block.cls is not None
         or block.kind in ("container", "sequential", "wrapper", "block")
@@ -160,8 +173,11 @@ def _stack_of(root: ModuleNode, container: ModuleNode, block: ModuleNode, reader
                 node = ref.layer  # one of a list of branches, each block handed its own
             if node is not None:
                 writers.append(Writer(ref, add, node))
-    reference = reference_std(root, {id(writer.node) for writer in writers})
-    return [Stack(root, container, block, block.repeat, block.repeat.describe(), adds, writers, reference)]
+    # (The same layer of each other copy is a writer too, not an ordinary linear.)
+    relative = [writer.node.path.removeprefix(f"{block.path}.") for writer in writers]
+    same = [copy.descend(path) for copy in copies or () for path in relative]
+    reference = reference_std(root, {id(node) for node in [*(writer.node for writer in writers), *same]})
+    return [Stack(root, container, block, depth, depth.describe(), adds, writers, reference)]
 
 
 def _made_in_nested_stack(block: ModuleNode, add: ResidualAdd) -> bool:

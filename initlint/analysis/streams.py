@@ -10,6 +10,8 @@ reading the root's `forward` (`flow.StreamRuns`).
 
 from __future__ import annotations
 
+import libcst as cst
+
 from initlint.analysis.facts import adds_in
 from initlint.analysis.model import ModuleNode, Stack
 
@@ -29,3 +31,58 @@ def join_streams(root: ModuleNode, stacks: list[Stack], runs: list[list[ModuleNo
         for stack in joined:
             stack.stream = tuple(other.container.path for other in joined)
             stack.stream_adds = total
+
+
+def unrolled_copies(runs: list[list[ModuleNode]]) -> list[list[ModuleNode]]:
+    """Copies of one block chained by hand, each handed what the one before returned (`x =
+    self.block_1(x)`, `x = self.block_2(x)`, `x = self.block_3(x)`): separate attributes of one
+    module, of one class of the project, built by calls with the same arguments, met one right
+    after another in a stream's run. A layer between two of them (a norm, a downsampling) ends
+    the chain; a block applied twice in a row is one set of weights, not two copies; modules of
+    one wrapper class around different branches (`Residual(spatial_attn)`, `Residual(temporal_attn)`)
+    are no copies."""
+    chains: list[list[ModuleNode]] = []
+    seen: set[int] = set()
+    for run in runs:
+        chain: list[ModuleNode] = []
+        for node in [*run, None]:
+            if node is not None and chain and _copy_of(node, chain):
+                chain.append(node)
+                continue
+            if len(chain) > 1 and id(chain[0]) not in seen:
+                seen.add(id(chain[0]))
+                chains.append(chain)
+            chain = [node] if node is not None and _held_alone(node) else []
+    return chains
+
+
+def _held_alone(node: ModuleNode) -> bool:
+    """A module of a class of the project, an attribute of its own (no list's block)."""
+    return node.kind == "module" and node.cls is not None and node.repeat is None
+
+
+def _copy_of(node: ModuleNode, chain: list[ModuleNode]) -> bool:
+    first = chain[0]
+    return (
+        _held_alone(node)
+        and node.parent is first.parent
+        and node.cls is first.cls
+        and _same_call(node.created_at, first.created_at)
+        and all(node is not other for other in chain)
+    )
+
+
+def _same_call(made: cst.CSTNode | None, other: cst.CSTNode | None) -> bool:
+    """Whether two modules were built by calls with the same arguments (`self.block_1 =
+    Block(dim)`, `self.block_2 = Block(dim)`)."""
+    call, twin = _call_in(made), _call_in(other)
+    if call is None or twin is None or len(call.args) != len(twin.args):
+        return False
+    return all(arg.deep_equals(same) for arg, same in zip(call.args, twin.args))
+
+
+def _call_in(made: cst.CSTNode | None) -> cst.Call | None:
+    """The call a module's creation point makes: the call itself, or the value it assigns."""
+    if isinstance(made, (cst.Assign, cst.AnnAssign)):
+        made = made.value
+    return made if isinstance(made, cst.Call) else None
