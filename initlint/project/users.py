@@ -101,9 +101,13 @@ def _imports_of_names(project, importer: Path, targets: frozenset[str], path: Pa
         summary = project.store.summary(importer)
     if summary.error is not None:
         return []
+    texts = list(summary.imports.values())
+    if project.text.imports_in_blocks(importer):
+        # a block imports its layers in its constructor (`from .attention import Attention`)
+        texts.extend(project.store.import_texts(importer) or ())
     return [
         _resolved_import(project, importer, qualified)
-        for qualified in summary.imports.values()
+        for qualified in dict.fromkeys(texts)
         if qualified.rpartition(".")[2] in targets
     ]
 
