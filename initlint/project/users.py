@@ -39,18 +39,35 @@ def direct_users(project, path: Path) -> Iterator[Path]:
     if summary.error is not None or not names:
         return
     yield from _importers(project, path, names)
-    yield from _table_users(project, path, names)
+    yield from _relay_users(project, path, names)
 
 
-def _table_users(project, path: Path, names: list[str]) -> Iterator[Path]:
-    """The files that look `path`'s modules up in a table of a file without classes.
+def _relay_users(project, path: Path, names: list[str]) -> Iterator[Path]:
+    """The files that reach `path`'s modules through a file without classes.
 
-    A package `__init__.py` that maps names to layer classes (`MLPS = {"gelu": GeluMlp}`) builds
-    nothing itself; the block that picks a layer by name imports the table, which is defined
-    there, not in `path`. So the users of such a file are the importers of its tables."""
+    A package `__init__.py` that maps names to layer classes (`MLPS = {"gelu": GeluMlp}`), or a
+    factory module whose functions build them (`def build_ff(config): return SwiGLU(config)`),
+    builds no model itself; the block that picks a layer imports the table or the function, which
+    are defined there, not in `path`. So the users of such a file are the importers of its tables
+    and of its functions that name one of `path`'s modules."""
+    location = project.layout.location_of(path)
+    module = location.name.rpartition(".")[2] if location is not None else ""
     for relay in _importers(project, path, names, with_classes=False):
-        tables = [name for name in project.store.summary(relay).constants if not name.startswith("__")]
-        yield from _importers(project, relay, tables) if tables else ()
+        summary = project.store.summary(relay)
+        relayed = [name for name in summary.constants if not name.startswith("__")]
+        relayed += sorted(_builders(project, relay, [*names, module], summary.functions))
+        yield from _importers(project, relay, relayed) if relayed else ()
+
+
+def _builders(project, relay: Path, names: list[str], functions) -> set[str]:
+    """The module-level functions of `relay` that use one of `names` (all of them where `ast`
+    cannot read it)."""
+    uses = project.store.name_uses(relay)
+    found: set[str] = set()
+    for name in names:
+        using = uses.functions_using(name) if uses is not None else None
+        found |= set(functions) if using is None else using & set(functions)
+    return found
 
 
 def _importers(project, path: Path, names: list[str], with_classes: bool = True) -> Iterator[Path]:
