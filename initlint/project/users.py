@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import re
 from pathlib import Path
 
 from typing import Callable, Iterator
@@ -87,6 +88,19 @@ def _importers(project, path: Path, names: list[str], with_classes: bool = True)
             continue  # a file that names none of them cannot use them
         if any(origin == path for _, origin in _imports_of_names(project, other, targets, path)):
             yield other
+        elif "." in location.name and _imports_dotted(project, other, location.name, path):
+            yield other
+
+
+def _imports_dotted(project, importer: Path, dotted: str, path: Path) -> bool:
+    """`import pkg.layers`, then `pkg.layers.Attention(...)`: the import binds `pkg`, which is all
+    the summary records, so the module's dotted name is looked for in the importer's text (an
+    `import` line naming it) and resolved from there."""
+    data = project.text.data(importer) or b""
+    pattern = rb"^[ \t]*import[ \t][^\n]*(?<![\w.])" + re.escape(dotted.encode()) + rb"(?![\w])"
+    if re.search(pattern, data, re.M) is None:
+        return False
+    return _resolved_import(project, importer, dotted)[1] == path
 
 
 def _defined_names(summary: Summary) -> frozenset[str]:
