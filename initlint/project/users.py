@@ -94,10 +94,10 @@ def _importers(project, path: Path, names: list[str], with_classes: bool = True)
 
 def _imports_dotted(project, importer: Path, dotted: str, path: Path) -> bool:
     """`import pkg.layers`, then `pkg.layers.Attention(...)`: the import binds `pkg`, which is all
-    the summary records, so the module's dotted name is looked for in the importer's text (an
-    `import` line naming it) and resolved from there."""
+    the summary records, so the module's dotted name is looked for in the importer's text (a
+    top-level `import` line naming it) and resolved from there."""
     data = project.text.data(importer) or b""
-    pattern = rb"^[ \t]*import[ \t][^\n]*(?<![\w.])" + re.escape(dotted.encode()) + rb"(?![\w])"
+    pattern = rb"^import[ \t][^\n]*(?<![\w.])" + re.escape(dotted.encode()) + rb"(?![\w])"
     if re.search(pattern, data, re.M) is None:
         return False
     return _resolved_import(project, importer, dotted)[1] == path
@@ -134,8 +134,10 @@ def _imports_of_names(project, importer: Path, targets: frozenset[str], path: Pa
         return []
     texts = list(summary.imports.values())
     if project.text.imports_in_blocks(importer):
-        # a block imports its layers in its constructor (`from .attention import Attention`)
-        texts.extend(project.store.import_texts(importer) or ())
+        # A block imports its layers in its constructor (`from .attention import Attention`);
+        # imports elsewhere (a test method, a training script's `main`) build no model there.
+        uses = project.store.name_uses(importer)
+        texts.extend((uses.constructor_import_texts() if uses is not None else None) or ())
     return [
         _resolved_import(project, importer, qualified)
         for qualified in dict.fromkeys(texts)
