@@ -45,6 +45,10 @@ class _Collector(ast.NodeVisitor):
         #: attribute name -> how many of its uses are a constructor's on its own module
         #: (`self.reset_parameters()` in `__init__`): run as that module is built
         self.constructing: dict[str, int] = defaultdict(int)
+        #: those made in a class's `__init__` (a block that imports the layers it builds)
+        self.constructor_imports: list[str] = []
+        #: per enclosing class or function: whether it is a class, or a class's `__init__`
+        self._scopes: list[str] = []
         #: functions called by name on a part of `self` (`zero_init_(self.to_out)`)
         self.on_parts: set[str] = set()
         self._enclosing: list[str] = []
@@ -69,9 +73,12 @@ class _Collector(ast.NodeVisitor):
         arguments = node.args
         every = arguments.posonlyargs + arguments.args + arguments.kwonlyargs
         self._enclosing.append(node.name)
+        constructor = node.name == "__init__" and bool(self._scopes) and self._scopes[-1] == "class"
+        self._scopes.append("constructor" if constructor else "function")
         self._parameters.append({a.arg for a in every} | {a.arg for a in (arguments.vararg, arguments.kwarg) if a})
         self.generic_visit(node)
         self._parameters.pop()
+        self._scopes.pop()
         self._enclosing.pop()
 
     def visit_Return(self, node: ast.Return) -> None:
@@ -89,13 +96,23 @@ class _Collector(ast.NodeVisitor):
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
 
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._scopes.append("class")
+        self.generic_visit(node)
+        self._scopes.pop()
+
     def visit_Import(self, node: ast.Import) -> None:
         # as `_record_import` writes them: `import a.b` binds `a`
-        self.imports.extend(alias.name if alias.asname else alias.name.partition(".")[0] for alias in node.names)
+        self._imported([alias.name if alias.asname else alias.name.partition(".")[0] for alias in node.names])
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = "." * node.level + (node.module or "")
-        self.imports.extend(f"{module}.{alias.name}" if module else alias.name for alias in node.names)
+        self._imported([f"{module}.{alias.name}" if module else alias.name for alias in node.names])
+
+    def _imported(self, texts: list[str]) -> None:
+        self.imports.extend(texts)
+        if self._scopes and self._scopes[-1] == "constructor":
+            self.constructor_imports.extend(texts)
 
     def visit_Name(self, node: ast.Name) -> None:
         if not isinstance(node.ctx, ast.Load) and self._enclosing:
@@ -179,6 +196,12 @@ class NameUses:
         where `ast` cannot read it."""
         collected = self._collected()
         return None if collected is None else tuple(collected.imports)
+
+    def constructor_import_texts(self) -> tuple[str, ...] | None:
+        """The imports made in the body of a class's `__init__` (a block importing the layers it
+        builds), written as `import_texts` writes them; None where `ast` cannot read the module."""
+        collected = self._collected()
+        return None if collected is None else tuple(collected.constructor_imports)
 
     def is_read(self, name: str) -> bool:
         """Whether the module reads `name` as a plain name (a call, an argument, an assignment's

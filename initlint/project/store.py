@@ -348,6 +348,12 @@ class Store:
         digest, data = found
         return self._uses_of(digest, data).import_texts()
 
+    def name_uses(self, path: Path) -> NameUses | None:
+        """The `ast` read of a file's names (`Parsed.uses`) without a LibCST parse; None where the
+        file cannot be read."""
+        found = self.read(path)
+        return None if isinstance(found, str) else self._uses_of(*found)
+
     def _summarise(self, path: Path, digest: str) -> Summary:
         parsed = self.parsed(path)
         try:

@@ -19,6 +19,8 @@ from initlint.project.layout import read_regular
 
 #: A file that defines no class builds no model that could stack another file's blocks.
 _DEFINES_CLASS = re.compile(rb"^[ \t]*class[ \t]", re.M)
+#: An import statement inside a block (a function, a class, an `if` or `try`).
+_INDENTED_IMPORT = re.compile(rb"^[ \t]+(?:from[ \t][^\n]*[ \t])?import[ \t]", re.M)
 
 
 class ProjectText:
@@ -64,3 +66,9 @@ class ProjectText:
             data = self.data(path)
             found = self._defines_class[position] = data is not None and _DEFINES_CLASS.search(data) is not None
         return found
+
+    def imports_in_blocks(self, path: Path) -> bool:
+        """Whether an indented line of the file is an import statement (a text test: one in a
+        string only costs an `ast` read of the file's imports)."""
+        data = self.data(path)
+        return data is not None and _INDENTED_IMPORT.search(data) is not None

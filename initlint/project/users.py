@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import re
 from pathlib import Path
 
 from typing import Callable, Iterator
@@ -39,18 +40,35 @@ def direct_users(project, path: Path) -> Iterator[Path]:
     if summary.error is not None or not names:
         return
     yield from _importers(project, path, names)
-    yield from _table_users(project, path, names)
+    yield from _relay_users(project, path, names)
 
 
-def _table_users(project, path: Path, names: list[str]) -> Iterator[Path]:
-    """The files that look `path`'s modules up in a table of a file without classes.
+def _relay_users(project, path: Path, names: list[str]) -> Iterator[Path]:
+    """The files that reach `path`'s modules through a file without classes.
 
-    A package `__init__.py` that maps names to layer classes (`MLPS = {"gelu": GeluMlp}`) builds
-    nothing itself; the block that picks a layer by name imports the table, which is defined
-    there, not in `path`. So the users of such a file are the importers of its tables."""
+    A package `__init__.py` that maps names to layer classes (`MLPS = {"gelu": GeluMlp}`), or a
+    factory module whose functions build them (`def build_ff(config): return SwiGLU(config)`),
+    builds no model itself; the block that picks a layer imports the table or the function, which
+    are defined there, not in `path`. So the users of such a file are the importers of its tables
+    and of its functions that name one of `path`'s modules."""
+    location = project.layout.location_of(path)
+    module = location.name.rpartition(".")[2] if location is not None else ""
     for relay in _importers(project, path, names, with_classes=False):
-        tables = [name for name in project.store.summary(relay).constants if not name.startswith("__")]
-        yield from _importers(project, relay, tables) if tables else ()
+        summary = project.store.summary(relay)
+        relayed = [name for name in summary.constants if not name.startswith("__")]
+        relayed += sorted(_builders(project, relay, [*names, module], summary.functions))
+        yield from _importers(project, relay, relayed) if relayed else ()
+
+
+def _builders(project, relay: Path, names: list[str], functions) -> set[str]:
+    """The module-level functions of `relay` that use one of `names` (all of them where `ast`
+    cannot read it)."""
+    uses = project.store.name_uses(relay)
+    found: set[str] = set()
+    for name in names:
+        using = uses.functions_using(name) if uses is not None else None
+        found |= set(functions) if using is None else using & set(functions)
+    return found
 
 
 def _importers(project, path: Path, names: list[str], with_classes: bool = True) -> Iterator[Path]:
@@ -70,6 +88,19 @@ def _importers(project, path: Path, names: list[str], with_classes: bool = True)
             continue  # a file that names none of them cannot use them
         if any(origin == path for _, origin in _imports_of_names(project, other, targets, path)):
             yield other
+        elif "." in location.name and _imports_dotted(project, other, location.name, path):
+            yield other
+
+
+def _imports_dotted(project, importer: Path, dotted: str, path: Path) -> bool:
+    """`import pkg.layers`, then `pkg.layers.Attention(...)`: the import binds `pkg`, which is all
+    the summary records, so the module's dotted name is looked for in the importer's text (a
+    top-level `import` line naming it) and resolved from there."""
+    data = project.text.data(importer) or b""
+    pattern = rb"^import[ \t][^\n]*(?<![\w.])" + re.escape(dotted.encode()) + rb"(?![\w])"
+    if re.search(pattern, data, re.M) is None:
+        return False
+    return _resolved_import(project, importer, dotted)[1] == path
 
 
 def _defined_names(summary: Summary) -> frozenset[str]:
@@ -101,9 +132,15 @@ def _imports_of_names(project, importer: Path, targets: frozenset[str], path: Pa
         summary = project.store.summary(importer)
     if summary.error is not None:
         return []
+    texts = list(summary.imports.values())
+    if project.text.imports_in_blocks(importer):
+        # A block imports its layers in its constructor (`from .attention import Attention`);
+        # imports elsewhere (a test method, a training script's `main`) build no model there.
+        uses = project.store.name_uses(importer)
+        texts.extend((uses.constructor_import_texts() if uses is not None else None) or ())
     return [
         _resolved_import(project, importer, qualified)
-        for qualified in summary.imports.values()
+        for qualified in dict.fromkeys(texts)
         if qualified.rpartition(".")[2] in targets
     ]
 
