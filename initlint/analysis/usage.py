@@ -130,7 +130,7 @@ class _Collector(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.uses[node.attr].append(frozenset(self._enclosing))
-        if self._enclosing[-1:] == ["__init__"] and isinstance(node.value, ast.Name) and node.value.id == "self":
+        if self._scopes[-1:] == ["constructor"] and isinstance(node.value, ast.Name) and node.value.id == "self":
             self.constructing[node.attr] += 1
         self.attribute_statements[node.attr].add(self._statement)
         self.generic_visit(node)
