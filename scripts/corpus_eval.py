@@ -856,6 +856,19 @@ UNTUNED_PACKAGES = (
     ),
     Package("bclm-pytorch", "1.0.7", ("bclm/model.py",)),
     Package("clyxbox", "2026.9.25", ("clyxbox/model.py",)),
+    # seen_15c (round 13 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("flagai", "1.8.4", ("flagai/model/aquila2/modeling_aquila.py",)),
+    Package(
+        "texar-pytorch",
+        "0.1.4",
+        ("texar/torch/modules/encoders/multihead_attention.py", "texar/torch/modules/encoders/transformer_encoder.py"),
+    ),
+    Package(
+        "pytorch-frame",
+        "0.3.0",
+        ("torch_frame/nn/conv/tab_transformer_conv.py", "torch_frame/nn/conv/excelformer_conv.py"),
+    ),
+    Package("gpt-oss", "0.0.9", ("gpt_oss/torch/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

@@ -60,6 +60,7 @@ SEEN_PARTS = (
     "seen_14b",
     "opened_14",
     "seen_15a",
+    "seen_15c",
 )
 
 
