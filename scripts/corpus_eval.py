@@ -864,6 +864,19 @@ UNTUNED_PACKAGES = (
     Package("arthemis-tts", "0.1.2", ("arthemis_tts/tts.py",)),
     Package("aurora-model", "0.2.0", ("aurora/modeling_aurora.py", "aurora/flow_loss.py")),
     Package("earthformer", "0.2.1", ("earthformer/cuboid_transformer/cuboid_transformer.py",)),
+    # seen_15c (round 13 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("flagai", "1.8.4", ("flagai/model/aquila2/modeling_aquila.py",)),
+    Package(
+        "texar-pytorch",
+        "0.1.4",
+        ("texar/torch/modules/encoders/multihead_attention.py", "texar/torch/modules/encoders/transformer_encoder.py"),
+    ),
+    Package(
+        "pytorch-frame",
+        "0.3.0",
+        ("torch_frame/nn/conv/tab_transformer_conv.py", "torch_frame/nn/conv/excelformer_conv.py"),
+    ),
+    Package("gpt-oss", "0.0.9", ("gpt_oss/torch/model.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

@@ -61,6 +61,7 @@ SEEN_PARTS = (
     "opened_14",
     "seen_15a",
     "seen_15b",
+    "seen_15c",
 )
 
 

@@ -119,6 +119,8 @@ class Mapping:
     #: A module-level table that registering functions fill: other modules may add entries, so
     #: a key it lacks may still be there.
     open: bool = False
+    #: Its keys read as attributes too (`hp = SimpleNamespace(**defaults)`; `hp.n_layer`).
+    attributes: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from initlint.analysis.abstract import (
     as_number,
     truth,
 )
-from initlint.analysis.knowledge.conventions import LAYER_INDEX
+from initlint.analysis.knowledge.conventions import ATTRIBUTE_DICTS, DEFAULTS_SECOND_ATTRIBUTE_DICTS, LAYER_INDEX
 from initlint.analysis.python_operators import UNROLL_LIMIT, number_sum
 from initlint.analysis.python_semantics import BoundMethod, iterate, stages_of
 from initlint.analysis.values import Monomial, fraction_of
@@ -404,6 +404,24 @@ def _globals(
     return Namespace() if not args and not kwargs else None
 
 
+def _attribute_dict(
+    interp: "Interpreter", name: str, args: list[Any], kwargs: dict[Any, Any], ctx: "Ctx", call: cst.CSTNode
+) -> Any:
+    """`SimpleNamespace(**defaults)`, `EasyDict(defaults)`, Texar's `HParams(hparams, defaults)`:
+    hyperparameters read as attributes, entry by entry. A user's `hparams` that is not left at
+    None (or a dict we can read) could change any entry: unknown."""
+    if name in DEFAULTS_SECOND_ATTRIBUTE_DICTS:
+        if len(args) != 2 or kwargs or not isinstance(args[1], Mapping):
+            return UNKNOWN
+        user = args[0].compared if isinstance(args[0], Opaque) else args[0]
+        if isinstance(user, Mapping):
+            return Mapping({**args[1].items, **user.items}, attributes=True)
+        return Mapping(dict(args[1].items), attributes=True) if user == Const(None) else UNKNOWN
+    if len(args) > 1 or args and not isinstance(args[0], Mapping):
+        return UNKNOWN
+    return Mapping({**(args[0].items if args else {}), **kwargs}, attributes=True)
+
+
 def copied(value: Any) -> Any:
     if isinstance(value, Mapping):
         return Mapping({key: copied(item) for key, item in value.items.items()})
@@ -438,4 +456,5 @@ BUILTIN_HANDLERS: dict[str, Builtin] = {
     "callable": _callable,
     "globals": _globals,
     **dict.fromkeys(("copy.copy", "copy.deepcopy"), _copy),
+    **dict.fromkeys(ATTRIBUTE_DICTS | DEFAULTS_SECOND_ATTRIBUTE_DICTS, _attribute_dict),
 }

@@ -43,6 +43,7 @@ from initlint.analysis.python_semantics import (
     STRING_METHODS,
     BoundMethod,
     as_index,
+    config_entry,
     string_default,
 )
 from initlint.analysis.root_parameters import union_members
@@ -71,7 +72,7 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
             return _class_attribute(interp, base.cls, attr, ctx)
         return Opaque(attr)
     if isinstance(base, (Const, Seq, Mapping, Registry)):
-        return _value_attribute(base, attr)
+        return _value_attribute(interp, base, attr)
     if isinstance(base, Opaque) and (attr == "get" or string_default(base) is not None and attr in STRING_METHODS):
         # `config.get("n_layer", 12)` on a dict config; `norm_type.lower()` on a string default
         return BoundMethod(base, attr)
@@ -89,6 +90,16 @@ def get_attr(interp: "Interpreter", base: Any, attr: str, ctx: "Ctx") -> Any:
     return Opaque(attr)
 
 
+def _attribute_entry(interp: "Interpreter", hparams: Mapping, attr: str) -> Any:
+    """`hp.n_layer` of an attribute dict: the entry, read as `hp["n_layer"]` reads it; a dict
+    inside it reads its keys as attributes too (`hp.attention.num_heads`), as the containers that
+    convert nested dicts do (on those that do not, such code would not run)."""
+    entry = config_entry(interp, hparams, Const(attr), UNKNOWN)
+    if isinstance(entry, Mapping) and not entry.attributes:
+        return Mapping(entry.items, entry.repeat, entry.open, attributes=True)
+    return entry
+
+
 def _class_attribute(interp: "Interpreter", cls: ClassInfo, attr: str, ctx: "Ctx") -> Any:
     """A class attribute by its value; a member of an enum class is that member (`InitFnType.normal`),
     which compares as Python compares enum members."""
@@ -103,10 +114,13 @@ def _class_attribute(interp: "Interpreter", cls: ClassInfo, attr: str, ctx: "Ctx
     return Const(EnumMember(id(cls.node), attr, member, mixed))
 
 
-def _value_attribute(base: Const | Seq | Mapping | Registry, attr: str) -> Any:
-    """A method of a value (`"a".upper`, `cfg.get`), or an enum member's `.value` (the string a
-    builder picks its block by: `ActivationType.SWIGLU.value`) and `.name`; a value the code does
-    not write out (`auto()`) stays unknown."""
+def _value_attribute(interp: "Interpreter", base: Const | Seq | Mapping | Registry, attr: str) -> Any:
+    """A method of a value (`"a".upper`, `cfg.get`), an entry of an attribute dict (`hp.n_layer`),
+    or an enum member's `.value` (the string a builder picks its block by:
+    `ActivationType.SWIGLU.value`) and `.name`; a value the code does not write out (`auto()`)
+    stays unknown."""
+    if isinstance(base, Mapping) and base.attributes and attr in base.items:
+        return _attribute_entry(interp, base, attr)
     if not (isinstance(base, Const) and isinstance(base.value, EnumMember) and attr in ("value", "name")):
         return BoundMethod(base, attr)
     member = base.value

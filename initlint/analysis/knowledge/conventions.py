@@ -221,3 +221,31 @@ DELIBERATE_SCHEMES = Library(deliberate_imports=(("mup", "muP"), ("unit_scaling"
 #: Where a file never calls one of these, the analysis assumes the model's user does, with the
 #: method's own defaults (a library's model: nanotron, torchtitan-style `init_weights()`).
 ENTRY_POINTS = Library(explicit_init_entry_points=("init_model_randomly", "reset_parameters", "_init_weights"))
+
+#: Containers that read the keys of a dict as attributes (`hp = EasyDict(defaults)`, `hp.n_layer`):
+#: hyperparameters kept this way are read by their entries, as a dict's subscript reads them.
+#: Each takes its entries from keyword arguments and from a first positional dict.
+ATTRIBUTE_DICTS = frozenset(
+    {
+        "types.SimpleNamespace",
+        "argparse.Namespace",
+        "easydict.EasyDict",
+        "munch.Munch",
+        "box.Box",
+        "addict.Dict",
+        "attrdict.AttrDict",
+        "ml_collections.ConfigDict",
+        "omegaconf.OmegaConf.create",
+    }
+)
+#: Hyperparameter containers built as `HParams(hparams, default_hparams)`: the defaults, with the
+#: user's entries over them (Texar's; a `hparams` left at None gives the defaults).
+DEFAULTS_SECOND_ATTRIBUTE_DICTS = frozenset(
+    {
+        "texar.torch.HParams",
+        "texar.torch.hyperparams.HParams",
+        "texar.tf.HParams",
+        "texar.tf.hyperparams.HParams",
+        "asyml_utilities.hyperparams.HParams",
+    }
+)
