@@ -307,7 +307,7 @@ def truth(value: Any) -> bool | None:
         return answers.pop() if len(answers) == 1 else None
     if isinstance(value, Opaque) and value.compared == Const(None):
         return False  # `if init_values:` on a root parameter left at None, as `is not None` decides
-    if isinstance(value, Opaque) and value.compared is not None and isinstance(value.compared.value, str):
+    if isinstance(value, Opaque) and isinstance(value.compared, Const) and isinstance(value.compared.value, str):
         return bool(value.compared.value)  # `if not self.steps:` on a config's `"dr"`, as `== ""` decides
     if isinstance(value, Opaque) and value.nonzero is not None:
         return value.nonzero

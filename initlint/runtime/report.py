@@ -183,7 +183,7 @@ def render_table(rows: list[Row]) -> str:
     for row in rows:
         groups.setdefault((row.role, row.pattern, row.requested, row.expected, row.verdict), []).append(row)
     header = ("role", "parameters", "n", "expected", "requested", "measured", "ratio", "verdict")
-    lines = [header]
+    lines: list[tuple[str, ...]] = [header]
     for (role, pattern, requested, expected, verdict), members in groups.items():
         measured = [m.measured_std for m in members if m.measured_std is not None]
         measured_text = (
