@@ -117,3 +117,50 @@ def test_a_repeat_loop_that_reads_its_counter_is_no_plain_repeat():
     )
     found = messages(counted)
     assert len(found) == 2 and all(message.endswith("1/sqrt(2 * per_repeat)") for message in found)
+
+
+IN_STEP = '''import torch.nn as nn
+
+
+class Attention(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return self.proj(self.qkv(x)[..., : x.shape[-1]])
+
+
+class FeedForward(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.up = nn.Linear(dim, 4 * dim)
+        self.down = nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        return self.down(self.up(x).relu())
+
+
+class Encoder(nn.Module):
+    def __init__(self, dim=64, n_blocks=6):
+        super().__init__()
+        self.n_blocks = n_blocks
+        self.attn_norms = nn.ModuleList([nn.LayerNorm(dim) for _ in range(n_blocks)])
+        self.attns = nn.ModuleList([Attention(dim) for _ in range(n_blocks)])
+        self.ff_norms = nn.ModuleList([nn.LayerNorm(dim) for _ in range(n_blocks)])
+        self.ffs = nn.ModuleList([FeedForward(dim) for _ in range(n_blocks)])
+
+    def forward(self, x):
+        for i in range(self.n_blocks):
+            x = x + self.attns[i](self.attn_norms[i](x))
+            x = x + self.ffs[i](self.ff_norms[i](x))
+        return x
+'''
+
+
+def test_lists_walked_in_step_by_one_loop_count_each_add_once():
+    # attns[i] and ffs[i] are one layer's two branches: the loop body adds twice per layer, and
+    # both lists see those same two adds; N is 2 * n_blocks, not that once per list.
+    found = messages(IN_STEP)
+    assert len(found) == 2 and all(message.endswith("no depth factor 1/sqrt(2 * n_blocks)") for message in found)

@@ -27,10 +27,27 @@ def join_streams(root: ModuleNode, stacks: list[Stack], runs: list[list[ModuleNo
         joined = [by_container[key] for key in met if key in by_container]
         if len(joined) < 2 or any(not stack.default_adds for stack in joined):
             continue
-        total = " + ".join(adds_in(stack) for stack in joined)
+        terms = _terms_of_n(joined)
+        if len(terms) < 2:
+            continue
+        total = " + ".join(terms)
         for stack in joined:
             stack.stream = tuple(other.container.path for other in joined)
             stack.stream_adds = total
+
+
+def _terms_of_n(joined: list[Stack]) -> list[str]:
+    """N's terms, one per list; but lists the root walks in step in its own `forward`
+    (`x = x + self.attns[i](...)`, `x = x + self.ffs[i](...)` in one loop body) make the same adds:
+    one term for them all, or each add would be counted once per list."""
+    terms: dict[object, str] = {}
+    for stack in joined:
+        root_forward = f"{stack.root.cls.name}.forward" if stack.root.cls is not None else None
+        adds = stack.path_adds
+        in_step = bool(adds) and all(add.forward == root_forward for add in adds)
+        key = frozenset(id(add.statement) for add in adds) if in_step else id(stack)
+        terms.setdefault(key, adds_in(stack))
+    return list(terms.values())
 
 
 def unrolled_copies(runs: list[list[ModuleNode]]) -> list[list[ModuleNode]]:
