@@ -119,7 +119,7 @@ def test_a_repeat_loop_that_reads_its_counter_is_no_plain_repeat():
     assert len(found) == 2 and all(message.endswith("1/sqrt(2 * per_repeat)") for message in found)
 
 
-IN_STEP = '''import torch.nn as nn
+IN_STEP = """import torch.nn as nn
 
 
 class Attention(nn.Module):
@@ -156,7 +156,7 @@ class Encoder(nn.Module):
             x = x + self.attns[i](self.attn_norms[i](x))
             x = x + self.ffs[i](self.ff_norms[i](x))
         return x
-'''
+"""
 
 
 def test_lists_walked_in_step_by_one_loop_count_each_add_once():
