@@ -30,7 +30,7 @@ from initlint.analysis.index import ClassInfo, ModuleIndex
 from initlint.analysis.interp import Ctx, Interpreter
 from initlint.analysis.knowledge import REGISTRY
 from initlint.analysis.knowledge.conventions import DEPTH_NAMES
-from initlint.analysis.model import ModuleNode
+from initlint.analysis.model import InitOp, ModuleNode
 from initlint.analysis.positions import LazyPositions
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.usage import NameUses
@@ -448,7 +448,10 @@ class LinkedInterpreter(Interpreter):
         model (`for p in model.parameters(): uniform_(p, -a, a)` in a builder or a training
         script) is that init where it is the project's only one that may be this model's (its
         receiver built from this class, or by a function), run on it in its own file."""
-        if not any(op.kind == "empty" for _, param in root.named_parameters() for op in param.ops[-1:]):
+        # Only layers built by `skip_init` say their init is left to the builder: a model with a
+        # `torch.empty` parameter it forgot to fill (common in big packages) would otherwise send
+        # every check of its files through a parse of each project file that names `parameters`.
+        if not any(_skipped_init(op) for _, param in root.named_parameters() for op in param.ops[-1:]):
             return
         inits = self.linker.project.find_parameter_inits(symbol)
         statement = init_statement(inits) if inits else None
@@ -497,6 +500,11 @@ def _parameters(function: cst.FunctionDef | None) -> list[cst.Param]:
         return []
     params = function.params
     return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
+def _skipped_init(op: InitOp) -> bool:
+    """The op leaves a layer's parameter as `skip_init` built it: uninitialised on purpose."""
+    return op.kind == "empty" and op.label.startswith("skip_init(")
 
 
 def _from_outside(site: CallSite) -> bool:
