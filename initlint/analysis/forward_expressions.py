@@ -58,7 +58,7 @@ from initlint.analysis.knowledge.conventions import (
     TRANSPOSED_VIEWS,
 )
 from initlint.analysis.model import ModuleNode, RuntimeScale
-from initlint.analysis.python_operators import string_value
+from initlint.analysis.python_semantics import characters
 from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -202,8 +202,8 @@ class ForwardExpressions:
         if walked is not UNKNOWN or not isinstance(node, (cst.Name, cst.Attribute)):
             return walked  # (a call is not evaluated twice)
         value = self._value(node, env)
-        text = string_value(self.interp, value) if isinstance(value, (Const, Opaque)) else None
-        return Seq([Const(character) for character in text]) if text is not None else walked
+        text = characters(self.interp, value) if isinstance(value, (Const, Opaque)) else None
+        return walked if text is None else text
 
     def _eval(self, node: cst.BaseExpression, env: Env, flow: _Flow, depth: int) -> Any:
         self.interp.tick()

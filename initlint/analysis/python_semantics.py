@@ -248,15 +248,22 @@ def extend_list(receiver: Seq, added: Any, ctx: "Ctx") -> Const:
     return Const(None)
 
 
+def characters(interp: "Interpreter", value: Any) -> Seq | None:
+    """A string's characters, one item each (a config's `"dr"` by its default, as comparisons
+    decide); None for anything that is not a string the interpreter can see."""
+    text = string_value(interp, value)
+    return None if text is None else Seq([Const(character) for character in text])
+
+
 def iterate(interp: "Interpreter", value: Any) -> Seq | None:
     """What a loop walks, item by item: a list, a dict's keys, a container's layers, a string's
     characters (`for step in sequence:` over a config's `"dr"`, by its default as comparisons
     decide)."""
     if isinstance(value, Seq):
         return value
-    text = string_value(interp, value)
-    if text is not None:
-        return Seq([Const(character) for character in text])
+    walked = characters(interp, value)
+    if walked is not None:
+        return walked
     if isinstance(value, Mapping):
         return Seq([Const(key) for key in value.items])
     if isinstance(value, ModRef) and value.node.kind in ("container", "sequential"):
