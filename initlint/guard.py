@@ -225,8 +225,11 @@ def _wait(worker: threading.Thread, clock: _Clock, budget: Budget) -> None:
     except BaseException:  # Ctrl-C, SIGTERM: stop the worker too
         _interrupt(worker)
         raise
-    if worker.is_alive() and _interrupt(worker):
-        worker.join(clock.seconds)
+    # An interrupt that lands while the worker runs a weakref callback or a `__del__` is printed
+    # and dropped there ("Exception ignored"): send it again until the worker ends.
+    stop_by = time.monotonic() + clock.seconds
+    while worker.is_alive() and time.monotonic() < stop_by and _interrupt(worker):
+        worker.join(0.1)
     if worker.is_alive():  # stuck in native code: leave it behind, report the file
         raise BudgetExceeded(clock.seconds, clock.phase)
 
