@@ -7,7 +7,10 @@ segfaults after 10-30k frames of C-level recursion; a 256 MiB thread takes 300k)
 
 Time is the worker thread's *CPU time*, not wall time, so that a file's verdict does not
 depend on how busy the machine is (on a loaded CI runner the wall clock of a 2 s analysis
-ran past 10 s). It is bounded twice:
+ran past 10 s). Full garbage collections the worker happens to trigger are not counted
+either: they walk every object of the process, so their cost is the heap's, not the file's
+(in a long test session or language server one took a second, twice a 0.5 s budget). It is
+bounded twice:
 
 * cooperatively: long-running analysis loops call `check_deadline()`, which raises
   `BudgetExceeded` once the file's budget is spent (cheap: one clock read);
@@ -27,6 +30,7 @@ analysis cannot swallow it.
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
@@ -79,17 +83,26 @@ class _Clock:
         self.phase = "parse"
         self.deadline = float("inf")
         self.cpu_clock: int | None = None  # the worker's clock, as other threads read it
+        #: CPU seconds the worker spent in full collections; they move the deadline back.
+        self.collecting_s = 0.0
+        self.collection_started: float | None = None
 
     def start(self, phase: str) -> None:
         self.phase = phase
-        self.deadline = time.thread_time() + self.seconds
+        self.deadline = self.own_time(time.thread_time()) + self.seconds
+
+    def own_time(self, thread_cpu: float) -> float:
+        """The worker's CPU time less its full collections (one in progress included)."""
+        if self.collection_started is not None:
+            thread_cpu = min(thread_cpu, self.collection_started)
+        return thread_cpu - self.collecting_s
 
     def worker_cpu(self) -> float | None:
         """The worker's CPU time, read from another thread; None where it cannot be."""
         if self.cpu_clock is None:
             return None
         try:
-            return time.clock_gettime(self.cpu_clock)
+            return self.own_time(time.clock_gettime(self.cpu_clock))
         except OSError:  # the thread is gone
             return None
 
@@ -110,8 +123,24 @@ def check_deadline() -> None:
     over the model tree). Outside `run_bounded` it does nothing.
     """
     clock = _local.clock
-    if clock is not None and time.thread_time() > clock.deadline:
+    # Inline `own_time`: this runs in hot loops, and no collection is in progress here.
+    if clock is not None and time.thread_time() - clock.collecting_s > clock.deadline:
         raise BudgetExceeded(clock.seconds, clock.phase)
+
+
+def _time_full_collections(phase: str, info: dict) -> None:
+    """A `gc.callbacks` hook: it runs in the thread whose allocation set the collection off."""
+    clock = _local.clock
+    if clock is None or info.get("generation") != 2:
+        return
+    if phase == "start":
+        clock.collection_started = time.thread_time()
+    elif clock.collection_started is not None:
+        clock.collecting_s += time.thread_time() - clock.collection_started
+        clock.collection_started = None
+
+
+gc.callbacks.append(_time_full_collections)
 
 
 def restart_clock() -> None:

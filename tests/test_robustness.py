@@ -6,6 +6,7 @@ so whatever the analysis grows into is covered by the same inputs.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -279,6 +280,30 @@ def test_the_budget_is_cpu_time_so_a_busy_machine_does_not_change_the_result(fai
     assert (
         codes(lint_source(source, "m.py")) == codes(lint_source(nano_gpt(scaled=False), "m.py")) == ["INI001", "INI001"]
     )
+
+
+def test_a_full_collection_of_a_big_heap_is_not_charged_to_the_file(failing_analysis, small_budget):
+    """A gen-2 collection walks every object of the process: in a long test session or a
+    language server one took a second of the worker's CPU. Here a collection hook burns two
+    budgets' worth of CPU inside one, and the file is still analysed."""
+
+    def heavy_collection(phase, info):
+        if phase == "start" and info["generation"] == 2:
+            spin_until = time.thread_time() + 1.5
+            while time.thread_time() < spin_until:
+                pass
+
+    def collecting(analyse):
+        gc.callbacks.append(heavy_collection)
+        try:
+            gc.collect()
+        finally:
+            gc.callbacks.remove(heavy_collection)
+        return analyse()
+
+    failing_analysis(collecting)
+    source = nano_gpt(scaled=False) + "# FAIL\n"
+    assert codes(lint_source(source, "m.py")) == ["INI001", "INI001"]
 
 
 def test_the_message_says_which_phase_ran_out(monkeypatch, small_budget):
