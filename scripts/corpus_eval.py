@@ -891,6 +891,46 @@ UNTUNED_PACKAGES = (
         ("torch_frame/nn/conv/tab_transformer_conv.py", "torch_frame/nn/conv/excelformer_conv.py"),
     ),
     Package("gpt-oss", "0.0.9", ("gpt_oss/torch/model.py",)),
+    # held_out_16 (round 14): two labellers read these before anyone ran initlint on them; held out
+    Package("fast-transformer-pytorch", "0.0.4", ("fast_transformer_pytorch/fast_transformer_pytorch.py",)),
+    Package("toroidal", "0.0.1.post2", ("toroidal/models.py",)),
+    Package("lairgpt", "0.5.2", ("lairgpt/blocks/blocks.py",)),
+    Package("tft-torch", "0.0.6", ("tft_torch/tft.py",)),
+    Package(
+        "braindecode",
+        "1.8.1",
+        (
+            "braindecode/models/labram.py",
+            "braindecode/models/patchedtransformer.py",
+            "braindecode/models/reve.py",
+            "braindecode/models/mvpformer.py",
+        ),
+    ),
+    Package(
+        "spandrel",
+        "0.4.2",
+        (
+            "spandrel/architectures/SwinIR/__arch/SwinIR.py",
+            "spandrel/architectures/Swin2SR/__arch/Swin2SR.py",
+            "spandrel/architectures/RGT/__arch/rgt.py",
+        ),
+    ),
+    Package("torchtext", "0.18.0", ("torchtext/models/t5/modules.py",)),
+    Package(
+        "python-doctr",
+        "1.1.0",
+        ("doctr/models/modules/transformer/pytorch.py", "doctr/models/recognition/parseq/pytorch.py"),
+    ),
+    Package("pyiqa", "0.1.16", ("pyiqa/archs/musiq_arch.py",)),
+    Package("nope-gpt", "0.1.1", ("nope_gpt/model.py",)),
+    Package("trim-transformer", "0.1.3", ("trim_transformer/transformer_layers.py",)),
+    Package("mblm", "0.4.2", ("mblm/model/transformer.py",)),
+    Package("oplm", "0.4.0", ("oplm/model/attention.py", "oplm/model/ffn.py", "oplm/model/transformer.py")),
+    Package("omgformer", "2.0.5", ("omgformer/attention.py", "omgformer/layers.py")),
+    Package("vplm", "0.0.1", ("vplm/models/vplm/modeling_transformer.py",)),
+    Package("lfm2", "0.0.2", ("lfm2/main.py",)),
+    Package("quantum-transformer", "0.1.1", ("quantum_transformer/layers.py",)),
+    Package("darkformer-pytorch", "1.0.0", ("darkformer_pytorch/model.py", "darkformer_pytorch/attention.py")),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 
