@@ -931,6 +931,17 @@ UNTUNED_PACKAGES = (
     Package("lfm2", "0.0.2", ("lfm2/main.py",)),
     Package("quantum-transformer", "0.1.1", ("quantum_transformer/layers.py",)),
     Package("darkformer-pytorch", "1.0.0", ("darkformer_pytorch/model.py", "darkformer_pytorch/attention.py")),
+    # seen_16a (round 14 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("astropt", "2.0.9", ("astropt/model.py",)),
+    Package("asac-pytorch", "0.0.20", ("ASAC/ASAC.py",)),
+    Package("cpgpt", "0.0.13", ("cpgpt/model/components/modules.py", "cpgpt/model/components/model.py")),
+    Package("flash-perceiver", "0.2.0", ("flash_perceiver/perceiver.py",)),
+    Package("stack-attention-pytorch", "0.0.12", ("stack_attention/stack_trans_layer.py",)),
+    Package(
+        "insurance-credibility-transformer",
+        "0.1.0",
+        ("insurance_credibility_transformer/transformer.py", "insurance_credibility_transformer/icl.py"),
+    ),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

@@ -63,6 +63,7 @@ SEEN_PARTS = (
     "seen_15a",
     "seen_15b",
     "seen_15c",
+    "seen_16a",
 )
 
 

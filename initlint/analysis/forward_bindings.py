@@ -381,6 +381,15 @@ def bound_names(small: cst.BaseSmallStatement) -> set[str]:
     return set()
 
 
+def holds_no_tensor(value: cst.BaseExpression) -> bool:
+    """`None` or a number written out (`aux_loss = 0.`): a name bound so before a block loop and
+    reassigned in it carries an optional state or sums a side value over the blocks (an
+    auxiliary loss), never the stream, a tensor that exists before the first block."""
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Float)) or isinstance(value, cst.Name) and value.value == "None"
+
+
 def assigned_names(body: cst.BaseSuite) -> set[str]:
     visitor = _Assigned()
     body.visit(visitor)

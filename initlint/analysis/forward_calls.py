@@ -28,7 +28,7 @@ from initlint.analysis.abstract import (
     Seq,
     bound_method,
 )
-from initlint.analysis.root_parameters import dataclass_fields
+from initlint.analysis.records import class_fields, factory_fields
 from initlint.analysis.forward_adders import _items_handed_back
 from initlint.analysis.forward_expressions import _member
 from initlint.analysis.forward_bindings import sliced_names, tuple_literals
@@ -72,7 +72,6 @@ from initlint.analysis.knowledge.conventions import (
     SQUASHING,
     TENSOR_METADATA,
 )
-from initlint.analysis.index import ClassInfo
 from initlint.analysis.call_arguments import bind_arguments
 from initlint.analysis.knowledge.specs import CallsArgument, Packing
 from initlint.analysis.model import ModuleNode, ResidualAdd
@@ -322,32 +321,19 @@ class ForwardCalls:
         func = self.interp.index.functions.get(name) or _plain_function(callee)
         if func is None and name in ("tuple", "list") and len(args) == 1 and isinstance(args[0], Seq):
             return args[0]  # `tuple(outs)`: the same items
-        record = (
-            self._dataclass_output(callee.cls, call, args) if func is None and isinstance(callee, ClassRef) else None
+        fields = (
+            class_fields(self.interp.index, callee.cls)
+            if isinstance(callee, ClassRef)
+            else factory_fields(self.interp.index, name)
         )
-        if record is not None:
-            return record
+        if func is None and fields:
+            return _first_field(fields, call, args)
         if func is None:
             # Only past a traced layer: a fused norm handed the stream and its gain (`layer_norm_fn(x,
             # self.norm.weight)`) leaves the stream as it was read before.
             return fed_raw_weights(name, args, carried) if isinstance(carried, (Branch, Part)) else carried
         result = self._inline(func, args, call, flow, depth)
         return carried if result is None else result
-
-    def _dataclass_output(self, cls: ClassInfo, call: cst.Call, args: list[Any]) -> Any | None:
-        """`LayerOutput(hidden=out, weights=w)`: a dataclass built to hand several values back
-        (HF's `ModelOutput`). As with a tuple, its first field is the output the caller reads
-        (`result[0]`, `result.hidden`); a first field left to its default computes nothing from
-        the input. None for a class that is no dataclass."""
-        fields = [] if self.interp.index.is_module_class(cls) else dataclass_fields(self.interp.index.mro(cls))
-        if not fields:
-            return None
-        for position, (arg, value) in enumerate(zip(call.args, args)):
-            if arg.star:
-                break
-            if (arg.keyword.value if arg.keyword is not None else position) in (fields[0], 0):
-                return value
-        return UNKNOWN
 
     def _call_value(self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any) -> Any:
         if isinstance(callee, Adder):
@@ -667,3 +653,16 @@ def _lambda_env(callee: Lambda, args: list[Any]) -> Env:
     for param, value in zip(callee.node.params.params, args):
         env.names[param.name.value] = value
     return env
+
+
+def _first_field(fields: list[str], call: cst.Call, args: list[Any]) -> Any:
+    """`LayerOutput(hidden=out, weights=w)`, `Out(out, attn, (k, v))`: a record built to hand
+    several values back (`records.py`). As with a tuple, its first field is the output the caller
+    reads (`result[0]`, `result.hidden`); a first field left to its default computes nothing from
+    the input."""
+    for position, (arg, value) in enumerate(zip(call.args, args)):
+        if arg.star:
+            break
+        if (arg.keyword.value if arg.keyword is not None else position) in (fields[0], 0):
+            return value
+    return UNKNOWN

@@ -47,6 +47,7 @@ from initlint.analysis.forward_bindings import (
     flag_tested,
     follow_flag,
     forget_literals,
+    holds_no_tensor,
     indexed_by,
     loop_passes,
     mentions,
@@ -122,7 +123,8 @@ class _Flow:
     rebound: dict[str, cst.BaseExpression | None] = field(default_factory=dict)
     #: The block containers each name's value runs through (a root's stream handed from list to list).
     runs: StreamRuns = field(default_factory=StreamRuns)
-    #: Names last bound to `None` on the path read (`prev_scores = None` before a block loop).
+    #: Names last bound to `None` or a number on the path read (`prev_scores = None`, `aux_loss =
+    #: 0.` before a block loop).
     unset: set[str] = field(default_factory=set)
     #: What the loops over a container's blocks hand from one block to the next.
     loops: BlockLoops = field(default_factory=BlockLoops)
@@ -371,9 +373,10 @@ class ForwardStatements:
         else:
             bind(target, ModRef(flow.block), env)
         # The loop's own names are bound afresh each iteration (`block = cast(Dict, block)`):
-        # only the others carry the stream from one block to the next. A name still `None` when
-        # the loop starts carries an optional state between blocks (the previous block's
-        # attention scores, handed to the next), not the stream, which exists before the first.
+        # only the others carry the stream from one block to the next. A name still `None` or a
+        # number when the loop starts carries an optional state between blocks (the previous
+        # block's attention scores) or sums a side value over them (an auxiliary loss), not the
+        # stream, which exists before the first.
         carried = [
             name for name in assigned_names(stmt.body) - target_names(stmt.target) - flow.unset if name in env.names
         ]
@@ -538,8 +541,7 @@ class ForwardStatements:
             value = flow.unpacked.get(id(small.value), value)
         note_rebinding(small, flow, self._kept_items(small.value, flow))
         bound = {name for target in small.targets for name in target_names(target.target)}
-        is_none = isinstance(small.value, cst.Name) and small.value.value == "None"
-        flow.unset = flow.unset | bound if is_none else flow.unset - bound
+        flow.unset = flow.unset | bound if holds_no_tensor(small.value) else flow.unset - bound
         layer = self._conditioning_layer(small.value, env, flow, depth) if unpacking and value is CONDITIONED else None
         for target in small.targets:
             if value is STREAM and _splits(small.value) and isinstance(target.target, (cst.Tuple, cst.List)):

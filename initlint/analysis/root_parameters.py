@@ -102,10 +102,10 @@ def is_config_class(index: ModuleIndex, cls: ClassInfo) -> bool:
 def dataclass_fields(mro: list[ClassInfo]) -> list[str]:
     """The fields of a dataclass with this MRO, in the order its `__init__` takes them (a base's
     fields first); none for a class no dataclass decorator made."""
-    return [name for owner in reversed(mro) if is_dataclass(owner) for name in _annotated_names(owner)]
+    return [name for owner in reversed(mro) if is_dataclass(owner) for name in annotated_names(owner)]
 
 
-def _annotated_names(cls: ClassInfo) -> list[str]:
+def annotated_names(cls: ClassInfo) -> list[str]:
     """The names a class body annotates (`mixer: str = "mlp"`), in order: a dataclass's fields."""
     names = []
     for statement in cls.node.body.body if isinstance(cls.node.body, cst.IndentedBlock) else ():

@@ -157,6 +157,9 @@ SCALE_KEEPING_METHODS = frozenset(
 TRANSPOSED_VIEWS = frozenset({"T", "mT", "H", "mH"})
 #: Of those, the ones whose tensor argument gives only its shape, dtype or device (`x.type_as(y)`).
 LIKE_METHODS = frozenset({"type_as", "view_as", "expand_as", "to"})
+#: What makes a tuple class with named fields: `namedtuple("Out", ["hidden", "attn"])`, or a class
+#: based on `NamedTuple` (a `forward` builds one to hand several values back by name).
+NAMEDTUPLE_FACTORIES = frozenset({"collections.namedtuple", "typing.NamedTuple", "typing_extensions.NamedTuple"})
 #: Tensor methods (and `torch` functions) that cut a tensor into parts (`x1, x2 = x.chunk(2, dim=-1)`).
 SPLITTING_METHODS = frozenset({"chunk", "split", "tensor_split"})
 #: Tensor methods and `torch` functions whose result holds only the values of the tensors they are

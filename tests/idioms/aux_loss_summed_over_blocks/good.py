@@ -1,0 +1,35 @@
+"""The block loop also sums a side value over the blocks (`penalty = penalty +
+h.pow(2).mean()`, started at `0.`): not a stream. Each block adds twice into `x`, and the writers
+are scaled by 1/sqrt(2 * depth), as GPT-2 does."""
+
+import math
+
+import torch.nn as nn
+
+
+class Branch(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.proj = nn.Linear(width, width)
+
+    def forward(self, x):
+        return self.proj(self.norm(x))
+
+
+class Model(nn.Module):
+    def __init__(self, width=256, depth=12):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.ModuleList([Branch(width), Branch(width)]) for _ in range(depth)])
+        for attn, ff in self.layers:
+            nn.init.normal_(attn.proj.weight, std=0.02 / math.sqrt(2 * depth))
+            nn.init.normal_(ff.proj.weight, std=0.02 / math.sqrt(2 * depth))
+
+    def forward(self, x):
+        penalty = 0.0
+        for attn, ff in self.layers:
+            h = attn(x)
+            x = x + h
+            x = x + ff(x)
+            penalty = penalty + h.pow(2).mean()
+        return x, penalty
