@@ -297,7 +297,7 @@ class ModelBuilder:
                 self.building.pop()
             if self.borrows_list_class(node):
                 node.kind = "module"
-        elif is_dataclass(cls):
+        elif is_dataclass(self.index, cls):
             self.init_dataclass(cls, node, args, kwargs, ctx)
         else:
             # No `__init__` of its own: a subclass of `nn.Sequential` is built by the library's.
@@ -310,7 +310,7 @@ class ModelBuilder:
         """The `__init__` a dataclass decorator writes: it stores the fields given, then calls
         `__post_init__`, so the fields that derives (`self.n_routed = self.alpha * self.n_experts`)
         hold what it stores, whatever placeholder their declaration names."""
-        _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
+        _store_dataclass_fields(node, dataclass_fields(self.index, self.index.mro(cls)), args, kwargs)
         found = self.index.find_method(cls, "__post_init__")
         if found is None:
             return
@@ -553,11 +553,10 @@ def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None
 _CALLABLES = (ClassRef, FuncRef, ExtRef, ExtPartial, Lambda)
 
 
-def _store_dataclass_fields(node: ModuleNode, mro: list[ClassInfo], args: list[Any], kwargs: dict[Any, Any]) -> None:
+def _store_dataclass_fields(node: ModuleNode, fields: list[str], args: list[Any], kwargs: dict[Any, Any]) -> None:
     """The `__init__` a dataclass decorator writes: each field given in the call is stored on
     the instance (a base's fields first, positional arguments in declaration order); a field left
     out keeps its class-level default."""
-    fields = dataclass_fields(mro)
     given = dict(zip(fields, args))
     given.update((key, value) for key, value in kwargs.items() if key in fields)
     node.attrs.update(given)

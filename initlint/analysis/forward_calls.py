@@ -339,7 +339,11 @@ class ForwardCalls:
         (HF's `ModelOutput`). As with a tuple, its first field is the output the caller reads
         (`result[0]`, `result.hidden`); a first field left to its default computes nothing from
         the input. None for a class that is no dataclass."""
-        fields = [] if self.interp.index.is_module_class(cls) else dataclass_fields(self.interp.index.mro(cls))
+        fields = (
+            []
+            if self.interp.index.is_module_class(cls)
+            else dataclass_fields(self.interp.index, self.interp.index.mro(cls))
+        )
         if not fields:
             return None
         for position, (arg, value) in enumerate(zip(call.args, args)):

@@ -96,13 +96,13 @@ def _number_type(default: cst.BaseExpression | None) -> str | None:
 
 def is_config_class(index: ModuleIndex, cls: ClassInfo) -> bool:
     """A dataclass, or a plain class (not a module) whose `__init__` stores its settings."""
-    return is_dataclass(cls) or (not index.is_module_class(cls) and bool(cls.init_fields()))
+    return is_dataclass(index, cls) or (not index.is_module_class(cls) and bool(cls.init_fields()))
 
 
-def dataclass_fields(mro: list[ClassInfo]) -> list[str]:
+def dataclass_fields(index: ModuleIndex, mro: list[ClassInfo]) -> list[str]:
     """The fields of a dataclass with this MRO, in the order its `__init__` takes them (a base's
-    fields first); none for a class no dataclass decorator made."""
-    return [name for owner in reversed(mro) if is_dataclass(owner) for name in _annotated_names(owner)]
+    fields first); none for a class no dataclass decorator or base made."""
+    return [name for owner in reversed(mro) if is_dataclass(index, owner) for name in _annotated_names(owner)]
 
 
 def _annotated_names(cls: ClassInfo) -> list[str]:
@@ -115,7 +115,10 @@ def _annotated_names(cls: ClassInfo) -> list[str]:
     return names
 
 
-def is_dataclass(cls: ClassInfo) -> bool:
+def is_dataclass(index: ModuleIndex, cls: ClassInfo) -> bool:
+    """A class a dataclass decorator makes, or one whose base does (pydantic's `BaseModel`)."""
+    if REGISTRY.makes_dataclass(index.base_chain(cls)):
+        return True
     for decorator in cls.node.decorators:
         target = decorator.decorator
         target = target.func if isinstance(target, cst.Call) else target
