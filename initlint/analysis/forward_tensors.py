@@ -65,6 +65,10 @@ def tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
         return ACTIVATED  # `F.relu(x)` / `x.relu()` on the stream: a post-activation network
     if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
         return args[1]
+    if name == "_replace" and of_streams(carried):
+        # `tokens._replace(x=self.norm(tokens.x))`: a named tuple carrying the stream, with the
+        # field that holds it replaced, holds what the new value holds (a norm of the stream).
+        return carried
     if receiver is STREAM or receiver is NORMED or conditioned(receiver) or isinstance(receiver, (Branch, Part)):
         # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
         return receiver
