@@ -103,6 +103,8 @@ class ForwardCalls:
 
         def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]: ...
 
+        def reads_only_metadata(self, node: ModuleNode, depth: int) -> bool: ...
+
         def _passes_through(self, module: ModuleNode) -> bool: ...
 
         def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool: ...
@@ -567,6 +569,8 @@ class ForwardCalls:
             # A learned gate of its own (LayerScale): deliberate where it may start small, which
             # its parameters' init decides once the plan is known (`gates.py`).
             return replace(carried, gate_params=carried.gate_params + tuple(module.params.values()))
+        if carried is STREAM and module.kind == "module" and self.reads_only_metadata(module, depth):
+            return UNKNOWN  # `pos_emb = self.rotary(x)`: made afresh from the stream's shape
         normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
         if carried is MAYBE_NORMED or isinstance(carried, Branch) and carried.normed is None:
             normed = None
