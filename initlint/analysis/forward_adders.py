@@ -17,7 +17,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, Seq, truth
 from initlint.analysis.call_arguments import bind_arguments, call_argument
-from initlint.analysis.flow import STREAM, Adder, join
+from initlint.analysis.flow import SECOND, STREAM, Adder, join
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, _Flow
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, WriterRef
@@ -155,6 +155,23 @@ class ForwardAdders:
             add.site = ".".join(filter(None, (_relative_path(module, block), add.site)))
             adds.setdefault(tuple(ref.path for ref in add.writers), add)
         return list(adds.values())
+
+    def _adds_into_second(self, module: ModuleNode, call: cst.Call, flow: _Flow, depth: int) -> Any:
+        """`pair = self.update(pair)` on a second stream the block hands back, where the module's
+        own `forward` adds its input back (residual wrappers): its adds are adds into that stream,
+        which goes on as the second stream. None for any other call."""
+        written = call.args[0].value if len(call.args) == 1 else None
+        if not isinstance(written, cst.Name) or written.value not in flow.carried or not flow.recording:
+            return None
+        inner = self._adds_within(module, call, [STREAM], flow, depth)
+        if not inner:
+            return None
+        for add in inner:
+            add.stream = written.value
+        flow.adds.extend(inner)
+        flow.carried_adds.setdefault(written.value, []).extend(inner)
+        flow.added_into = written.value
+        return SECOND
 
     def _adds_in_sequence(
         self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int

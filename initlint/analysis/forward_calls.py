@@ -139,6 +139,8 @@ class ForwardCalls:
 
         def _adds_beside(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any: ...
 
+        def _adds_into_second(self, module: ModuleNode, call: cst.Call, flow: _Flow, depth: int) -> Any: ...
+
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         resolved = self.interp.index.resolve(node.func) or ""
         args = self._arguments(node, resolved, env, flow, depth)
@@ -379,6 +381,9 @@ class ForwardCalls:
                     add.optional = add.optional or optional
                 flow.adds.extend(inner)
                 return STREAM
+            second = self._adds_into_second(callee.node, call, flow, depth) if args == [SECOND] else None
+            if second is not None:
+                return second
             beside = self._adds_beside(callee.node, call, args, flow, depth) if stream_beside(args) else None
             if beside is not None:
                 return beside

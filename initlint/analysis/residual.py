@@ -85,8 +85,10 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
         # final norm, not the block's).
         handed_on = flow.returns if flow.block is None else [] if STREAM in flow.handed_on else flow.handed_on
         if hands_on_reset(handed_on):
+            # (What it hands on first is the first stream; a second stream's adds are judged by
+            # what becomes of that stream, as the block's statements read it.)
             for add in flow.adds:
-                add.prenorm = False
+                add.prenorm = False if not add.stream else add.prenorm
         return flow.adds
 
     def output_layers(self, root: ModuleNode) -> list[ModuleNode]:
