@@ -42,7 +42,7 @@ from initlint.analysis.knowledge.conventions import PER_MODULE_INIT_FUNCTIONS
 from initlint.analysis.knowledge.specs import BlockStack, BuiltStack, LayerSpec, StreamConnection
 from initlint.analysis.layers import default_std, layer_type
 from initlint.analysis.model import InitOp, ModuleNode, Param
-from initlint.analysis.root_parameters import dataclass_fields, is_dataclass, root_parameter
+from initlint.analysis.root_parameters import dataclass_fields, is_dataclass, root_parameter, type_arguments
 from initlint.analysis.values import Monomial
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,7 +79,13 @@ class ModelBuilder:
     def eval(self, node: cst.BaseExpression | None, env: Env, ctx: Ctx) -> Any:
         raise NotImplementedError
 
-    def root_argument(self, param: cst.Param, ctx: Ctx | None = None, typed: ClassInfo | None = None) -> Any:
+    def root_argument(
+        self,
+        param: cst.Param,
+        ctx: Ctx | None = None,
+        typed: ClassInfo | None = None,
+        bound: dict[str, ClassInfo] | None = None,
+    ) -> Any:
         """A root's parameter as the model built with its defaults has it: a flag, a class or a
         function (`norm_layer=nn.LayerNorm`) is its default, and so is a module-level helper
         object that is no module (`strategy=LOCAL` where `LOCAL = StayLocal()`: the model calls
@@ -91,7 +97,7 @@ class ModelBuilder:
         part = self._typed_part(param, ctx) if param.default is None else None
         if part is not None:
             return part
-        symbol = root_parameter(self.index, param, typed)
+        symbol = root_parameter(self.index, param, typed, bound)
         if param.default is None or isinstance(param.default, cst.SimpleString):
             return symbol
         built_before = set(self.instantiated)
@@ -282,11 +288,11 @@ class ModelBuilder:
             self.building.append(cls.name)
             try:
                 if root:
-                    typed = self.init_argument_type(cls)
+                    typed, bound = self.init_argument_type(cls), type_arguments(self.index, cls, owner)
                     params = func.params.params[1:]
-                    args = [self.root_argument(p, ctx, typed if i == 0 else None) for i, p in enumerate(params)]
+                    args = [self.root_argument(p, ctx, typed if i == 0 else None, bound) for i, p in enumerate(params)]
                     # Keyword-only sizes (`def __init__(self, *, dim, depth=8)`) are symbols too.
-                    kwargs = {p.name.value: self.root_argument(p, ctx) for p in func.params.kwonly_params}
+                    kwargs = {p.name.value: self.root_argument(p, ctx, None, bound) for p in func.params.kwonly_params}
                 self.call_function(
                     FuncRef(func, owner, ModRef(node)),
                     args,
@@ -297,7 +303,7 @@ class ModelBuilder:
                 self.building.pop()
             if self.borrows_list_class(node):
                 node.kind = "module"
-        elif is_dataclass(cls):
+        elif is_dataclass(self.index, cls):
             self.init_dataclass(cls, node, args, kwargs, ctx)
         else:
             # No `__init__` of its own: a subclass of `nn.Sequential` is built by the library's.
@@ -310,7 +316,7 @@ class ModelBuilder:
         """The `__init__` a dataclass decorator writes: it stores the fields given, then calls
         `__post_init__`, so the fields that derives (`self.n_routed = self.alpha * self.n_experts`)
         hold what it stores, whatever placeholder their declaration names."""
-        _store_dataclass_fields(node, self.index.mro(cls), args, kwargs)
+        _store_dataclass_fields(node, dataclass_fields(self.index, self.index.mro(cls)), args, kwargs)
         found = self.index.find_method(cls, "__post_init__")
         if found is None:
             return
@@ -553,11 +559,10 @@ def add_container_children(node: ModuleNode, kind: str, args: list[Any]) -> None
 _CALLABLES = (ClassRef, FuncRef, ExtRef, ExtPartial, Lambda)
 
 
-def _store_dataclass_fields(node: ModuleNode, mro: list[ClassInfo], args: list[Any], kwargs: dict[Any, Any]) -> None:
+def _store_dataclass_fields(node: ModuleNode, fields: list[str], args: list[Any], kwargs: dict[Any, Any]) -> None:
     """The `__init__` a dataclass decorator writes: each field given in the call is stored on
     the instance (a base's fields first, positional arguments in declaration order); a field left
     out keeps its class-level default."""
-    fields = dataclass_fields(mro)
     given = dict(zip(fields, args))
     given.update((key, value) for key, value in kwargs.items() if key in fields)
     node.attrs.update(given)

@@ -192,7 +192,24 @@ def join(a: object, b: object) -> object:
         return MAYBE_NORMED
     if STREAM in (a, b) and (isinstance(a, Branch) or isinstance(b, Branch)):
         return STREAM  # `if residual is not None: x = residual + x`: the stream goes on where it was added
+    if isinstance(a, Branch) and isinstance(b, Branch) and _apart(a, b) and _scaled_aside(a) != _scaled_aside(b):
+        # Arms that end in different layers, one arm's output gated or renormalised after them,
+        # the other's not: the other arm's layers alone decide the branch's scale on their path,
+        # and their add is not gated by what only the first arm computes (`if use_mamba: out =
+        # self.mamba(h) else: out = self.o_proj(attn)`, o_proj a module of bare parameters read
+        # as a gate). One layer gated in one arm only (LayerScale on a flag) stays gated.
+        return b if _scaled_aside(a) else a
     return merge([a, b])
+
+
+def _apart(a: Branch, b: Branch) -> bool:
+    """Two branches that end in different layers."""
+    return not {id(m) for m in a.last} & {id(m) for m in b.last}
+
+
+def _scaled_aside(branch: Branch) -> bool:
+    """A branch whose scale something after its layers may set: a gate or a norm."""
+    return branch.gated or branch.renormalised or bool(branch.gate_layers or branch.gate_params)
 
 
 @dataclass

@@ -17,7 +17,7 @@ import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Const, Env, Lambda, ModRef, Seq, truth
 from initlint.analysis.call_arguments import bind_arguments, call_argument
-from initlint.analysis.flow import STREAM, Adder, join
+from initlint.analysis.flow import SECOND, STREAM, Adder, join
 from initlint.analysis.forward_statements import MAX_FORWARD_DEPTH, _Flow
 from initlint.analysis.layers import layer_type
 from initlint.analysis.model import ModuleNode, ResidualAdd, WriterRef
@@ -42,6 +42,10 @@ class ForwardAdders:
         def _add(self, left: Any, right: Any, node: cst.CSTNode, flow: _Flow) -> Any: ...
 
         def _apply_module(self, module: ModuleNode, carried: Any, depth: int) -> Any: ...
+
+        def _library_forward(self, block: ModuleNode) -> bool: ...
+
+        def _passes_through(self, module: ModuleNode) -> bool: ...
 
         def _call_value(
             self, callee: Any, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
@@ -125,6 +129,8 @@ class ForwardAdders:
         runs where the wrapper calls it. One that only adds a value computed from something else
         (a position bias: `x + self.table(coords)`) hands the stream on with no add of its own.
         None for any other module."""
+        if module.kind == "sequential" and module.children and self._library_forward(module):
+            return self._adds_in_sequence(module, call, args, flow, depth)
         if module.cls is None or depth >= MAX_FORWARD_DEPTH:
             return None
         forward = self.interp.index.find_method(module.cls, "forward")
@@ -144,9 +150,45 @@ class ForwardAdders:
         adds: dict[tuple[str, ...], ResidualAdd] = {}
         for add in inner.adds:
             add.writers = [replace(ref, path=_relative(ref, module, block)) for ref in add.writers]
-            add.site = _relative_path(module, block)
+            # (A wrapper's own wrappers keep their place below it: two `Residual`s of one
+            # `nn.Sequential` make two adds with one statement.)
+            add.site = ".".join(filter(None, (_relative_path(module, block), add.site)))
             adds.setdefault(tuple(ref.path for ref in add.writers), add)
         return list(adds.values())
+
+    def _adds_into_second(self, module: ModuleNode, call: cst.Call, flow: _Flow, depth: int) -> Any:
+        """`pair = self.update(pair)` on a second stream the block hands back, where the module's
+        own `forward` adds its input back (residual wrappers): its adds are adds into that stream,
+        which goes on as the second stream. None for any other call."""
+        written = call.args[0].value if len(call.args) == 1 else None
+        if not isinstance(written, cst.Name) or written.value not in flow.carried or not flow.recording:
+            return None
+        inner = self._adds_within(module, call, [STREAM], flow, depth)
+        if not inner:
+            return None
+        for add in inner:
+            add.stream = written.value
+        flow.adds.extend(inner)
+        flow.carried_adds.setdefault(written.value, []).extend(inner)
+        flow.added_into = written.value
+        return SECOND
+
+    def _adds_in_sequence(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int
+    ) -> list[ResidualAdd] | None:
+        """`self.main(e)` where `main = nn.Sequential(Residual(f), Residual(g))`: the library's
+        `forward` hands the stream to each child in turn. Where every child that computes is a
+        residual wrapper (its adds are its caller's, the stream handed on), the adds are the
+        calling block's, in order. None where a child does anything else."""
+        adds: list[ResidualAdd] = []
+        for child in module.children.values():
+            if self._passes_through(child):
+                continue
+            inner = self._adds_within(child, call, args[:1], flow, depth)
+            if not inner:
+                return None
+            adds.extend(inner)
+        return adds or None
 
     def _adds_beside(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any:
         """A module handed the stream beside its input (ViT's `self.output(hidden, x)`), or the

@@ -102,6 +102,8 @@ class ForwardCalls:
 
         def writers_of(self, node: ModuleNode, depth: int = 0) -> tuple[list[_Found], bool]: ...
 
+        def reads_only_metadata(self, node: ModuleNode, depth: int) -> bool: ...
+
         def _passes_through(self, module: ModuleNode) -> bool: ...
 
         def _multiplies_by_matrix(self, module: ModuleNode, depth: int) -> bool: ...
@@ -135,6 +137,8 @@ class ForwardCalls:
         ) -> list[ResidualAdd] | None: ...
 
         def _adds_beside(self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int) -> Any: ...
+
+        def _adds_into_second(self, module: ModuleNode, call: cst.Call, flow: _Flow, depth: int) -> Any: ...
 
     def _call(self, node: cst.Call, env: Env, flow: _Flow, depth: int) -> Any:
         resolved = self.interp.index.resolve(node.func) or ""
@@ -359,6 +363,9 @@ class ForwardCalls:
                     add.optional = add.optional or optional
                 flow.adds.extend(inner)
                 return STREAM
+            second = self._adds_into_second(callee.node, call, flow, depth) if args == [SECOND] else None
+            if second is not None:
+                return second
             beside = self._adds_beside(callee.node, call, args, flow, depth) if stream_beside(args) else None
             if beside is not None:
                 return beside
@@ -549,6 +556,8 @@ class ForwardCalls:
             # A learned gate of its own (LayerScale): deliberate where it may start small, which
             # its parameters' init decides once the plan is known (`gates.py`).
             return replace(carried, gate_params=carried.gate_params + tuple(module.params.values()))
+        if carried is STREAM and module.kind == "module" and self.reads_only_metadata(module, depth):
+            return UNKNOWN  # `pos_emb = self.rotary(x)`: made afresh from the stream's shape
         normed: bool | None = carried is NORMED or isinstance(carried, Branch) and carried.normed
         if carried is MAYBE_NORMED or isinstance(carried, Branch) and carried.normed is None:
             normed = None

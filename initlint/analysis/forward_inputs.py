@@ -112,6 +112,8 @@ class _Carried(cst.CSTVisitor):
                 operands = (value.left, value.right)
                 if any(isinstance(side, cst.Name) and side.value == name for side in operands):
                     self.added.add(name)
+            elif _own_module_call_on(value, name):
+                self.added.add(name)  # `pair = self.update(pair)`: a module that may add into it
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, cst.AddAssign) and isinstance(node.target, cst.Name):
@@ -120,3 +122,18 @@ class _Carried(cst.CSTVisitor):
     def visit_Return(self, node: cst.Return) -> None:
         if isinstance(node.value, cst.Tuple):
             self.returned |= {item.value.value for item in node.value.elements if isinstance(item.value, cst.Name)}
+
+
+def _own_module_call_on(value: cst.BaseExpression, name: str) -> bool:
+    """`self.update(pair)`: a module of the block called on the value alone."""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and isinstance(value.func.value, cst.Name)
+        and value.func.value.value == "self"
+        and len(value.args) == 1
+        and not value.args[0].keyword
+        and not value.args[0].star
+        and isinstance(value.args[0].value, cst.Name)
+        and value.args[0].value.value == name
+    )

@@ -29,6 +29,7 @@ from initlint.analysis.forward_statements import _Flow
 from initlint.analysis.knowledge.conventions import (
     ACCUMULATE_IN_PLACE,
     ACTIVATION_FUNCTIONS,
+    CASTING_METHODS,
     MATRIX_PRODUCTS,
     NORM_FUNCTIONS,
     SQUASHING,
@@ -65,6 +66,12 @@ def tensor_call(receiver: Any, name: str, args: list[Any], carried: Any) -> Any:
         return ACTIVATED  # `F.relu(x)` / `x.relu()` on the stream: a post-activation network
     if name in ("matmul", "bmm") and len(args) == 2 and isinstance(args[1], Branch):
         return args[1]
+    if name in CASTING_METHODS:
+        return receiver  # `scales.to(x)`: x's dtype and device, the scales' values
+    if name == "_replace" and of_streams(carried):
+        # `tokens._replace(x=self.norm(tokens.x))`: a named tuple carrying the stream, with the
+        # field that holds it replaced, holds what the new value holds (a norm of the stream).
+        return carried
     if receiver is STREAM or receiver is NORMED or conditioned(receiver) or isinstance(receiver, (Branch, Part)):
         # A tensor method (`.view`, `.square()`, `.softmax()`): the value keeps its provenance.
         return receiver

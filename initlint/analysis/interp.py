@@ -140,7 +140,8 @@ class Ctx:
 
 def _only_value(values: list[Any], per_layer: bool = False) -> Any:
     """What a call returns when the paths that return give `values` and every other path raises.
-    Called once per layer of a list (`get_block(config, i) for i in range(n)`), modules built in
+    Called once per layer of a list (`get_block(config, i) for i in range(n)`), or by a function
+    that is (a per-layer helper building each block calls `build_norm(config.norm)`), modules built in
     different arms (`if i in attn_layers: return Attn(...)` / `else: return Conv(...)`) make one
     module that is either of them, as a name bound in both arms does: each layer is one of them.
     For a single slot the choice stays unknown."""
@@ -310,7 +311,8 @@ class Interpreter(InterpExpressions, InterpStatements, ModelBuilder, StatementWa
         except _Return as ret:
             if ret.raised and ctx.certain and not self.maybe_returned[-1]:
                 self.certain_raises += 1  # every path raises: the program stops here
-            return _only_value(self.maybe_returned[-1], ctx.repeat is not None) if ret.raised else ret.value
+            per_layer = ctx.repeat is not None or ctx.in_repeat
+            return _only_value(self.maybe_returned[-1], per_layer) if ret.raised else ret.value
         finally:
             self.running.pop()
             self.maybe_returned.pop()

@@ -19,7 +19,7 @@ def class_fields(index: ModuleIndex, cls: ClassInfo) -> list[str]:
         return []
     if any(base in NAMEDTUPLE_FACTORIES for base in cls.bases):  # (bases are resolved names)
         return annotated_names(cls)
-    return dataclass_fields(index.mro(cls))
+    return dataclass_fields(index, index.mro(cls))
 
 
 def factory_fields(index: ModuleIndex, name: str) -> list[str]:

@@ -23,7 +23,7 @@ from typing import Any
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN, ModRef, Seq, truth
+from initlint.analysis.abstract import UNKNOWN, Const, ModRef, Seq, truth
 from initlint.analysis.call_arguments import bind_arguments
 from initlint.analysis.forward_adders import ForwardAdders
 from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
@@ -63,6 +63,7 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
         self._scales_input: dict[tuple[int, frozenset[str]], bool] = {}
         self._normalising: dict[int, str | None] = {}
         self._roots: dict[int, _Flow | None] = {}
+        self._metadata_only: dict[int, bool] = {}
 
     # ------------------------------------------------------------ entry points
     def residual_adds(self, block: ModuleNode) -> list[ResidualAdd]:
@@ -84,8 +85,10 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
         # final norm, not the block's).
         handed_on = flow.returns if flow.block is None else [] if STREAM in flow.handed_on else flow.handed_on
         if hands_on_reset(handed_on):
+            # (What it hands on first is the first stream; a second stream's adds are judged by
+            # what becomes of that stream, as the block's statements read it.)
             for add in flow.adds:
-                add.prenorm = False
+                add.prenorm = False if not add.stream else add.prenorm
         return flow.adds
 
     def output_layers(self, root: ModuleNode) -> list[ModuleNode]:
@@ -160,6 +163,17 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
             result = self._writers_read(node, self._read(node, depth + 1), depth)
         self._writers[key] = result
         return result
+
+    def reads_only_metadata(self, node: ModuleNode, depth: int) -> bool:
+        """A module without parameters whose `forward`, handed the stream, returns only values it
+        made afresh: a rotary or sinusoidal position embedding reads the stream's shape, device
+        and dtype (`torch.linspace(-1, 1, steps=x.shape[-2])`), not its values."""
+        key = id(node)
+        if key not in self._metadata_only:
+            self._metadata_only[key] = False  # recursion guard
+            flow = self._read(node, depth + 1) if depth < MAX_FORWARD_DEPTH and not _holds_parameters(node) else None
+            self._metadata_only[key] = flow is not None and bool(flow.returns) and all(map(_made_afresh, flow.returns))
+        return self._metadata_only[key]
 
     def _writers_read(self, node: ModuleNode, flow: _Flow | None, depth: int) -> tuple[list[_Found], bool | None]:
         """The writers of a module and whether it normalises its input first, from its
@@ -382,3 +396,14 @@ def _share(node: cst.CSTNode, side: int, shares: set[str]) -> str:
     else:
         return ""
     return operand.value if isinstance(operand, cst.Name) and operand.value in shares else ""
+
+
+def _holds_parameters(node: ModuleNode) -> bool:
+    return bool(node.params) or any(_holds_parameters(child) for child in node.children.values())
+
+
+def _made_afresh(value: Any) -> bool:
+    """A value the reading holds no provenance for (a fresh tensor, a number), or a tuple of them."""
+    if isinstance(value, Seq):
+        return all(map(_made_afresh, value.items))
+    return value is UNKNOWN or isinstance(value, Const)

@@ -11,10 +11,13 @@ from initlint.analysis.index import ClassInfo, ModuleIndex, dotted_name
 from initlint.analysis.knowledge import REGISTRY
 
 
-def root_parameter(index: ModuleIndex, param: cst.Param, typed: ClassInfo | None) -> Opaque:
-    """A root's parameter: a symbol, remembering a string default or the dataclass it is typed with."""
+def root_parameter(
+    index: ModuleIndex, param: cst.Param, typed: ClassInfo | None, bound: dict[str, ClassInfo] | None = None
+) -> Opaque:
+    """A root's parameter: a symbol, remembering a string default or the dataclass it is typed
+    with (`bound`: the classes the root's generic bases give the type variables of its `__init__`)."""
     annotation = param.annotation.annotation if param.annotation is not None else None
-    cls = annotated_class(index, annotation) if annotation is not None else typed
+    cls = annotated_class(index, annotation, bound) if annotation is not None else typed
     fields = cls if cls is not None and is_config_class(index, cls) else None
     default = _string_default(param)
     empty = _empty_container_default(param.default)
@@ -34,19 +37,62 @@ def root_parameter(index: ModuleIndex, param: cst.Param, typed: ClassInfo | None
     return Opaque(param.name.value, default, fields, compared=Const(default), assumed=assumed)
 
 
-def annotated_class(index: ModuleIndex, annotation: cst.BaseExpression) -> ClassInfo | None:
+def annotated_class(
+    index: ModuleIndex, annotation: cst.BaseExpression, bound: dict[str, ClassInfo] | None = None
+) -> ClassInfo | None:
     """The class of the code a parameter is typed with: `cfg: Config`, or the one class of a union
     whose other members are None or builtin containers (`block: BlockConfig | dict[str,
-    BlockConfig]`, `Optional[BlockConfig]`): a value of that class, as the plain case reads it."""
+    BlockConfig]`, `Optional[BlockConfig]`): a value of that class, as the plain case reads it.
+    A type variable is the class `bound` gives it."""
     found = None
     for member in union_members(annotation):
         name = dotted_name(member)
-        cls = index.class_named(name) if name is not None else None
+        cls = (bound or {}).get(name) or index.class_named(name) if name is not None else None
         if cls is not None and found is None:
             found = cls
         elif cls is not None or not _container_or_none(member):
             return None
     return found
+
+
+def type_arguments(index: ModuleIndex, cls: ClassInfo, owner: ClassInfo) -> dict[str, ClassInfo]:
+    """The classes a generic `owner` (`class Base(nn.Module, Generic[C])`, `class Base[C]`) has its
+    type variables bound to where `cls` or one of its bases subclasses it with arguments
+    (`class Encoder(Base[EncoderConfig])`): type variable -> class, for the arguments that name a
+    class of the code. Empty where no base binds them."""
+    variables = _type_variables(owner.node)
+    for current in index.mro(cls) if variables else ():
+        for base in current.node.bases:
+            generic = base.value
+            if (
+                not isinstance(generic, cst.Subscript)
+                or index.class_named(dotted_name(generic.value) or "") is not owner
+            ):
+                continue
+            arguments = [
+                element.slice.value if isinstance(element.slice, cst.Index) else None for element in generic.slice
+            ]
+            named = {
+                variable: dotted_name(argument) if argument is not None else None
+                for variable, argument in zip(variables, arguments)
+            }
+            return {variable: found for variable, name in named.items() if name and (found := index.class_named(name))}
+    return {}
+
+
+def _type_variables(node: cst.ClassDef) -> list[str]:
+    """A generic class's type variables, in order: its type parameters (`class Base[C]`), else
+    those its `Generic[...]` or `Protocol[...]` base lists."""
+    if node.type_parameters is not None:
+        return [param.param.name.value for param in node.type_parameters.params if isinstance(param.param, cst.TypeVar)]
+    for base in node.bases:
+        if isinstance(base.value, cst.Subscript) and _last_name(base.value.value) in ("Generic", "Protocol"):
+            return [
+                dotted_name(element.slice.value) or ""
+                for element in base.value.slice
+                if isinstance(element.slice, cst.Index)
+            ]
+    return []
 
 
 def union_members(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -96,13 +142,13 @@ def _number_type(default: cst.BaseExpression | None) -> str | None:
 
 def is_config_class(index: ModuleIndex, cls: ClassInfo) -> bool:
     """A dataclass, or a plain class (not a module) whose `__init__` stores its settings."""
-    return is_dataclass(cls) or (not index.is_module_class(cls) and bool(cls.init_fields()))
+    return is_dataclass(index, cls) or (not index.is_module_class(cls) and bool(cls.init_fields()))
 
 
-def dataclass_fields(mro: list[ClassInfo]) -> list[str]:
+def dataclass_fields(index: ModuleIndex, mro: list[ClassInfo]) -> list[str]:
     """The fields of a dataclass with this MRO, in the order its `__init__` takes them (a base's
-    fields first); none for a class no dataclass decorator made."""
-    return [name for owner in reversed(mro) if is_dataclass(owner) for name in annotated_names(owner)]
+    fields first); none for a class no dataclass decorator or base made."""
+    return [name for owner in reversed(mro) if is_dataclass(index, owner) for name in annotated_names(owner)]
 
 
 def annotated_names(cls: ClassInfo) -> list[str]:
@@ -115,7 +161,10 @@ def annotated_names(cls: ClassInfo) -> list[str]:
     return names
 
 
-def is_dataclass(cls: ClassInfo) -> bool:
+def is_dataclass(index: ModuleIndex, cls: ClassInfo) -> bool:
+    """A class a dataclass decorator makes, or one whose base does (pydantic's `BaseModel`)."""
+    if REGISTRY.makes_dataclass(index.base_chain(cls)):
+        return True
     for decorator in cls.node.decorators:
         target = decorator.decorator
         target = target.func if isinstance(target, cst.Call) else target

@@ -24,7 +24,13 @@ def join_streams(root: ModuleNode, stacks: list[Stack], runs: list[list[ModuleNo
         return  # (a list holding several kinds of block: its share of N is counted elsewhere)
     for run in runs:
         met = dict.fromkeys(id(container) for container in run)
-        joined = [by_container[key] for key in met if key in by_container]
+        # (A list whose blocks add only into a second stream they carry beside it, the pair
+        # representation updated beside the atoms, adds nothing into this one.)
+        joined = [
+            by_container[key]
+            for key in met
+            if key in by_container and not all(add.stream for add in by_container[key].default_adds)
+        ]
         if len(joined) < 2 or any(not stack.default_adds for stack in joined):
             continue
         terms = _terms_of_n(joined)

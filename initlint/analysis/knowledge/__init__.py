@@ -1,8 +1,8 @@
 """What the analyzer knows about library APIs, in one registry keyed by qualified name.
 
 Each library has its own module (`torch_nn`, `torch_init`, `huggingface`, `parallel_layers`,
-`timm`, `einops`, `einops_utils`, `torchvision`, `fla`, `hyper_connections`, plus the naming
-`conventions`), each a `Library` of plain-data specs (`specs.py`).
+`timm`, `einops`, `einops_utils`, `torchvision`, `fla`, `hyper_connections`, the
+`config_classes` of config libraries, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
 Everything else is derived from here: what a call to `torch.nn.init.normal_` does to a tensor
 and which argument is its std, which layers exist and how PyTorch initialises them, which base
 classes make a model and which of their methods run an init, the text pre-filter's import
@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from initlint.analysis.knowledge.config_classes import CONFIG_CLASSES
 from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
 from initlint.analysis.knowledge.einops import EINOPS
 from initlint.analysis.knowledge.einops_utils import EINOPS_UTILS
@@ -51,6 +52,7 @@ LIBRARIES = (
     TORCHVISION,
     FLA,
     HYPER_CONNECTIONS,
+    CONFIG_CLASSES,
     DELIBERATE_SCHEMES,
     ENTRY_POINTS,
 )
@@ -193,6 +195,11 @@ class Registry:
         return frozenset({"dataclass"}) | frozenset(
             _last(name) for library in self.libraries for name in library.dataclass_decorators
         )
+
+    def makes_dataclass(self, bases: list[str]) -> bool:
+        """Whether a class with this base chain is a dataclass by its base (pydantic's `BaseModel`),
+        named by qualified name only: many projects call their own `nn.Module` base `BaseModel`."""
+        return any(base in library.dataclass_bases for library in self.libraries for base in bases)
 
     def module_bases(self) -> frozenset[str]:
         return frozenset(base for library in self.libraries for base in library.module_bases)

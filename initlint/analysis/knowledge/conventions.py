@@ -102,6 +102,9 @@ MATRIX_PRODUCTS = frozenset({"einsum", "matmul", "bmm", "mm", "baddbmm", "addmm"
 #: (`n = x.shape[-2]`, `x.size(1)`): what is computed from them (`self.rotary_emb(n)`) is not
 #: the stream's content.
 TENSOR_METADATA = frozenset({"shape", "size", "dim", "numel", "device", "dtype", "ndim", "is_cuda", "requires_grad"})
+#: Tensor methods that take only the dtype and device of a tensor handed to them
+#: (`scales.to(x)`, `mask.type_as(x)`): the result holds the receiver's values.
+CASTING_METHODS = frozenset({"to", "type_as"})
 #: Calls that make a new tensor, whatever tensor they are given (`torch.zeros_like(x)`).
 FRESH_TENSORS = frozenset(
     {

@@ -259,6 +259,9 @@ class Library:
     #: Class decorators that make a dataclass, as `dataclasses.dataclass` does: the class's
     #: annotated fields with defaults are the default config.
     dataclass_decorators: tuple[str, ...] = ()
+    #: Base classes that make each subclass a dataclass, as those decorators do (pydantic's
+    #: `BaseModel`), matched by qualified name only.
+    dataclass_bases: tuple[str, ...] = ()
     #: Bases whose `__init__` keeps its first argument on the instance: base -> attribute
     #: (`PreTrainedModel.__init__(config)` sets `self.config`).
     stored_init_arguments: tuple[tuple[str, str], ...] = ()
