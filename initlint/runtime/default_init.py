@@ -86,18 +86,7 @@ def default_init_finding(rows: Sequence[Row], params: Mapping[str, _Param], poli
         for row in rows
         if row in weights or (row.verdict == TORCH_DEFAULT and row.role == "bias" and _layer(row.name) in layers)
     ]
-    groups: dict[tuple, list[Row]] = {}
-    for row in left:
-        ratio = None if row.ratio is None else round(row.ratio, 3)
-        groups.setdefault((row.role, row.requested, row.expected, ratio), []).append(row)
-    parts = []
-    for (role, requested, expected, _ratio), members in groups.items():
-        patterns = sorted({m.pattern for m in members})
-        ratio_text = f" (ratio {members[0].ratio:.3g})" if members[0].ratio is not None else ""
-        parts.append(
-            f"{role} {', '.join(patterns)} ({_count(members)}): requested {requested}, "
-            f"policy {policy_name} expects {expected}{ratio_text}{_layer_default(role, requested)}"
-        )
+    parts = _group_messages(left, policy_name)
     plan_rows = [row for row in evidence if _KINDS[row.role] in {_KINDS[w.role] for w in weights}]
     shown = sorted({row.pattern for row in plan_rows})
     plan = f"{', '.join(shown[:3])}{f' (+{len(shown) - 3} more)' if len(shown) > 3 else ''}"
@@ -126,6 +115,23 @@ def default_init_finding(rows: Sequence[Row], params: Mapping[str, _Param], poli
         },
         headline=headline,
     )
+
+
+def _group_messages(left: Sequence[Row], policy_name: str) -> list[str]:
+    """One clause per (role, request, expectation): the patterns, the numbers, whose default."""
+    groups: dict[tuple, list[Row]] = {}
+    for row in left:
+        ratio = None if row.ratio is None else round(row.ratio, 3)
+        groups.setdefault((row.role, row.requested, row.expected, ratio), []).append(row)
+    parts = []
+    for (role, requested, expected, _ratio), members in groups.items():
+        patterns = sorted({m.pattern for m in members})
+        ratio_text = f" (ratio {members[0].ratio:.3g})" if members[0].ratio is not None else ""
+        parts.append(
+            f"{role} {', '.join(patterns)} ({_count(members)}): requested {requested}, "
+            f"policy {policy_name} expects {expected}{ratio_text}{_layer_default(role, requested)}"
+        )
+    return parts
 
 
 def _layer(name: str) -> str:
