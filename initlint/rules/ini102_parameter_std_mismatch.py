@@ -18,6 +18,14 @@ std 0.02 cuts nothing), fan-in read from the wrong dimension (every weight fits 
 one finding, under the `fan-in` policy), and a deliberate init of one or two layers redrawn by a
 later generic init while the model is constructed (a zero init wiped by `apply(_init_weights)`).
 
+A layer left at PyTorch's own default (the trace sees `nn.Linear`/`nn.ConvNd` kaiming-uniform,
+uniform biases, `nn.Embedding` N(0, 1) written by the layer's `reset_parameters`, nothing after)
+is judged against that default, not the policy: a model that relies on it gets no finding per
+layer. Two exceptions: an embedding's N(0, 1) tied to the output head (no default for a head),
+and layers left at the default while the model's own init gives other layers of their kind
+(linear, embedding) what the policy asks: one finding names them all, with the layers the plan
+reached as evidence.
+
 ## Why is this bad?
 An embedding tied to the head and left at nn.Embedding's default N(0, 1) gives logits ~50x too
 large (step-zero loss ~46 instead of ln V ~ 5.5 at V = 256); a depth factor put on the wrong

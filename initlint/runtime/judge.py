@@ -22,6 +22,7 @@ from initlint.runtime.policy import (
     expected_for,
     std_matches,
 )
+from initlint.runtime.default_init import TORCH_DEFAULT, at_layer_default, default_init_finding, is_explicit
 from initlint.runtime.distribution import Requested
 from initlint.runtime.report import Row, RuntimeFinding, layer_index, name_pattern
 from initlint.runtime.writers import ForwardMap
@@ -73,8 +74,16 @@ def _compared_std(requested: Requested) -> float:
 
 
 def make_row(
-    param: ParamFacts, role: str, factor: float | None, policy_name: str, facts: ModelFacts, norm_offset: float
+    param: ParamFacts,
+    role: str,
+    factor: float | None,
+    policy_name: str,
+    facts: ModelFacts,
+    norm_offset: float,
+    layer_default: bool = False,
 ) -> Row:
+    """`layer_default`: the parameter holds its layer's own default for the way the forward uses
+    it (`default_init.at_layer_default`); a non-writer is then judged against that default."""
     requested = param.requested
     expected = expected_for(policy_name, role, layer_index(param.name), param.fan_in, facts)
     row = Row(
@@ -106,6 +115,8 @@ def make_row(
             std *= abs(factor)
         row.ratio = std / expected.std if expected.std else None
         row.verdict = "ok" if std_matches(std, requested.mean, expected, 0.10) else "mismatch"
+    if row.verdict == "mismatch" and role != "writer" and layer_default:
+        row.verdict = TORCH_DEFAULT
     return row
 
 
@@ -118,19 +129,24 @@ def judge(
     writers = fmap.writer_names
     unseen = roles.UNUSED if fmap.observed else roles.UNOBSERVED
 
+    def role_of(param: ParamFacts) -> str:
+        return "writer" if param.name in writers else fmap.roles.get(param.name, unseen)
+
     def rows_for(policy_name: str, facts_of=params) -> list[Row]:
         return [
             make_row(
                 p,
-                "writer" if p.name in writers else fmap.roles.get(p.name, unseen),
+                role_of(p),
                 factors.get(p.name),
                 policy_name,
                 facts,
                 fmap.norm_offsets.get(p.name, 0.0),
+                at_layer_default(p.requested, role_of(p), p.name in fmap.head),
             )
             for p in facts_of
         ]
 
+    by_name = {p.name: p for p in params}
     chosen = policy.name
     if policy.name == "auto":
         chosen, rows = "gpt2", None
@@ -138,25 +154,28 @@ def judge(
             candidate_rows = rows_for(candidate)
             if rows is None:
                 rows = candidate_rows
-            judged = [r for r in candidate_rows if r.role in WEIGHT_ROLES and r.verdict in ("ok", "mismatch")]
-            if judged and all(r.verdict == "ok" for r in judged):
+            if _fits(candidate_rows, by_name):
                 chosen, rows = candidate, candidate_rows
                 break
         assert rows is not None  # AUTO_CANDIDATES is not empty: the loop set it
         label = f"auto -> {chosen}"
-        if chosen == "gpt2" and _fits(rows_for("fan-in", [_fan_out(p) for p in params])):
+        if chosen == "gpt2" and _fits(rows_for("fan-in", [_fan_out(p) for p in params]), by_name):
             rows = rows_for("fan-in")
             return "auto -> fan-in", rows, [_wrong_fan_finding(rows)]
     else:
         rows = rows_for(chosen)
         label = chosen
-    by_name = {p.name: p for p in params}
-    return label, rows, findings_from_rows(rows, by_name, facts, chosen)
+    findings = findings_from_rows(rows, by_name, facts, chosen)
+    left_at_default = default_init_finding(rows, by_name, chosen)
+    return label, rows, findings + ([left_at_default] if left_at_default else [])
 
 
-def _fits(rows: list[Row]) -> bool:
+def _fits(rows: list[Row], params: dict[str, ParamFacts]) -> bool:
+    """Does the policy explain every judged weight, and some init the code asked for? Layers at
+    PyTorch's default (`TORCH_DEFAULT` rows, default-initialised writers) are no plan of the model."""
     judged = [r for r in rows if r.role in WEIGHT_ROLES and r.verdict in ("ok", "mismatch")]
-    return bool(judged) and all(r.verdict == "ok" for r in judged)
+    asked = any(is_explicit(params[r.name].requested) for r in judged)
+    return asked and all(r.verdict == "ok" for r in judged)
 
 
 def _fan_out(param: ParamFacts) -> ParamFacts:

@@ -26,7 +26,8 @@ import math
 from dataclasses import dataclass
 
 POLICIES = ("auto", "gpt2", "per-layer", "small-init", "zero-init", "fan-in", "none")
-#: `auto` tries these in order; the first that explains every judged parameter wins.
+#: `auto` tries these in order; the first that explains every judged parameter and at least
+#: one init the code asked for wins (layers at PyTorch's default are no plan: `default_init`).
 AUTO_CANDIDATES = ("gpt2", "per-layer", "zero-init", "small-init", "fan-in")
 DEFAULT_BASE_STD = 0.02
 #: Relative tolerance on a requested std (deterministic, so only conventions need slack).

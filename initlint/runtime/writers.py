@@ -142,6 +142,9 @@ class ForwardMap:
     notes: list[str] = field(default_factory=list)
     #: False when the forward pass failed: no role, not even "unused", was seen.
     observed: bool = True
+    #: The weight whose product is the model's output, under every name; an embedding tied to
+    #: the head keeps the role "embedding" but is here too.
+    head: list[str] = field(default_factory=list)
 
     @property
     def writer_names(self) -> set[str]:
@@ -165,6 +168,7 @@ class ForwardMap:
             "materialised": self.materialised,
             "notes": self.notes,
             "observed": self.observed,
+            "head": self.head,
         }
 
 
@@ -523,6 +527,8 @@ def map_forward(model: torch.nn.Module, inputs: dict[str, Any] | tuple) -> Forwa
     ):
         mode.roles[head.writer] = "head"
     result = ForwardMap()
+    if head is not None and head.kind == "branch" and head.writer is not None:
+        result.head = list(keys.get(head.writer, []))
     for key, role in mode.roles.items():
         for name in keys.get(key, []):
             result.roles[name] = role

@@ -83,7 +83,9 @@ def test_wrong_projection_scaled():
 def test_tied_embedding_left_at_std_one():
     report = verify(lambda: make("embedding-std1"), label="tied")
     finding = only(report, "INI102")
-    assert set(finding.params) == {"transformer.wte.weight", "lm_head.weight", "transformer.wpe.weight"}
+    # The position table's N(0, 1) is nn.Embedding's default, and no init of the model reaches
+    # an embedding: not reported. The same default used as the head is no default for a head.
+    assert set(finding.params) == {"transformer.wte.weight", "lm_head.weight"}
     assert "requested normal std 1" in finding.message and "ratio 50" in finding.message
     loss = only(report, "INI107")  # the measurement sees the same bug in the output scale
     assert loss.details["loss"] > 3 * math.log(256)
