@@ -7,6 +7,7 @@ from __future__ import annotations
 from initlint.analysis.gates import settle_gates
 from initlint.analysis.held_modules import held_per_block
 from initlint.analysis.model import ModuleNode, ResidualAdd, Stack, Writer
+from initlint.analysis.python_operators import number_sum
 from initlint.analysis.residual import ForwardReader
 from initlint.analysis.scaling import reference_std
 from initlint.analysis.streams import unrolled_copies
@@ -22,7 +23,20 @@ def _repeated_child(container: ModuleNode) -> ModuleNode | None:
     if len(children) == 1:
         return children[0]
     repeated = [child for child in children if child.repeat is not None]
-    return repeated[0] if container.kind == "sequential" and len(repeated) == 1 else None
+    if len(repeated) != 1:
+        return None
+    # A list of `n - 1` copies and the last one appended on its own (built with other
+    # arguments) is one stack; in an `nn.Sequential` the layers around it are a stem and a head.
+    beside = _copies_beside(container, repeated[0])
+    return repeated[0] if container.kind == "sequential" or len(beside) == len(children) - 1 else None
+
+
+def _copies_beside(container: ModuleNode, block: ModuleNode) -> list[ModuleNode]:
+    """The single blocks of the repeated block's class beside it in its list (`n - 1` copies, then
+    `layers.append(Block(d, last=True))`): layers of the same stack, each one block deeper."""
+    if block.repeat is None or block.cls is None:
+        return []
+    return [child for child in container.children.values() if child.repeat is None and child.cls is block.cls]
 
 
 def _repeated_kinds(container: ModuleNode) -> list[ModuleNode]:
@@ -63,6 +77,9 @@ def _stack_of(
     """The stack of `block`, repeated in `container`; or, of `copies` (of it) chained by hand,
     where the block is no list's, the first standing for them all."""
     depth = Monomial.of(len(copies)) if copies else block.repeat
+    beside = [] if copies else _copies_beside(container, block)
+    if depth is not None and beside:
+        depth = number_sum(depth, Monomial.of(len(beside)), negate=False)  # `(n - 1) + 1` is `n`
     if depth is None or not (
         block.kind == "module"
         and block.cls is not None
@@ -85,7 +102,7 @@ def _stack_of(
                 writers.append(Writer(ref, add, node))
     # (The same layer of each other copy is a writer too, not an ordinary linear.)
     relative = [writer.node.path.removeprefix(f"{block.path}.") for writer in writers]
-    same = [copy.descend(path) for copy in copies or () for path in relative]
+    same = [copy.descend(path) for copy in copies or beside for path in relative]
     reference = reference_std(root, {id(node) for node in [*(writer.node for writer in writers), *same]})
     return [Stack(root, container, block, depth, depth.describe(), adds, writers, reference)]
 
