@@ -514,7 +514,8 @@ def _redrawn_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> list
 
 
 def _stacks_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> bool:
-    created = [writer.node.created_at for stack in stacks for writer in stack.writers]
+    # (A matrix parameter's own construction: a block of the user's file may hold a module of this one.)
+    created = [writer.created_at for stack in stacks for writer in stack.writers]
     return any(node is not None and linking.in_checked_file(analysis.index, node) for node in created)
 
 
