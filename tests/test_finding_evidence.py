@@ -27,3 +27,54 @@ def test_generic_init_names_the_std_field_the_config_defines():
         finding.message.endswith("init std init_std has no depth factor 1/sqrt(2 * depth)") for finding in findings
     )
     assert all("generic normal_(std=config.init_std)" in finding.evidence[0].message for finding in findings)
+
+
+SPLIT_PARAMETER = """
+import torch
+import torch.nn as nn
+
+
+class FeedForward(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.w_in = nn.Parameter(torch.empty(dim, 4 * dim))
+        self.w_out = nn.Parameter(
+            torch.empty(4 * dim, dim)
+        )
+        nn.init.normal_(self.w_in, std=0.02)
+        nn.init.normal_(self.w_out, std=0.02)
+
+    def forward(self, x):
+        return torch.relu(x @ self.w_in) @ self.w_out
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.ff = FeedForward(dim)
+
+    def forward(self, x):
+        return x + self.ff(self.norm(x))
+
+
+class Model(nn.Module):
+    def __init__(self, dim=64, depth=6):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(dim) for _ in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+"""
+
+
+def test_a_parameter_writer_is_reported_on_the_statement_that_makes_it(tmp_path):
+    # As a layer's finding stands on `self.proj = nn.Linear(...)`, a bare parameter's stands on
+    # `self.w_out = nn.Parameter(`, not on the factory call a line below it.
+    path = tmp_path / "model.py"
+    path.write_text(SPLIT_PARAMETER)
+    (finding,) = lint_file(path, Settings(select=("INI001",)))
+    assert (finding.line, finding.column) == (10, 9)
+    assert "`blocks.*.ff.w_out`" in finding.message
