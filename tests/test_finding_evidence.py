@@ -78,3 +78,19 @@ def test_a_parameter_writer_is_reported_on_the_statement_that_makes_it(tmp_path)
     (finding,) = lint_file(path, Settings(select=("INI001",)))
     assert (finding.line, finding.column) == (10, 9)
     assert "`blocks.*.ff.w_out`" in finding.message
+
+
+def test_a_writer_left_as_torch_empty_shows_the_init_that_leaves_it_out():
+    # What tells an init that forgets the writer from weights a checkpoint fills: the model's
+    # own init code draws another parameter allocated alike.
+    findings = lint_file(IDIOMS / "empty_writer_left_by_own_init/bad.py", Settings(select=("INI001",)))
+    assert [finding.message.endswith("is left uninitialised") for finding in findings] == [True, True]
+    drawn = [step.message for finding in findings for step in finding.evidence if "own init code" in step.message]
+    assert (
+        drawn
+        == [
+            "the model's own init code draws `pos.W_pos` (also made with torch.empty) with normal_(std=0.02) here; "
+            "none draws the writer"
+        ]
+        * 2
+    )
