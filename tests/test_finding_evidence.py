@@ -94,3 +94,55 @@ def test_a_writer_left_as_torch_empty_shows_the_init_that_leaves_it_out():
         ]
         * 2
     )
+
+
+EXPERTS_ADDING_THEMSELVES = """
+import torch
+import torch.nn as nn
+
+
+class Experts(nn.Module):
+    def __init__(self, dim, n_experts=4):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.gate = nn.Linear(dim, n_experts)
+        self.w_in = nn.Parameter(torch.randn(n_experts, 4 * dim, dim) * 0.02)
+        self.w_out = nn.Parameter(torch.randn(n_experts, dim, 4 * dim) * 0.02)
+
+    def forward(self, x):
+        t = self.norm(x)
+        g = self.gate(t).softmax(-1)
+        h = torch.einsum("eck,bk->bec", self.w_in, t).relu()
+        t = torch.einsum("eck,bek->bec", self.w_out, h)
+        t = torch.einsum("bec,be->bc", t, g)
+        return x + t
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.mlp = Experts(dim)
+
+    def forward(self, x):
+        return self.mlp(x)
+
+
+class Model(nn.Module):
+    def __init__(self, dim=64, depth=6):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(dim) for _ in range(depth)])
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return x
+"""
+
+
+def test_a_matrix_of_the_module_that_adds_is_named_under_that_module(tmp_path):
+    # The experts module adds its own output back (`return x + t`) and the block calls it as
+    # `self.mlp(x)`: its matrix is `mlp.w_out`, not `mlp..w_out`.
+    path = tmp_path / "model.py"
+    path.write_text(EXPERTS_ADDING_THEMSELVES)
+    (finding,) = lint_file(path, Settings(select=("INI001",)))
+    assert finding.message.startswith("residual writer `blocks.*.mlp.w_out` init std 0.02")
