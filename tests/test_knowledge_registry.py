@@ -756,3 +756,27 @@ def test_a_piece_unpack_hands_back_holds_what_the_packed_tensor_held(std, scaled
     assert [writer.ref.path for stack in analysis.stacks for writer in stack.writers] == ["back"]
     assert reported(source) == expected_findings(source)
     assert bool(expected_findings(source)) is not scaled
+
+
+# ------------------------------------------------------------------- fancy_einsum
+def test_fancy_einsum_is_one_registry_entry():
+    """Its package is named by one entry (the registry's own module imports it by that name)."""
+    entry = [path.name for path in PACKAGE.rglob("*.py") if '"fancy_einsum"' in path.read_text()]
+    assert entry == ["fancy_einsum.py"]
+    assert static_files_naming("fancy_einsum") == [
+        "analysis/knowledge/__init__.py",
+        "analysis/knowledge/fancy_einsum.py",
+    ]
+
+
+@pytest.mark.parametrize("variant", ["bad", "good"])
+def test_fancy_einsum_applies_the_weight_it_is_handed(variant):
+    """`einsum("batch pos d_mlp, d_mlp d_model -> batch pos d_model", post, self.W_out)` of
+    fancy_einsum computes as torch's einsum: its last weight writes what it returns."""
+    source = (IDIOMS / "einsum_named_axes" / f"{variant}.py").read_text()
+    analysis = analyze(cst.parse_module(source))
+    assert sorted(writer.ref.display for stack in analysis.stacks for writer in stack.writers) == [
+        "attn.W_O",
+        "mlp.W_out",
+    ]
+    assert reported(source) == expected_findings(source)

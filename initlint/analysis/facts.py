@@ -11,7 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from initlint.analysis.model import FinalInit, ModuleNode, Param, RuntimeScale, Stack, Writer, final_init
+from initlint.analysis.model import (
+    FinalInit,
+    InitOp,
+    ModuleNode,
+    Param,
+    RuntimeScale,
+    Stack,
+    Writer,
+    display_parameters,
+    final_init,
+)
 from initlint.analysis.scaling import DepthScaling, scale_atoms, stack_scaling
 from initlint.analysis.values import Monomial
 
@@ -34,6 +44,10 @@ class WriterFacts:
     #: One of those factors also has a tunable multiplier (MiniCPM's `scale_depth / sqrt(L)`):
     #: a designed depth parametrisation, not a stray constant.
     tuned_runtime_scale: bool = False
+    #: For a writer the model's own code allocates with `torch.empty` and leaves so: a parameter
+    #: the model's own code does draw, the op that draws it, and whether that parameter was
+    #: allocated with `torch.empty` too (see `drawn_by_code`).
+    drawn_beside: tuple[str, InitOp, bool] | None = None
 
     @property
     def weight(self) -> Param | None:
@@ -79,15 +93,51 @@ def facts_of(analysis: "Analysis", stack: Stack, writer: Writer) -> WriterFacts:
     possible = each_possible_std(final) if final is not None else ()
     if possible:
         scaling = _common_scaling([stack_scaling(analysis, stack, std) for std in possible])
+    drawn = None
     if final is not None and final.certain and final.kind == "empty":
         scaling = DepthScaling("none")  # uninitialised memory: whatever it holds, no depth factor
+        if weight is not None and weight.created_at is not None:
+            # Allocated by the model's own code: where nothing in it draws a parameter, its
+            # values are loaded (a checkpoint), not mis-initialised; the writer is not judged.
+            drawn = drawn_by_code(stack.root)
+            scaling = scaling if drawn is not None else None
     runtime = tuple(scale for scale in writer.ref.scales if scale_atoms(analysis, scale.factor))
     tuned = any(
         exponent > 0 and name not in scale_atoms(analysis, scale.factor)
         for scale in runtime
         for name, exponent in scale.factor.atoms
     )
-    return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime, tuned)
+    return WriterFacts(stack, writer, writer_pattern(stack, writer), final, scaling, runtime, tuned, drawn)
+
+
+#: Init op kinds that fill a tensor with random values (an init function, `torch.randn`).
+_DRAWS = frozenset(
+    {
+        "normal",
+        "uniform",
+        "trunc_normal",
+        "kaiming_normal",
+        "kaiming_uniform",
+        "xavier_normal",
+        "xavier_uniform",
+        "orthogonal",
+    }
+)
+
+
+def drawn_by_code(root: ModuleNode) -> tuple[str, InitOp, bool] | None:
+    """A parameter of the model its own code draws random values into, and the op that does:
+    one also allocated with `torch.empty` first (the init code fills what the model allocates),
+    else any. None where its code draws nothing (allocations, constants, constructor defaults
+    alone, as in inference code whose weights a checkpoint fills): nothing initialises the
+    model's own `torch.empty` parameters on purpose, and none is left out by mistake."""
+    found = None
+    for name, param, _ in display_parameters(root):
+        op = next((op for op in param.ops if op.node is not None and op.kind in _DRAWS), None)
+        if op is not None and param.created_at is not None and param.ops[0].kind == "empty":
+            return name, op, True
+        found = found or ((name, op, False) if op is not None else None)
+    return found
 
 
 def each_possible_std(final: FinalInit) -> tuple[Monomial, ...]:

@@ -221,4 +221,5 @@ def _relative(ref: WriterRef, wrapper: ModuleNode, block: ModuleNode) -> str:
     layer = ref.layer
     if layer is not None and not layer.is_under(wrapper) and layer.is_under(block):
         return _relative_path(layer, block)
-    return f"{_relative_path(wrapper, block)}.{ref.path}"
+    prefix = _relative_path(wrapper, block)
+    return f"{prefix}.{ref.path}" if ref.path else prefix  # (a matrix of the wrapper itself)

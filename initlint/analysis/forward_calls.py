@@ -216,7 +216,7 @@ class ForwardCalls:
         mapped = self._mapped(call, args, env, flow, depth)
         if mapped is not None:
             return mapped
-        if resolved.partition(".")[0] in _TENSOR_LIBRARIES and name not in self.interp.index.functions:
+        if self.interp.knowledge.computes_as_torch(resolved) and name not in self.interp.index.functions:
             function = resolved.rpartition(".")[2]
             weights = [a for a in args if isinstance(a, ParamRef)]
             product = self._weight_product(function, resolved, weights, carried, flow, depth)
@@ -605,10 +605,6 @@ class ForwardCalls:
 def _streams_listed(value: Any) -> bool:
     """A tuple of values the reading follows, item by item (one input per stream)."""
     return isinstance(value, Seq) and value.repeat is None and any(of_streams(item) for item in value.items)
-
-
-#: Packages whose tensor functions a file imports by name (`from torch import einsum`).
-_TENSOR_LIBRARIES = ("torch", "einops")
 
 
 def _packing(packing: Packing, call: cst.Call, args: list[Any]) -> Any:

@@ -47,6 +47,10 @@ class Param:
     ndim: int | None = None
     #: The layer attribute each dimension's size is, where the layer fixes them (ParamDefault.dims).
     dims: tuple[str, ...] = ()
+    #: Where a parameter the model's code makes from a fresh tensor is made: the statement that
+    #: builds and registers it (`self.W_O = nn.Parameter(torch.empty(...))`, split over lines or
+    #: not), as a layer's construction is, else the tensor's factory call. None for a layer's own.
+    created_at: cst.CSTNode | None = None
 
     @property
     def path(self) -> str:
@@ -359,6 +363,8 @@ class Writer:
         if self.ref.param == "weight":
             return self.node.created_at
         weight = self.weight
+        if weight is not None and weight.created_at is not None:
+            return weight.created_at
         made = [op.node for op in weight.ops[:1] if op.node is not None] if weight is not None else []
         return made[0] if made else self.node.created_at
 

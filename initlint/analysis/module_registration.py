@@ -74,6 +74,8 @@ def set_module_attr(
     if isinstance(value, NewTensor):
         param = Param(name, node, ndim=_factory_ndim(value.op.node))
         param.ops.append(value.op)
+        built_here = isinstance(stmt, (cst.Assign, cst.AnnAssign)) and _built_by_statement(stmt.value, value.op.node)
+        param.created_at = stmt if built_here else value.op.node
         node.params[name] = param
         return
     if name in node.params and isinstance(value, Const) and value.value is None:

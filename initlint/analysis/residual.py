@@ -136,7 +136,7 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
             if flow is None or not flow.adds:
                 break
             for add in flow.adds:
-                add.writers = [replace(ref, path=f"{name}.{ref.path}") for ref in add.writers]
+                add.writers = [replace(ref, path=f"{name}.{ref.path}" if ref.path else name) for ref in add.writers]
                 add.site = name
             adds.extend(flow.adds)
             if any(value is not STREAM for value in flow.returns):

@@ -7,9 +7,8 @@ from typing import Iterator
 import libcst as cst
 
 from initlint.analysis.flow import is_norm
-from initlint.analysis.gates import settle_gates
 from initlint.analysis.construction import classes_built_declined, init_like
-from initlint.analysis.held_modules import held_per_block
+from initlint.analysis.block_stacks import stacks_of
 from initlint.analysis.index import ClassInfo, ModuleIndex, build_index
 from initlint.analysis import linking, presets
 from initlint.analysis.interp import Interpreter
@@ -19,17 +18,13 @@ from initlint.analysis.model import (
     Analysis,
     InitOp,
     ModuleNode,
-    ResidualAdd,
     Stack,
-    Writer,
 )
 from initlint.analysis.residual import ForwardReader
-from initlint.analysis.scaling import reference_std
 from initlint.analysis.block_loops import repeat_runs, runs_side_by_side
-from initlint.analysis.streams import join_streams, unrolled_copies
+from initlint.analysis.streams import join_streams
 from initlint.analysis.uncalled_inits import may_write_weights, unchanged_by_uncalled, uncalled_init_functions
 from initlint.analysis.usage import NameUses
-from initlint.analysis.values import Monomial
 from initlint.config import AnalysisOptions
 
 
@@ -101,93 +96,6 @@ def _build_function_root(
         root.unchanged_by_uncalled = unchanged_by_uncalled(interp, root)
         root.incomplete = interp.incomplete
     return root
-
-
-def _repeated_child(container: ModuleNode) -> ModuleNode | None:
-    """The repeated block of a container: its only child, or in an `nn.Sequential` the one child
-    that stands for many (`nn.Sequential(stem, *blocks, head)`)."""
-    if container.kind not in ("container", "sequential"):
-        return None
-    children = list(container.children.values())
-    if len(children) == 1:
-        return children[0]
-    repeated = [child for child in children if child.repeat is not None]
-    return repeated[0] if container.kind == "sequential" and len(repeated) == 1 else None
-
-
-def _repeated_kinds(container: ModuleNode) -> list[ModuleNode]:
-    """The blocks of a list a loop fills with one of several classes per index (`AttentionLayer`
-    every fourth layer, `MambaLayer` otherwise): each stands for its share of the same count, and
-    every layer of the stack is one of them. Otherwise the one repeated block, if any, with the
-    blocks an undecided test builds in its place (`get_block(config, i)` returning one class or
-    another as `i in config.attn_layer_idxs`): each layer is one of those."""
-    children = list(container.children.values())
-    repeated = [child for child in children if child.repeat is not None]
-    counts = {child.repeat for child in repeated}
-    # In an `nn.Sequential` the layers around the stack (a stem, a final norm) repeat once.
-    whole = len(repeated) == len(children) or container.kind == "sequential"
-    if container.kind in ("container", "sequential") and len(repeated) > 1 and len(counts) == 1 and whole:
-        return repeated
-    block = _repeated_child(container)
-    return list(block.with_alternatives()) if block is not None else []
-
-
-def _stacks_of(root: ModuleNode, reader: ForwardReader) -> list[Stack]:
-    stacks: list[Stack] = []
-    for _, container in root.named_modules():
-        for block in _repeated_kinds(container):
-            stacks.extend(_stack_of(root, container, block, reader))
-    for copies in unrolled_copies(reader.stream_runs(root)):
-        unrolled = _stack_of(root, copies[0].parent or root, copies[0], reader, copies)
-        stacks.extend(stack for stack in unrolled if stack.adds)
-    return stacks
-
-
-def _stack_of(
-    root: ModuleNode,
-    container: ModuleNode,
-    block: ModuleNode,
-    reader: ForwardReader,
-    copies: list[ModuleNode] | None = None,
-) -> list[Stack]:
-    """The stack of `block`, repeated in `container`; or, of `copies` (of it) chained by hand,
-    where the block is no list's, the first standing for them all."""
-    depth = Monomial.of(len(copies)) if copies else block.repeat
-    if depth is None or not (
-        block.kind == "module"
-        and block.cls is not None
-        or block.kind in ("container", "sequential", "wrapper", "block")
-    ):
-        return []
-    # An add a repeated block inside this one makes (a stage's blocks) is that inner stack's:
-    # counted per stage it would name the stage count as the depth.
-    adds = [add for add in reader.residual_adds(block) if not _made_in_nested_stack(block, add)]
-    settle_gates(adds)
-    writers: list[Writer] = []
-    for add in adds:
-        for ref in add.writers:
-            # (The layer itself where the path also names another arm's layer.)
-            inside = ref.layer is not None and ref.layer.path.startswith(f"{block.path}.")
-            node = ref.layer if inside else block.descend(ref.path)
-            if node is None and ref.layer is not None and held_per_block(block, ref.layer):
-                node = ref.layer  # one of a list of branches, each block handed its own
-            if node is not None:
-                writers.append(Writer(ref, add, node))
-    # (The same layer of each other copy is a writer too, not an ordinary linear.)
-    relative = [writer.node.path.removeprefix(f"{block.path}.") for writer in writers]
-    same = [copy.descend(path) for copy in copies or () for path in relative]
-    reference = reference_std(root, {id(node) for node in [*(writer.node for writer in writers), *same]})
-    return [Stack(root, container, block, depth, depth.describe(), adds, writers, reference)]
-
-
-def _made_in_nested_stack(block: ModuleNode, add: ResidualAdd) -> bool:
-    """The add is made by a module below `block` that stands for many copies of itself."""
-    node: ModuleNode | None = block
-    for part in add.site.split(".") if add.site else ():
-        node = node.children.get(part) if node is not None else None
-        if node is not None and node.repeat is not None:
-            return True
-    return False
 
 
 def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreign: bool = False) -> list[ModuleNode]:
@@ -412,7 +320,7 @@ def analyze(
     reader = linking.forward_reader(interp)
     for root in analysis.roots:
         try:
-            stacks = _set_aside_side_by_side(analysis, reader, _stacks_of(root, reader))
+            stacks = _set_aside_side_by_side(analysis, reader, stacks_of(root, reader))
             repeat_runs(stacks, reader)
             analysis.stacks.extend(stacks)  # (kept should the root's own forward run out of steps)
             join_streams(root, stacks, reader.stream_runs(root))
@@ -454,7 +362,7 @@ def _preset_roots(
     undecided = [(root, presets.undecided_flags(_own_stacks(analysis, root))) for root in analysis.roots]
     for root in aside:
         try:
-            undecided.append((root, presets.undecided_flags(_stacks_of(root, reader))))
+            undecided.append((root, presets.undecided_flags(stacks_of(root, reader))))
         except (StepBudgetExceeded, RecursionError):
             continue
     for root, names in undecided:
@@ -462,7 +370,7 @@ def _preset_roots(
             interp.preset_flags = flags
             try:
                 variant = _rebuilt(interp, analysis.index, uses, root)
-                stacks = _stacks_of(variant, reader) if variant is not None else []
+                stacks = stacks_of(variant, reader) if variant is not None else []
             except (StepBudgetExceeded, RecursionError):
                 continue
             finally:
@@ -508,7 +416,7 @@ def _foreign_roots(
     found: list[tuple[ModuleNode, list[Stack]]] = []
     for root in _outermost_foreign_roots(interp):
         try:
-            stacks = _stacks_of(root, reader)
+            stacks = stacks_of(root, reader)
         except (StepBudgetExceeded, RecursionError):
             continue
         if _stacks_writers_built_here(analysis, stacks):
@@ -561,7 +469,7 @@ def _wrapping_roots(
         if not inside:
             continue
         try:
-            stacks = _stacks_of(outer, reader)
+            stacks = stacks_of(outer, reader)
         except (StepBudgetExceeded, RecursionError):
             return []  # an outer model that cannot be read leaves the file's own answer standing
         redrawn = _redrawn_writers_built_here(analysis, stacks)
@@ -606,7 +514,8 @@ def _redrawn_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> list
 
 
 def _stacks_writers_built_here(analysis: Analysis, stacks: list[Stack]) -> bool:
-    created = [writer.node.created_at for stack in stacks for writer in stack.writers]
+    # (A matrix parameter's own construction: a block of the user's file may hold a module of this one.)
+    created = [writer.created_at for stack in stacks for writer in stack.writers]
     return any(node is not None and linking.in_checked_file(analysis.index, node) for node in created)
 
 
@@ -632,7 +541,7 @@ def _stacks_built_blind(
             if built is None:
                 continue
             try:
-                stacks = [stack for stack in _stacks_of(built, reader) if stack.writers]
+                stacks = [stack for stack in stacks_of(built, reader) if stack.writers]
             except (StepBudgetExceeded, RecursionError):
                 continue
             if stacks and all(not stack.depth.is_constant for stack in stacks):

@@ -43,7 +43,10 @@ the init each one really ends with (constructor defaults, `self.apply(...)`, `po
 `named_parameters()` loops and their name tests, direct `nn.init` calls, in order), and reports a
 writer whose final std does not shrink with depth. That includes a writer nothing initialises (so
 PyTorch's default applies) and scaling code that exists but never reaches the layer (a name test
-that matches nothing, a special init overwritten by a later generic one).
+that matches nothing, a special init overwritten by a later generic one). A writer the model's own
+code allocates with `torch.empty` and never fills is reported where the model's code draws other
+parameters (its init leaves this one out); where it draws none, as in inference code whose weights
+a checkpoint fills, the writer is only allocated, and it is not judged.
 
 ## Why is this bad?
 Each block adds two branches into the stream. With every branch drawn at the same std, the stream's
@@ -123,7 +126,8 @@ No automatic fix: where the scaling belongs depends on how the model is initiali
         n = facts.residual_adds
         scaling = facts.scaling
         message = _headline(facts)
-        steps = [init_step(analysis, facts), add_step(analysis, facts.writer.add), *gate_steps(facts.writer.add)]
+        steps = [init_step(analysis, facts), *_drawn_step(facts)]
+        steps += [add_step(analysis, facts.writer.add), *gate_steps(facts.writer.add)]
         steps.append(depth_step(facts.stack, n))
         if scaling is not None and scaling.kind == "negligible" and scaling.power is not None:
             code = code_of(analysis, scaling.power.node, 60)
@@ -184,6 +188,19 @@ def _headline(facts: WriterFacts) -> str:
     # The model only a preset builds: the headline names it where it fits.
     named = [f"{variant} (preset `{preset.name}`)" for variant in variants] if preset is not None else []
     return headline(*named, *variants)
+
+
+def _drawn_step(facts: WriterFacts) -> list[EvidenceSpec]:
+    """For a writer left as `torch.empty` made it: the model's own init code that draws another
+    parameter, which tells an init that leaves the writer out from weights loaded later."""
+    if facts.drawn_beside is None or facts.drawn_beside[1].node is None:
+        return []
+    name, op, allocated_alike = facts.drawn_beside
+    alike = " (also made with torch.empty)" if allocated_alike else ""
+    drawn = f" with {op.label}" if op.label else ""
+    return [
+        EvidenceSpec(f"the model's own init code draws `{name}`{alike}{drawn} here; none draws the writer", op.node)
+    ]
 
 
 def _how_found(facts: WriterFacts, created: cst.CSTNode) -> list[EvidenceSpec]:

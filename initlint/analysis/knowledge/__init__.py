@@ -1,8 +1,9 @@
 """What the analyzer knows about library APIs, in one registry keyed by qualified name.
 
 Each library has its own module (`torch_nn`, `torch_init`, `huggingface`, `parallel_layers`,
-`timm`, `einops`, `einops_utils`, `torchvision`, `fla`, `hyper_connections`, the
-`config_classes` of config libraries, plus the naming `conventions`), each a `Library` of plain-data specs (`specs.py`).
+`timm`, `einops`, `einops_utils`, `fancy_einsum`, `torchvision`, `fla`, `hyper_connections`,
+the `config_classes` of config libraries, plus the naming `conventions`), each a `Library` of
+plain-data specs (`specs.py`).
 Everything else is derived from here: what a call to `torch.nn.init.normal_` does to a tensor
 and which argument is its std, which layers exist and how PyTorch initialises them, which base
 classes make a model and which of their methods run an init, the text pre-filter's import
@@ -21,6 +22,7 @@ from initlint.analysis.knowledge.config_classes import CONFIG_CLASSES
 from initlint.analysis.knowledge.conventions import DELIBERATE_SCHEMES, ENTRY_POINTS
 from initlint.analysis.knowledge.einops import EINOPS
 from initlint.analysis.knowledge.einops_utils import EINOPS_UTILS
+from initlint.analysis.knowledge.fancy_einsum import FANCY_EINSUM
 from initlint.analysis.knowledge.fla import FLA
 from initlint.analysis.knowledge.huggingface import HUGGINGFACE
 from initlint.analysis.knowledge.hyper_connections import HYPER_CONNECTIONS
@@ -49,6 +51,7 @@ LIBRARIES = (
     TIMM,
     EINOPS,
     EINOPS_UTILS,
+    FANCY_EINSUM,
     TORCHVISION,
     FLA,
     HYPER_CONNECTIONS,
@@ -94,6 +97,7 @@ class Registry:
     _layer_factories: dict[str, LayerFactory] = field(default_factory=dict, init=False, repr=False, compare=False)
     _calls_argument: dict[str, CallsArgument] = field(default_factory=dict, init=False, repr=False, compare=False)
     _packing: dict[str, Packing] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _tensor_functions: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for library in self.libraries:
@@ -110,6 +114,7 @@ class Registry:
             self._layer_factories.update(library.layer_factories)
             self._calls_argument.update(library.calls_argument)
             self._packing.update(library.packing)
+            self._tensor_functions.update(library.tensor_functions)
         for user_class, known in self.layer_aliases:
             self._layers[user_class] = self._layers[known]
 
@@ -179,6 +184,11 @@ class Registry:
     def packing(self, qualified: str) -> Packing | None:
         """A function that joins tensors into one or cuts one into its pieces, by qualified name."""
         return self._packing.get(qualified)
+
+    def computes_as_torch(self, qualified: str) -> bool:
+        """Whether a function of this package computes as torch's of the same name (an einsum),
+        by the top-level package of its qualified name."""
+        return qualified.partition(".")[0] in self._tensor_functions
 
     def invisible_on_meta(self) -> dict[str, InitSpec]:
         """`torch.nn.init` functions that emit nothing on the meta device, by their name there."""

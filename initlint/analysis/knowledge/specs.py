@@ -277,3 +277,7 @@ class Library:
     calls_argument: tuple[tuple[str, CallsArgument], ...] = ()
     #: Functions that join tensors into one or cut one back into its pieces (einops' `pack`).
     packing: tuple[tuple[str, Packing], ...] = ()
+    #: Packages whose tensor functions compute as torch's of the same name do, imported by name
+    #: too (`from torch import einsum`, an einsum library's `einsum`): a matrix product is applied
+    #: by the weight it is handed, other functions mix the tensors they are handed.
+    tensor_functions: tuple[str, ...] = ()

@@ -161,6 +161,7 @@ _ACTIVATIONS = (
 
 TORCH_NN = Library(
     import_roots=("torch",),
+    tensor_functions=("torch",),
     layers=tuple((f"torch.nn.{name}", spec) for name, spec in (_LAYERS | _BLOCKS).items())
     + tuple((f"torch.nn.{name}", LayerSpec("activation", name)) for name in _ACTIVATIONS),
     module_bases=(
