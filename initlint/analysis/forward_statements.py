@@ -537,7 +537,7 @@ class ForwardStatements:
         value = each if each is not None else self._eval(small.value, env, flow, depth)
         if unpacking:
             value = flow.unpacked.get(id(small.value), value)
-        state = state_updated(small)
+        state = state_updated(small) if flow.loops.open else None
         if state is not None and isinstance(value, Branch) and flow.loops.carried(state, env.names):
             # `h = a_t * h + b_t` in a loop over steps: a recurrence's state, summed over the passes
             # and scaled by the products of later factors, not any one layer's output: no writer.

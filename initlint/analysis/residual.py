@@ -192,8 +192,9 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
         """A module called on what `carried` holds; one handed the stream by a later input too
         (`attn(media, latents)` adding into `latents`) is read with the stream in each."""
         applied = self._apply_module(module, carried, depth)
-        forward = self.interp.index.find_method(module.cls, "forward") if module.cls is not None else None
-        if forward is not None and isinstance(applied, Branch) and refuses_keywords(forward[1], call):
+        named = module.cls is not None and isinstance(applied, Branch) and any(arg.keyword for arg in call.args)
+        forward = self.interp.index.find_method(module.cls, "forward") if named and module.cls is not None else None
+        if forward is not None and refuses_keywords(forward[1], call):
             # `attn(x, cache=c)` where the module's `forward` takes no `cache`: the call raises in the
             # model as built, so none of its layers writes what the call hands back (a model that
             # runs the call builds another module there, whose writer is not this one).
