@@ -44,3 +44,13 @@ def bind_arguments(func: cst.FunctionDef, args: list[Any], call: cst.Call) -> di
     for param in ordered + list(params.kwonly_params):
         bound.setdefault(param.name.value, named.get(param.name.value, UNKNOWN))
     return bound
+
+
+def refuses_keywords(func: cst.FunctionDef, call: cst.Call) -> bool:
+    """The call names a keyword the function has no parameter for and no `**kwargs` to take: Python
+    raises a TypeError, so the call never runs the function."""
+    params = func.params
+    if isinstance(params.star_kwarg, cst.Param):
+        return False
+    names = {param.name.value for param in (*params.params, *params.kwonly_params)}
+    return any(arg.keyword is not None and arg.keyword.value not in names for arg in call.args)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import libcst as cst
 
-from initlint.analysis.abstract import UNKNOWN
+from initlint.analysis.abstract import UNKNOWN, ParamRef
 from initlint.analysis.knowledge.conventions import NORM_HINTS, PASS_THROUGH_HINTS, ROOTS, SPREAD_STATISTICS, SQUASHING
 from initlint.analysis.model import ModuleNode, Param, RuntimeScale
 from initlint.analysis.values import Monomial
@@ -330,6 +330,9 @@ class Loop:
     #: A `range(n)` loop: per container, the freshness of each loop over its blocks written
     #: directly in the body.
     inner: dict[int, list[bool]] = field(default_factory=dict)
+    #: What each name held when the pass being read began, and the names the pass bound since.
+    found: dict[str, Any] = field(default_factory=dict)
+    rebound: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -371,9 +374,20 @@ class BlockLoops:
             self.facts.setdefault(id(container), LoopFacts()).loops += 1
         self.open.append(loop)
 
-    def start_pass(self, targets: set[str]) -> None:
+    def start_pass(self, targets: set[str], names: dict[str, Any]) -> None:
         loop = self.open[-1]
         loop.passes = [_Pass(block, {name: (False, frozenset()) for name in targets}) for block, _ in loop.walked]
+        loop.found, loop.rebound = dict(names), set(targets)
+
+    def carried(self, name: str, names: dict[str, Any]) -> bool:
+        """Whether `name` still holds what the pass being read of the innermost loop found in it:
+        what an earlier pass (or the code before the loop) left there. A value made by its binding
+        is told by its identity, on each arm of an `if`; a shared one (UNKNOWN) by the name not
+        being bound in the pass so far."""
+        loop = self.open[-1] if self.open else None
+        if loop is None or name not in loop.found or names.get(name) is not loop.found[name]:
+            return False
+        return isinstance(loop.found[name], (Branch, Part, ParamRef)) or name not in loop.rebound
 
     def end_pass(self, names: dict[str, Any] | None = None) -> None:
         """The pass read to its end, the names as it leaves them (None: left by a `return`)."""
@@ -399,6 +413,7 @@ class BlockLoops:
         bound = bound | self.changed
         self.changed = set()
         for loop in self.open:
+            loop.rebound |= bound
             for one in loop.passes:
                 if one.block in read and not one.called_now:
                     one.otherwise = True

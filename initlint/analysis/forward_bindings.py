@@ -17,6 +17,7 @@ from typing import Any, Mapping, Protocol, Sequence, TypeGuard
 import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Const, Env, ModRef, Seq
+from initlint.analysis.knowledge.conventions import MATRIX_PRODUCTS
 from initlint.analysis.flow import CONDITIONED, MAYBE_NORMED, NORMED, Branch, Part
 from initlint.analysis.model import ModuleNode
 from initlint.analysis.positions import statement_parts
@@ -465,6 +466,32 @@ def mentions(body: cst.CSTNode, names: set[str]) -> bool:
 #: Per flag an undecided `if` tested: what the names that `if` rebound held past it, and what
 #: they held with the flag true and with it false.
 FlagArms = dict[str, tuple[dict[str, Any], dict[bool, dict[str, Any]]]]
+
+
+def state_updated(assign: cst.Assign) -> str | None:
+    """The name an assignment rebinds to a product of its own value with something else (`h =
+    a_t * h + b_t`, `h = torch.matmul(A_t, h.view(...)) + b_t`): in a loop, the update of a
+    recurrence's state, where the name carries it from pass to pass. None for any other."""
+    if len(assign.targets) != 1 or not isinstance(target := assign.targets[0].target, cst.Name):
+        return None
+    name = {target.value}
+    found = False
+
+    class _Products(cst.CSTVisitor):
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            nonlocal found
+            if isinstance(node.operator, (cst.Multiply, cst.MatrixMultiply)):
+                found = found or mentions(node.left, name) != mentions(node.right, name)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            func = node.func.attr if isinstance(node.func, cst.Attribute) else node.func
+            if isinstance(func, cst.Name) and func.value in MATRIX_PRODUCTS | {"mul"}:
+                read = {mentions(arg.value, name) for arg in node.args}
+                found = found or read == {True, False}
+
+    assign.value.visit(_Products())
+    return target.value if found else None
 
 
 def flag_tested(test: cst.BaseExpression | None) -> tuple[str, bool] | None:

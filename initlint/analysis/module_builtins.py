@@ -139,6 +139,8 @@ def attribute_probe(interp: "Interpreter", name: str, args: list[Any], ctx: "Ctx
         return UNKNOWN if name == "hasattr" else (args[2] if len(args) > 2 and isinstance(target, Const) else UNKNOWN)
     node = target.node
     present = attr in node.attrs or attr in node.children or attr in node.params
+    # Every module has a `forward` (`hasattr(self.attn, "forward")` tells a module from a function).
+    present = present or attr == "forward"
     if (
         not present
         and node.cls is not None

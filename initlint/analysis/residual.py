@@ -24,7 +24,7 @@ from typing import Any
 import libcst as cst
 
 from initlint.analysis.abstract import UNKNOWN, Const, ModRef, Seq, truth
-from initlint.analysis.call_arguments import bind_arguments
+from initlint.analysis.call_arguments import bind_arguments, refuses_keywords
 from initlint.analysis.forward_adders import ForwardAdders
 from initlint.analysis.forward_calls import ForwardCalls, _may_not_exist
 from initlint.analysis.forward_expressions import ForwardExpressions
@@ -206,6 +206,13 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
         """A module called on what `carried` holds; one handed the stream by a later input too
         (`attn(media, latents)` adding into `latents`) is read with the stream in each."""
         applied = self._apply_module(module, carried, depth)
+        named = module.cls is not None and isinstance(applied, Branch) and any(arg.keyword for arg in call.args)
+        forward = self.interp.index.find_method(module.cls, "forward") if named and module.cls is not None else None
+        if forward is not None and refuses_keywords(forward[1], call):
+            # `attn(x, cache=c)` where the module's `forward` takes no `cache`: the call raises in the
+            # model as built, so none of its layers writes what the call hands back (a model that
+            # runs the call builds another module there, whose writer is not this one).
+            return Branch((), applied.normed)
         if carried is STREAM and STREAM in args[1:] and isinstance(applied, Branch):
             return replace(applied, normed=self._normed_as_called(module, call, args, depth, applied.normed))
         return applied
