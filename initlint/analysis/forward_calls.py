@@ -40,6 +40,7 @@ from initlint.analysis.forward_tensors import (
     fed_raw_weights,
     masked_scatter,
     mixed,
+    mixes_depths,
     of_streams,
     packed,
     reset_if_stream,
@@ -373,6 +374,8 @@ class ForwardCalls:
                 # A module of bare parameters handed the stream beside a branch (experts given the
                 # tokens and the router's scores) computes from the stream: it gates nothing.
                 carried = next((arg for arg in args if arg is STREAM or arg is NORMED), carried)
+            if mixes_depths(call, args):
+                return Branch((callee.node,), None, resets_stream=True)
             applied = self._apply_called(callee.node, call, args, carried, depth)
             return self._unpacked(callee.node, call, args, flow, depth, applied)
         if _plain_function(callee) is not None or _closure(callee):

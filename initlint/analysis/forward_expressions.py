@@ -233,6 +233,9 @@ class ForwardExpressions:
             values = [self._eval(e.value, env, flow, depth) for e in node.elements]
             if values and not any(isinstance(element, cst.StarredElement) for element in node.elements):
                 flow.written[id(node)] = Seq(values)
+                if isinstance(node, cst.List) and all(value is STREAM for value in values):
+                    # `states = [x]`: the stream's states, a list `forward` fills as it goes.
+                    return Seq(values, written_as="list")
             return values[0] if values else Seq([], written_as="list") if isinstance(node, cst.List) else UNKNOWN
         if isinstance(node, cst.IfExp):
             body = self._eval(node.body, env, flow, depth)

@@ -196,3 +196,14 @@ def accumulated_in_place(name: str, receiver: cst.BaseExpression, args: list[Any
     merged = merge([env.names.get(receiver.value, UNKNOWN), args[-1]])
     env.names[receiver.value] = merged
     return merged
+
+
+def mixes_depths(node: cst.Call, args: list[Any]) -> bool:
+    """A layer handed the list `forward` fills with the stream as it goes (`states.append(x)`,
+    then `x = self.mix(states)`): it returns a mix of the stream at several depths (DenseFormer's
+    weighted averages, attention over the layers' outputs), not the sum of the adds before."""
+    return any(
+        isinstance(value, Seq) and filled_list(value) and sum(item is STREAM for item in value.items) > 1
+        for arg, value in zip(node.args, args)
+        if not arg.star
+    )

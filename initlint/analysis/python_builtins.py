@@ -124,6 +124,10 @@ def _enumerate(
     if not args:
         return None
     seq = iterate(interp, args[0])
+    if seq is None and isinstance(args[0], Opaque):
+        # `enumerate(depths)` over a list handed in that cannot be seen: one pass per stage, as
+        # `for depth in depths:` walks it.
+        seq = stages_of(args[0])
     if seq is None:
         return UNKNOWN
     if seq.repeat is not None:
