@@ -352,17 +352,11 @@ class ForwardCalls:
             if found is not None:
                 result = self._inline(found, [callee] + args, call, flow, depth)
                 return carried if result is None else result
-            inner = (
-                self._adds_within(callee.node, call, args, flow, depth)
-                if carried is STREAM and flow.recording
-                else None
-            )
-            if inner is not None:
-                # (Called under a test left undecided, a part `__init__` may not have built.)
-                optional = flow.undecided > 0 and _may_not_exist(callee.node, flow.block or flow.node)
-                for add in inner:
-                    add.optional = add.optional or optional
-                flow.adds.extend(inner)
+            if (
+                carried is STREAM
+                and flow.recording
+                and self._recorded_adds_within(callee.node, call, args, flow, depth)
+            ):
                 return STREAM
             second = self._adds_into_second(callee.node, call, flow, depth) if args == [SECOND] else None
             if second is not None:
@@ -392,6 +386,20 @@ class ForwardCalls:
         if isinstance(callee, Lambda) and depth < MAX_FORWARD_DEPTH:
             return self._eval(callee.node.body, _lambda_env(callee, args), flow, depth + 1)
         return carried
+
+    def _recorded_adds_within(
+        self, module: ModuleNode, call: cst.Call, args: list[Any], flow: _Flow, depth: int
+    ) -> bool:
+        """Record the adds a block called on the stream makes into it; False for no such block."""
+        inner = self._adds_within(module, call, args, flow, depth)
+        if inner is None:
+            return False
+        # (Called under a test left undecided, a part `__init__` may not have built.)
+        optional = flow.undecided > 0 and _may_not_exist(module, flow.block or flow.node)
+        for add in inner:
+            add.optional = add.optional or optional
+        flow.adds.extend(inner)
+        return True
 
     def _one_method_of(
         self, choice: MethodChoice, call: cst.Call, args: list[Any], flow: _Flow, depth: int, carried: Any
