@@ -68,6 +68,7 @@ from initlint.analysis.flow import (
 from initlint.analysis.knowledge.conventions import (
     CONCATENATING,
     FRESH_TENSORS,
+    NORM_FUNCTIONS,
     RETURNS_ARGUMENT,
     RUNS_AS_ARGUMENT,
     SQUASHING,
@@ -170,7 +171,8 @@ class ForwardCalls:
             return accumulated
         if appended(name, func.value, args, env):
             return UNKNOWN
-        if weights:
+        if weights and not (name in NORM_FUNCTIONS and carried is STREAM):
+            # (`F.layer_norm(x, shape, self.norm.weight)`: the stream normalised, given its gain.)
             return fed_raw_weights(name, args, carried)
         if name in SQUASHING and isinstance(carried, Branch):
             return replace(carried, squashed=True)
