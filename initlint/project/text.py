@@ -21,6 +21,8 @@ from initlint.project.layout import read_regular
 _DEFINES_CLASS = re.compile(rb"^[ \t]*class[ \t]", re.M)
 #: An import statement inside a block (a function, a class, an `if` or `try`).
 _INDENTED_IMPORT = re.compile(rb"^[ \t]+(?:from[ \t][^\n]*[ \t])?import[ \t]", re.M)
+#: A line that starts with an `import` statement, the line break left out.
+_TOP_LEVEL_IMPORT = re.compile(rb"^import[ \t][^\n]*", re.M)
 
 
 class ProjectText:
@@ -31,6 +33,8 @@ class ProjectText:
         self._positions: dict[Path, int] = {}
         self._containing: dict[bytes, tuple[int, ...]] = {}
         self._defines_class: dict[int, bool] = {}
+        self._imports_in_blocks: dict[int, bool] = {}
+        self._import_lines: dict[int, tuple[bytes, ...]] = {}
 
     def _all(self) -> list[bytes | None]:
         if self._data is None:
@@ -69,6 +73,29 @@ class ProjectText:
 
     def imports_in_blocks(self, path: Path) -> bool:
         """Whether an indented line of the file is an import statement (a text test: one in a
-        string only costs an `ast` read of the file's imports)."""
-        data = self.data(path)
-        return data is not None and _INDENTED_IMPORT.search(data) is not None
+        string only costs an `ast` read of the file's imports). Kept per file: the users' search
+        asks it of the same files for every file it starts from."""
+        self._all()
+        position = self._positions.get(path)
+        if position is None:
+            return False
+        found = self._imports_in_blocks.get(position)
+        if found is None:
+            data = self.data(path)
+            found = self._imports_in_blocks[position] = data is not None and _INDENTED_IMPORT.search(data) is not None
+        return found
+
+    def import_lines(self, path: Path) -> tuple[bytes, ...]:
+        """The file's lines that start with a top-level `import` statement (`import a.b, c`), each
+        without its line break; read once per file (a regular expression anchored at every line
+        start of the file, asked again for each module searched, was a tenth of a whole-project
+        check)."""
+        self._all()
+        position = self._positions.get(path)
+        if position is None:
+            return ()
+        found = self._import_lines.get(position)
+        if found is None:
+            data = self.data(path) or b""
+            found = self._import_lines[position] = tuple(_TOP_LEVEL_IMPORT.findall(data))
+        return found

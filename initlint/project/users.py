@@ -96,11 +96,16 @@ def _imports_dotted(project, importer: Path, dotted: str, path: Path) -> bool:
     """`import pkg.layers`, then `pkg.layers.Attention(...)`: the import binds `pkg`, which is all
     the summary records, so the module's dotted name is looked for in the importer's text (a
     top-level `import` line naming it) and resolved from there."""
-    data = project.text.data(importer) or b""
-    pattern = rb"^import[ \t][^\n]*(?<![\w.])" + re.escape(dotted.encode()) + rb"(?![\w])"
-    if re.search(pattern, data, re.M) is None:
+    named = _dotted_pattern(dotted)
+    # (a line starts `import` and a blank: the name is looked for after them, as on one line)
+    if not any(named.search(line, 7) for line in project.text.import_lines(importer)):
         return False
     return _resolved_import(project, importer, dotted)[1] == path
+
+
+@functools.lru_cache(maxsize=1024)
+def _dotted_pattern(dotted: str) -> re.Pattern[bytes]:
+    return re.compile(rb"(?<![\w.])" + re.escape(dotted.encode()) + rb"(?![\w])")
 
 
 def _defined_names(summary: Summary) -> frozenset[str]:
