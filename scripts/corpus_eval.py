@@ -942,6 +942,20 @@ UNTUNED_PACKAGES = (
         "0.1.0",
         ("insurance_credibility_transformer/transformer.py", "insurance_credibility_transformer/icl.py"),
     ),
+    # seen_16b (round 14 scouting): labelled from the source before running initlint on it, then used to fix misses
+    Package("marge-pytorch", "0.2.9", ("marge_pytorch/marge_pytorch.py",)),
+    Package(
+        "molecule-attention-transformer",
+        "0.0.4",
+        ("molecule_attention_transformer/molecule_attention_transformer.py",),
+    ),
+    Package(
+        "quartic-transformer",
+        "0.0.18",
+        ("quartic_transformer/relational_transformer.py", "quartic_transformer/multi_stream_transformer.py"),
+    ),
+    Package("transcriptformer", "0.6.1", ("transcriptformer/model/layers.py",)),
+    Package("spline-based-transformer", "0.0.14", ("spline_based_transformer/spline_based_transformer.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

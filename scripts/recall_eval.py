@@ -64,6 +64,7 @@ SEEN_PARTS = (
     "seen_15b",
     "seen_15c",
     "seen_16a",
+    "seen_16b",
 )
 
 

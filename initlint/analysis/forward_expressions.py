@@ -306,6 +306,8 @@ class ForwardExpressions:
         single-head modules) holds what each layer makes of its input, the first standing for
         all as in a list written out."""
         loop = node.for_in
+        if loop.inner_for_in is None and not loop.ifs and isinstance(loop.target, cst.Tuple):
+            return self._over_zipped_tensors(node, env, flow, depth)
         if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
             return UNKNOWN
         walked = self._eval(loop.iter, env, flow, depth)
@@ -316,6 +318,26 @@ class ForwardExpressions:
             return UNKNOWN
         inner = Env(dict(env.names))
         inner.names[loop.target.value] = walked
+        return self._eval(node.elt, inner, flow, depth)
+
+    def _over_zipped_tensors(self, node: cst.ListComp | cst.GeneratorExp, env: Env, flow: _Flow, depth: int) -> Any:
+        """`tuple(einx.add(p, nt, et) for nt, et in zip(nodes_qkv, edges_qkv))`: tensors zipped
+        slice by slice, their number unknown; each item is computed from one slice of each, and
+        a slice holds what its tensor holds. A list of layers or values zipped is not read here
+        (`_comprehended` reads it where the items are unpacked)."""
+        target, walked = node.for_in.target, node.for_in.iter
+        if not isinstance(target, cst.Tuple) or not _plain_zip(walked, env):
+            return UNKNOWN
+        assert isinstance(walked, cst.Call)
+        names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+        if len(names) != len(target.elements) or len(names) != len(walked.args):
+            return UNKNOWN
+        values = [self._eval(arg.value, env, flow, depth) for arg in walked.args]
+        carried = [v is STREAM or v is NORMED or v is MAYBE_NORMED or isinstance(v, Branch) for v in values]
+        if not any(carried) or any(isinstance(v, (ModRef, Seq)) for v in values):
+            return UNKNOWN
+        inner = Env(dict(env.names))
+        inner.names.update(zip(names, values))
         return self._eval(node.elt, inner, flow, depth)
 
     def _over_layers(

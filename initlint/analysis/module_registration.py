@@ -56,7 +56,7 @@ def set_module_attr(
             if choice is not None and ctx.arm is not None and first.chosen_by == (choice.test, 1 - ctx.arm[1]):
                 first.optional = False  # each arm builds one: one of them exists
         else:
-            node.add_child(name, child)
+            _replace_child(node, name, child, ctx.certain)
             child.optional = not ctx.certain and node.built_certain
         for other in value.others:
             node.add_alternative(name, other).repeat = ctx.repeat or other.repeat
@@ -83,6 +83,28 @@ def set_module_attr(
         return
     methods = None if ctx.certain else _one_of(node.attrs.get(name), value)
     node.attrs[name] = methods or merge_uncertain(node.attrs, name, value, ctx)
+
+
+def _replace_child(node: ModuleNode, name: str, child: ModuleNode, certain: bool) -> None:
+    replaced = node.children.get(name) if certain else None
+    node.add_child(name, child)
+    if replaced is not None and replaced is not child:
+        _handed_to_wrapper(replaced, child)
+
+
+def _handed_to_wrapper(replaced: ModuleNode, wrapper: ModuleNode) -> None:
+    """`self.decoder = Wrapper(self.decoder)`: the wrapper's `self.net = net` registered the old
+    module there too, kept as an alias while its first owner held it. Replaced under its first
+    name, it is now reached only through the wrapper, which owns it (`decoder.net.*`)."""
+    pending = [wrapper]
+    while pending:
+        holder = pending.pop(0)
+        for attr, value in holder.attrs.items():
+            if isinstance(value, ModRef) and value.node is replaced and not value.others:
+                del holder.attrs[attr]
+                holder.add_child(attr, replaced)
+                return
+        pending.extend(holder.children.values())
 
 
 def _one_of(previous: Any, value: Any) -> MethodChoice | None:
