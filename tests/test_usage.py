@@ -63,6 +63,45 @@ def test_a_function_handing_back_its_input_is_told_apart(name, hands_back):
     assert uses.hands_back_its_input(name) is hands_back
 
 
+LITERALS = """
+def mesh_axes(dims):
+    if dims.enabled:
+        return dims.mesh, None
+    return {"shard": dims.shard}
+
+
+def choose(dims):
+    if dims.enabled:
+        return (None, None)
+    return Transformer(dims)
+
+
+def nested(config):
+    def inner():
+        return (1, 2)
+
+    return inner()
+
+
+def nothing(config):
+    print(config)
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "literal"),
+    [
+        ("mesh_axes", True),  # a tuple on one path, a dict on the other: no module either way
+        ("choose", False),  # a model on one path
+        ("nested", False),  # the inner function's tuple is its own, the outer returns a call
+        ("nothing", False),  # returns nothing at all (another question's answer)
+    ],
+)
+def test_a_function_returning_only_literals_is_told_apart(name, literal):
+    uses = NameUses(cst.parse_module(LITERALS))
+    assert uses.returns_only_literals(name) is literal
+
+
 def test_unreadable_source_answers_no():
     uses = NameUses(cst.parse_module("def f(x):\n    return x\n"), source="def f(:\n")
     assert uses.hands_back_its_input("f") is False
@@ -76,6 +115,7 @@ def test_no_text_is_unknown_not_an_empty_module():
     assert uses.statements_using("apply") is None
     assert uses.import_texts() is None
     assert uses.is_used("init_weights") and uses.is_read("build") and uses.returns_value("build")
+    assert not uses.returns_only_literals("build")
     assert NameUses(None, source="").functions_using("build") == frozenset()  # an empty module is known
 
 

@@ -64,6 +64,8 @@ def _function_roots(
         )
     ]
     for func in candidates[:MAX_FUNCTION_ROOTS]:
+        if uses.returns_only_literals(func.name.value):
+            continue  # (`return mesh, None`): run, it could only spend steps and leave no root
         saved = (
             set(interp.instantiated),
             dict(interp.branch_taken),

@@ -19,6 +19,22 @@ from collections import defaultdict
 import libcst as cst
 
 
+#: Return values that are no module whatever their parts: what the interpreter makes of them
+#: (`interp_expressions._EXPRESSIONS`) is a sequence, a mapping, a constant or unknown.
+_LITERALS = (
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.Constant,
+    ast.JoinedStr,
+)
+
+
 class _Collector(ast.NodeVisitor):
     def __init__(self) -> None:
         #: identifier -> for each use, the names of the functions it stands in
@@ -30,6 +46,9 @@ class _Collector(ast.NodeVisitor):
         self._in_main = False
         #: functions (by name) with a `return <value>` of their own, outside nested functions
         self.returning: set[str] = set()
+        #: those of them with a `return` of anything but a literal (`return mesh, None`): the
+        #: interpreter makes a sequence, mapping or constant of a literal, never a module
+        self.returning_other: set[str] = set()
         #: functions (by name) whose every `return <value>` hands back parameters, alone or in a
         #: tuple, and then those never rebound in them; the opposite (`handing_other`) wins
         self.handing_parameters: dict[str, set[str]] = defaultdict(set)
@@ -85,6 +104,8 @@ class _Collector(ast.NodeVisitor):
         if node.value is not None and self._enclosing:
             function = self._enclosing[-1]
             self.returning.add(function)
+            if not isinstance(node.value, _LITERALS):
+                self.returning_other.add(function)
             items = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
             names = {item.id for item in items if isinstance(item, ast.Name)}
             if len(names) == len(items) and names <= self._parameters[-1]:
@@ -220,6 +241,12 @@ class NameUses:
         model to train it returns nothing: it is no model builder)."""
         collected = self._collected()
         return collected is None or name in collected.returning
+
+    def returns_only_literals(self, name: str) -> bool:
+        """Whether every `return <value>` of a function of that name returns a literal (`return
+        mesh, dims`, `return {...}`): a call of it returns no module, so it builds no model."""
+        collected = self._collected()
+        return collected is not None and name in collected.returning and name not in collected.returning_other
 
     def hands_back_its_input(self, name: str) -> bool:
         """Whether a function of that name only hands back what it was given (`def parallelize(
