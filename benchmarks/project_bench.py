@@ -11,7 +11,7 @@ CPU seconds (the fastest round) and the ratio to the reference (the median over 
 ratio within a round, each round timing the reference next to every figure):
 
 * the reference: a bare `libcst.parse_module` of every file, in the same run, each tree dropped
-  before the next parse: the sum of the files' parses. (Until round 16 the trees were kept in a
+  before the next parse: the sum of the files' parses. (Until round 14 the trees were kept in a
   list: with the collector's default thresholds, its full collections then walked the growing
   heap of trees, 30-55% of that figure on torchtitan and most of its spread between rounds, a
   cost of the list, not of parsing, that the engine's run does not pay (it runs under
@@ -66,7 +66,7 @@ def cpu_seconds(action):
     return time.process_time() - start, result
 
 
-#: The reference as it was timed until round 16 (see the docstring).
+#: The reference as it was timed until round 14 (see the docstring).
 KEPT = "bare parses, every tree kept in a list"
 
 
