@@ -61,28 +61,24 @@ class ProjectText:
     def defines_class(self, path: Path) -> bool:
         """Whether a line of the file starts a class statement (a text test: a hit in a string
         only costs one summary more)."""
-        self._all()
-        position = self._positions.get(path)
-        if position is None:
-            return False
-        found = self._defines_class.get(position)
-        if found is None:
-            data = self.data(path)
-            found = self._defines_class[position] = data is not None and _DEFINES_CLASS.search(data) is not None
-        return found
+        return self._matches(path, _DEFINES_CLASS, self._defines_class)
 
     def imports_in_blocks(self, path: Path) -> bool:
         """Whether an indented line of the file is an import statement (a text test: one in a
         string only costs an `ast` read of the file's imports). Kept per file: the users' search
         asks it of the same files for every file it starts from."""
+        return self._matches(path, _INDENTED_IMPORT, self._imports_in_blocks)
+
+    def _matches(self, path: Path, pattern: re.Pattern[bytes], answers: dict[int, bool]) -> bool:
+        """Whether `pattern` occurs in the file's text, kept in `answers` per file."""
         self._all()
         position = self._positions.get(path)
         if position is None:
             return False
-        found = self._imports_in_blocks.get(position)
+        found = answers.get(position)
         if found is None:
             data = self.data(path)
-            found = self._imports_in_blocks[position] = data is not None and _INDENTED_IMPORT.search(data) is not None
+            found = answers[position] = data is not None and pattern.search(data) is not None
         return found
 
     def import_lines(self, path: Path) -> tuple[bytes, ...]:
