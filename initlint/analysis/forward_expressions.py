@@ -325,13 +325,11 @@ class ForwardExpressions:
         slice by slice, their number unknown; each item is computed from one slice of each, and
         a slice holds what its tensor holds. A list of layers or values zipped is not read here
         (`_comprehended` reads it where the items are unpacked)."""
-        target, walked = node.for_in.target, node.for_in.iter
-        if not isinstance(target, cst.Tuple) or not _plain_zip(walked, env):
+        walked = node.for_in.iter
+        names = _zip_targets(node.for_in.target, walked, env)
+        if names is None:
             return UNKNOWN
         assert isinstance(walked, cst.Call)
-        names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
-        if len(names) != len(target.elements) or len(names) != len(walked.args):
-            return UNKNOWN
         values = [self._eval(arg.value, env, flow, depth) for arg in walked.args]
         carried = [v is STREAM or v is NORMED or v is MAYBE_NORMED or isinstance(v, Branch) for v in values]
         if not any(carried) or any(isinstance(v, (ModRef, Seq)) for v in values):
@@ -393,12 +391,10 @@ class ForwardExpressions:
             if column is None:
                 return None
             return [{target.value: self._eval(element, env, flow, depth)} for element in column]
-        if not isinstance(target, cst.Tuple) or not _plain_zip(walked, env):
+        names = _zip_targets(target, walked, env)
+        if names is None:
             return None
         assert isinstance(walked, cst.Call)
-        names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
-        if len(names) != len(target.elements) or len(names) != len(walked.args):
-            return None
         columns = [self._zipped_column(arg.value, env, flow, depth) for arg in walked.args]
         layers = [len(c) for c in columns if c and all(isinstance(v, ModRef) for v in c)]
         # A tensor beside a list of layers hands each layer a slice of what it holds (`proj(t)
@@ -502,6 +498,17 @@ def _gates_untraced_content(left: Any, right: Any) -> bool:
 def _plain_zip(node: cst.BaseExpression, env: Env) -> bool:
     """`zip(a, b)`: the builtin, its arguments neither named nor spread."""
     return builtin_call(node, "zip", env) and plain_arguments(node.args) is not None
+
+
+def _zip_targets(target: cst.BaseExpression, walked: cst.BaseExpression, env: Env) -> list[str] | None:
+    """`for a, b in zip(xs, ys)`: the names, one per zipped argument; None for any other loop."""
+    if not isinstance(target, cst.Tuple) or not _plain_zip(walked, env):
+        return None
+    assert isinstance(walked, cst.Call)
+    names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+    if len(names) != len(target.elements) or len(names) != len(walked.args):
+        return None
+    return names
 
 
 def _tensor_name(node: cst.BaseExpression) -> str:
