@@ -956,6 +956,37 @@ UNTUNED_PACKAGES = (
     ),
     Package("transcriptformer", "0.6.1", ("transcriptformer/model/layers.py",)),
     Package("spline-based-transformer", "0.0.14", ("spline_based_transformer/spline_based_transformer.py",)),
+    # held_out_17 (round 14, second batch): two labellers read these before anyone ran initlint on them; held out
+    Package("transformers-v9", "0.2.0", ("transformers_v9/model.py",)),
+    Package("mamba-r1", "0.0.2", ("mamba_r1/model.py",)),
+    Package("lfm-torch", "0.0.3", ("lfm_torch/liquid_t_moe.py",)),
+    Package("mirrorshift", "0.1.0", ("mirrorshift/models.py",)),
+    Package("mixture-of-depth", "1.2.0", ("MoD/modeling/models/LlamaMoD.py", "MoD/modeling/models/PhiMoD.py")),
+    Package("attnhut", "0.5.0", ("attnhut/cjepa.py", "attnhut/standard.py")),
+    Package("gpt-db-core", "0.1.1", ("main/nn_mini.py",)),
+    Package("scalellm-ai", "0.3.0", ("scalellm_ai/model.py",)),
+    Package("aion-torch", "1.0.2", ("aion_torch/adapters.py",)),
+    Package("complex-valued-transformer", "0.0.14", ("complex_valued_transformer/complex_valued_transformer.py",)),
+    Package(
+        "segment-anything-hq",
+        "0.3",
+        (
+            "segment_anything_hq/modeling/image_encoder.py",
+            "segment_anything_hq/modeling/common.py",
+            "segment_anything_hq/modeling/transformer.py",
+        ),
+    ),
+    Package("stream-transformer", "0.2.2", ("stream_transformer/models/llama.py",)),
+    Package("nedb-cast-slm", "10.30.92", ("cast/model.py",)),
+    Package("tabdpt", "1.3.1", ("tabdpt/model.py",)),
+    Package("fastrho", "0.1.1", ("fastrho/modules.py",)),
+    Package("deepguard", "1.1.1", ("deepguard/layers/attention.py", "deepguard/layers/mlp.py")),
+    Package("stylizing-vit", "1.0.0", ("stylizing_vit/model/_attention.py",)),
+    Package("geoml-presto", "0.0.3", ("presto/presto.py",)),
+    Package("divine-mtp", "0.1.0", ("divine_mtp/model.py",)),
+    Package("muscriptor", "0.4.0", ("muscriptor/modules/transformer.py",)),
+    Package("aether-nn", "0.1.0", ("aether/model.py", "aether/attention.py", "aether/memory.py", "aether/routing.py")),
+    Package("brainpfn", "0.1.2", ("brainpfn/network.py",)),
 )
 PACKAGES_ALL = PACKAGES + UNTUNED_PACKAGES
 

@@ -31,7 +31,7 @@ import corpus_eval  # noqa: E402  (the pinned packages and their download live t
 
 DEFAULT_LABELS = corpus_eval.REPO / "scripts" / "recall_labels.json"
 #: Label-file keys listing held-out files; each is scored as a part of the same name.
-HELD_OUT_PARTS = ("held_out_7", "held_out_16")
+HELD_OUT_PARTS = ("held_out_7", "held_out_16", "held_out_17")
 #: Label-file keys of former held-out sets, scored on their own with their misses shown.
 SEEN_PARTS = (
     "seen_2",
