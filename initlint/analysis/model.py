@@ -187,6 +187,10 @@ class ModuleNode:
         for name, child in self.members():
             yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
 
+    def holds_parameters(self) -> bool:
+        """Whether the module or one below it (an undecided `if`'s alternatives too) has parameters."""
+        return any(node.params for _, node in self.named_modules())
+
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Param]]:
         for name, module in self.named_modules(prefix):
             for pname, param in module.params.items():

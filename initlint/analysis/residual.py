@@ -171,7 +171,7 @@ class ForwardReader(ForwardCalls, ForwardAdders, ForwardExpressions, ForwardStat
         key = id(node)
         if key not in self._metadata_only:
             self._metadata_only[key] = False  # recursion guard
-            flow = self._read(node, depth + 1) if depth < MAX_FORWARD_DEPTH and not _holds_parameters(node) else None
+            flow = self._read(node, depth + 1) if depth < MAX_FORWARD_DEPTH and not node.holds_parameters() else None
             self._metadata_only[key] = flow is not None and bool(flow.returns) and all(map(_made_afresh, flow.returns))
         return self._metadata_only[key]
 
@@ -403,10 +403,6 @@ def _share(node: cst.CSTNode, side: int, shares: set[str]) -> str:
     else:
         return ""
     return operand.value if isinstance(operand, cst.Name) and operand.value in shares else ""
-
-
-def _holds_parameters(node: ModuleNode) -> bool:
-    return bool(node.params) or any(_holds_parameters(child) for child in node.children.values())
 
 
 def _made_afresh(value: Any) -> bool:

@@ -125,7 +125,7 @@ def _class_roots(interp: Interpreter, index: ModuleIndex, uses: NameUses, foreig
                 trees.extend(_variants(interp, index, uses, declining[0], [declining[1]], foreign))
             continue
         trees.append(root)
-        if root.runs_init_code and _has_parameters(root):
+        if root.runs_init_code and root.holds_parameters():
             for name, choice in interp.declined_names.items():
                 declined_by_initialising.setdefault(name, (cls, choice))
         trees.extend(_choice_variants(interp, index, uses, cls, foreign))
@@ -139,7 +139,7 @@ def _keeping_parts(
     self.D = accelerator.prepare(self.G, self.D)`) contains none of them: they stay roots."""
     built_before = set(interp.instantiated)
     root = _build_class_root(interp, index, uses, cls, foreign)
-    if root is not None and not _has_parameters(root):
+    if root is not None and not root.holds_parameters():
         interp.instantiated = built_before
     return root
 
@@ -160,10 +160,6 @@ def _assembled_by_factory(
     interp.instantiated, interp.branch_taken, interp.skipped_inits, interp.steps = saved
     interp.executed, interp.declined_names, interp.decided_choices, interp.incomplete = started
     return None
-
-
-def _has_parameters(root: ModuleNode) -> bool:
-    return any(node.params for _, node in root.named_modules())
 
 
 def _holds_blocks(root: ModuleNode | None) -> bool:
@@ -201,7 +197,7 @@ def _variants(
             variant = _keeping_parts(interp, index, uses, cls, foreign)
         finally:
             interp.flipped_choice = None
-        if variant is not None and _has_parameters(variant):
+        if variant is not None and variant.holds_parameters():
             variant.flipped_choice = choice.test
             variants.append(variant)
     _restore_branches_taken(interp, taken)
