@@ -540,11 +540,12 @@ class ForwardStatements:
         value = each if each is not None else self._eval(small.value, env, flow, depth)
         if unpacking:
             value = flow.unpacked.get(id(small.value), value)
-        state = state_updated(small) if flow.loops.open else None
-        if state is not None and isinstance(value, Branch) and flow.loops.carried(state, env.names):
-            # `h = a_t * h + b_t` in a loop over steps: a recurrence's state, summed over the passes
-            # and scaled by the products of later factors, not any one layer's output: no writer.
-            value = Branch((), value.normed)
+        if flow.loops.open and isinstance(value, Branch):
+            state = state_updated(small)
+            if state is not None and flow.loops.carried(state, env.names):
+                # `h = a_t * h + b_t` in a loop over steps: a recurrence's state, summed over the
+                # passes and scaled by the products of later factors, not one layer's output: no writer.
+                value = Branch((), value.normed)
         note_rebinding(small, flow, self._kept_items(small.value, flow))
         bound = {name for target in small.targets for name in target_names(target.target)}
         flow.unset = flow.unset | bound if holds_no_tensor(small.value) else flow.unset - bound
